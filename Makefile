@@ -1,0 +1,50 @@
+# Two commands: `make run` starts the dashboard, `make test` runs every test. Both set up what
+# they need (virtualenv, pip packages, npm packages for the parity oracle, Debian's chromium) and
+# are idempotent: each step re-runs only when its inputs change.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PORT ?= 8501
+ORACLE := tests/parity/js
+
+.PHONY: run test lint format bench setup clean
+
+run: $(VENV)/.runtime
+	$(PY) -m streamlit run app.py --server.port $(PORT) --server.address localhost
+
+test: $(VENV)/.dev $(ORACLE)/node_modules/.installed /usr/bin/chromium
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
+	$(PY) -m pytest
+
+lint:
+	$(VENV)/bin/ruff check --fix . && $(VENV)/bin/ruff format .
+
+bench: $(VENV)/.dev $(ORACLE)/node_modules/.installed
+	$(PY) -m bench
+
+setup: $(VENV)/.dev $(ORACLE)/node_modules/.installed /usr/bin/chromium
+
+$(VENV)/bin/python:
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+
+$(VENV)/.runtime: requirements.txt | $(VENV)/bin/python
+	$(PY) -m pip install --quiet -r requirements.txt
+	touch $@
+
+$(VENV)/.dev: requirements.txt requirements-dev.txt | $(VENV)/bin/python
+	$(PY) -m pip install --quiet -r requirements-dev.txt
+	touch $@ $(VENV)/.runtime
+
+$(ORACLE)/node_modules/.installed: $(ORACLE)/package.json $(ORACLE)/package-lock.json
+	cd $(ORACLE) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+/usr/bin/chromium:
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+
+clean:
+	rm -rf $(VENV) $(ORACLE)/node_modules

@@ -1,0 +1,18 @@
+"""Tone, content-similarity and toxicity scorers for LLM agent responses, in Mastra's shape."""
+
+from scoring.evals import run_evals
+from scoring.registry import SCORERS, get_scorer
+from scoring.result import ScoreResult
+from scoring.similarity import ContentSimilarityScorer, create_content_similarity_scorer
+from scoring.tone import ToneScorer, create_tone_scorer
+
+__all__ = [
+    "SCORERS",
+    "ContentSimilarityScorer",
+    "ScoreResult",
+    "ToneScorer",
+    "create_content_similarity_scorer",
+    "create_tone_scorer",
+    "get_scorer",
+    "run_evals",
+]

@@ -1,0 +1,103 @@
+"""``run_evals``: score a dataset of items with several scorers, as Mastra's ``runEvals``."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Protocol
+
+from scoring.result import ScoreResult
+
+__all__ = ["Scorer", "run_evals"]
+
+
+class Scorer(Protocol):
+    """Anything with an ``id`` and a keyword-only ``run`` returning a :class:`ScoreResult`."""
+
+    id: str
+
+    def run(self, *, input: object, output: object, ground_truth: object = None) -> ScoreResult: ...  # noqa: A002
+
+
+def _item_field(item: Mapping[str, object], *names: str) -> object:
+    for name in names:
+        if name in item:
+            return item[name]
+    return None
+
+
+def _check(data: object, scorers: object, target: object) -> None:
+    if not isinstance(data, Iterable) or isinstance(data, (str, bytes, Mapping)):
+        raise TypeError(
+            f"data must be a list of items like {{'input': ..., 'output': ...}}; got {type(data).__name__}."
+        )
+    if not isinstance(scorers, Sequence) or isinstance(scorers, str) or not scorers:
+        raise ValueError(f"scorers must be a non-empty list of scorers; got {scorers!r}.")
+    for s in scorers:
+        if not callable(getattr(s, "run", None)) or not isinstance(getattr(s, "id", None), str):
+            raise TypeError(f"scorers must hold objects with an id and a run() method; got {type(s).__name__}.")
+    if target is not None and not callable(target):
+        raise TypeError(f"target must be a function input -> output or None; got {type(target).__name__}.")
+
+
+def run_evals(
+    data: Iterable[Mapping[str, object]],
+    scorers: Sequence[Scorer],
+    target: Callable[[object], object] | None = None,
+    on_item_complete: Callable[[dict[str, object]], object] | None = None,
+) -> dict[str, object]:
+    """Run every scorer on every item and average the scores per scorer.
+
+    Items are ``{"input", "output"?, "groundTruth"?}``; ``target(input)`` produces the output of an
+    item that has none. A scorer that raises on an item is recorded as that item's error and left
+    out of the mean; ``summary.errors`` counts them, so a partial result never looks complete.
+
+    Returns:
+        ``{"scores": {scorer_id: mean}, "summary": {"totalItems": n, ...}, "items": [...]}``.
+
+    >>> from scoring import create_content_similarity_scorer
+    >>> run_evals([{"input": "abc", "output": "abc"}], [create_content_similarity_scorer()])["scores"]
+    {'content-similarity-scorer': 1.0}
+    """
+    _check(data, scorers, target)
+    totals = {s.id: 0.0 for s in scorers}
+    counts = dict.fromkeys(totals, 0)
+    errors = dict.fromkeys(totals, 0)
+    items: list[dict[str, object]] = []
+    for index, item in enumerate(data):
+        if not isinstance(item, Mapping):
+            raise TypeError(f"data[{index}] must be a dict with 'input' and 'output'; got {type(item).__name__}.")
+        record = _score_item(index, item, scorers, target)
+        for scorer_id, result in record["scorerResults"].items():  # type: ignore[attr-defined]
+            if "error" in result:
+                errors[scorer_id] += 1
+            else:
+                totals[scorer_id] += float(result["score"])
+                counts[scorer_id] += 1
+        items.append(record)
+        if on_item_complete is not None:
+            on_item_complete(record)
+    summary: dict[str, object] = {"totalItems": len(items)}
+    if any(errors.values()):
+        summary["errors"] = {k: v for k, v in errors.items() if v}
+    scores = {k: (totals[k] / counts[k] if counts[k] else math.nan) for k in totals}
+    return {"scores": scores, "summary": summary, "items": items}
+
+
+def _score_item(
+    index: int, item: Mapping[str, object], scorers: Sequence[Scorer], target: Callable[[object], object] | None
+) -> dict[str, object]:
+    item_input = item.get("input")
+    output = item.get("output")
+    if output is None:
+        if target is None:
+            raise ValueError(f"data[{index}] has no 'output' and no target was given to produce one.")
+        output = target(item_input)
+    ground_truth = _item_field(item, "groundTruth", "ground_truth")
+    results: dict[str, dict[str, object]] = {}
+    for scorer in scorers:
+        try:
+            results[scorer.id] = scorer.run(input=item_input, output=output, ground_truth=ground_truth).to_dict()
+        except (ValueError, TypeError, RuntimeError, OSError) as exc:
+            results[scorer.id] = {"error": f"{type(exc).__name__}: {exc}"}
+    return {"index": index, "item": dict(item), "output": output, "scorerResults": results}

@@ -1,0 +1,73 @@
+"""Turn what a caller passes to ``run`` into text, as Mastra reads messages."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+__all__ = ["check_scale", "to_text"]
+
+TextLike = str | Mapping[str, object] | Sequence[object] | None
+
+_ACCEPTED = "a string, a {'text': ...} dict, or a list of messages like {'role': ..., 'content': ...}"
+
+
+def _last_text_part(parts: Sequence[object]) -> str:
+    texts = [p for p in parts if isinstance(p, Mapping) and p.get("type") == "text"]
+    if not texts:
+        return ""
+    text = texts[-1].get("text")
+    return text if isinstance(text, str) else ""
+
+
+def _message_text(message: object, name: str) -> str:
+    """Mirror ``getTextContentFromMastraDBMessage`` for one message."""
+    if isinstance(message, str):
+        return message
+    if not isinstance(message, Mapping):
+        raise TypeError(f"{name} must be {_ACCEPTED}; got a list holding {type(message).__name__}.")
+    if "content" not in message and "text" in message:
+        message = {"content": message}
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return _last_text_part(content)
+    if isinstance(content, Mapping):
+        for key in ("content", "text"):
+            value = content.get(key)
+            if isinstance(value, str) and value != "":
+                return value
+        parts = content.get("parts")
+        if isinstance(parts, list):
+            return _last_text_part(parts)
+        return ""
+    if content is None:
+        return ""
+    raise TypeError(f"{name} message content must be a string or a list of parts; got {type(content).__name__}.")
+
+
+def to_text(value: object, name: str = "output", *, required: bool = True) -> str:
+    """Return the text of ``value``; several messages are joined with ``", "`` as Mastra does.
+
+    Raises:
+        TypeError: ``value`` is not text, a ``{"text": ...}`` dict or a list of messages.
+        ValueError: ``value`` is None and ``required``.
+    """
+    if value is None:
+        if required:
+            raise ValueError(f"{name} is required: pass {_ACCEPTED}; got None.")
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, Mapping):
+        return _message_text(value, name)
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_message_text(m, name) for m in value)
+    raise TypeError(f"{name} must be {_ACCEPTED}; got {type(value).__name__}.")
+
+
+def check_scale(scale: object) -> float:
+    """Return ``scale`` as a float after checking it is a positive finite number."""
+    if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not (0 < scale < float("inf")):
+        raise ValueError(f"scale must be a positive number; got {scale!r}.")
+    return float(scale)

@@ -1,0 +1,94 @@
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis.strategies import sampled_from, text
+from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
+
+from scoring import create_tone_scorer
+
+VADER = SentimentIntensityAnalyzer()
+
+
+def test_tone_stability_afinn_mastra_example() -> None:
+    r = create_tone_scorer(engine="afinn", splitter="mastra").run(output="It was great. Thanks!")
+    assert r.score == 0.75
+    assert r.to_dict()["analyzeStepResult"] == {"avgSentiment": 1.5, "sentimentVariance": 0.25}
+    assert [s["text"] for s in r.preprocess_step_result["sentences"]] == ["It was great.", " Thanks!"]
+
+
+def test_tone_comparison_with_reference_tone() -> None:
+    r = create_tone_scorer("I love it", engine="afinn").run(output="I hate it")
+    pre = r.preprocess_step_result
+    assert (pre["responseSentiment"], pre["referenceSentiment"], pre["difference"], r.score) == (-1.0, 1.0, 2.0, 0.0)
+
+
+def test_tone_ground_truth_selects_comparison_mode() -> None:
+    r = create_tone_scorer().run(output="Great work!", ground_truth="Great work!")
+    assert r.score == 1.0
+    assert "difference" in r.analyze_step_result
+
+
+def test_vader_sentence_sentiment_is_vader_compound() -> None:
+    text = "The support was excellent. The wait was horrible! Fine."
+    r = create_tone_scorer().run(output=text)
+    for s in r.preprocess_step_result["sentences"]:
+        assert s["sentiment"] == VADER.polarity_scores(s["text"])["compound"]
+        assert text[s["start"] : s["end"]] == s["text"]
+
+
+def test_tone_scale_multiplies_score() -> None:
+    text = "Good. Bad."
+    assert create_tone_scorer(scale=10).run(output=text).score == pytest.approx(
+        10 * create_tone_scorer().run(output=text).score
+    )
+
+
+def test_tone_joins_messages_with_comma() -> None:
+    r = create_tone_scorer("x", engine="afinn").run(
+        output=[{"role": "assistant", "content": "good"}, {"role": "assistant", "content": "bad"}]
+    )
+    assert r.preprocess_step_result["sentences"][0]["text"] == "good, bad"
+
+
+def test_run_id_is_fresh_unless_given() -> None:
+    s = create_tone_scorer()
+    assert s.run(output="a").run_id != s.run(output="a").run_id
+    assert s.run(output="a", run_id="fixed").to_dict()["runId"] == "fixed"
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"engine": "bert"}, ValueError, "engine must be one of"),
+        ({"splitter": "nltk"}, ValueError, "splitter must be one of"),
+        ({"scale": -1}, ValueError, "scale must be a positive number"),
+        ({"reference_tone": 3}, TypeError, "reference_tone must be a string"),
+    ],
+)
+def test_tone_rejects_bad_options(kwargs: dict, error: type, match: str) -> None:
+    with pytest.raises(error, match=match):
+        create_tone_scorer(**kwargs)
+
+
+@pytest.mark.parametrize(
+    ("output", "error", "match"),
+    [
+        (None, ValueError, "output is required"),
+        (42, TypeError, "output must be a string"),
+        (b"bytes", TypeError, "output must be a string"),
+        ([1, 2], TypeError, "output must be a string"),
+    ],
+)
+def test_tone_rejects_bad_output(output: object, error: type, match: str) -> None:
+    with pytest.raises(error, match=match):
+        create_tone_scorer().run(output=output)
+
+
+@settings(max_examples=200)
+@given(t=text(), engine=sampled_from(["vader", "afinn"]), splitter=sampled_from(["smart", "mastra"]))
+def test_tone_bounded_and_deterministic(t: str, engine: str, splitter: str) -> None:
+    s = create_tone_scorer(engine=engine, splitter=splitter, scale=5)
+    a, b = s.run(output=t), s.run(output=t)
+    assert 0.0 <= a.score <= 5.0
+    assert a.score == b.score
