@@ -6,7 +6,7 @@ import csv
 import random
 from pathlib import Path
 
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "vader-ground-truth"
+SAMPLE = Path(__file__).resolve().parents[1] / "data" / "vader_sample.csv"
 
 EDGE_TEXTS = [
     "", " ", "\t", "\n\n", "   \t  ", "a", ".", "!!!", "...", "?!", "Hello", "GOOD", "good,bad",
@@ -43,10 +43,8 @@ SEPARATORS = [" ", " ", " ", "  ", "\t", "\n", ". ", "! ", "? ", ", ", "...", "\
 
 
 def _real_texts(rng: random.Random, n: int) -> list[str]:
-    rows: list[str] = []
-    for path in sorted(DATA.glob("*.csv")):
-        with path.open(encoding="utf-8", newline="") as f:
-            rows.extend(r["text"] for r in csv.DictReader(f))
+    with SAMPLE.open(encoding="utf-8", newline="") as f:
+        rows = [r["text"] for r in csv.DictReader(f)]
     picked = rng.sample(rows, n * 2)
     # Half single snippets, half paragraphs of several snippets (multi-sentence replies).
     return picked[:n] + [" ".join(picked[n + i : n + i + 4]) for i in range(0, n, 4)]
