@@ -1,12 +1,21 @@
-"""Minimal dashboard: the tone score of pasted text (the full dashboard replaces this)."""
+"""Tone explorer: the router. Sets up the page, the session state, and the navigation."""
 
 import streamlit as st
 
-from scoring import create_tone_scorer
+import ui
 
-st.set_page_config(page_title="Tone explorer", page_icon="🎛️")
-st.title("Tone explorer")
-text = st.text_area("Response text", "It was great. Thanks for the quick help!", key="home.text")
-if text.strip():
-    result = create_tone_scorer().run(output=text)
-    st.metric("Tone stability score", f"{result.score:.3f}")
+st.set_page_config(page_title="Tone explorer", page_icon=":material/graphic_eq:", layout="wide")
+ui.init_state()
+
+PAGES = {
+    "": [st.Page("pages/home.py", title="Home", icon=":material/home:", default=True)],
+    "Score one text": [
+        st.Page("pages/tone.py", title="Tone", icon=":material/graphic_eq:"),
+        st.Page("pages/similarity.py", title="Similarity", icon=":material/compare_arrows:"),
+        st.Page("pages/toxicity.py", title="Toxicity", icon=":material/shield:"),
+    ],
+    "Score many": [st.Page("pages/batch.py", title="Batch", icon=":material/table_view:")],
+    "Show": [st.Page("pages/demo.py", title="Demo", icon=":material/slideshow:")],
+}
+
+st.navigation(PAGES).run()

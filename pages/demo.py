@@ -1,0 +1,5 @@
+"""demo page."""
+
+import streamlit as st
+
+st.title("Demo")

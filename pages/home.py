@@ -1,0 +1,5 @@
+"""home page."""
+
+import streamlit as st
+
+st.title("Home")

@@ -1,0 +1,5 @@
+"""similarity page."""
+
+import streamlit as st
+
+st.title("Similarity")

@@ -1,0 +1,5 @@
+"""tone page."""
+
+import streamlit as st
+
+st.title("Tone")

@@ -1,0 +1,5 @@
+"""toxicity page."""
+
+import streamlit as st
+
+st.title("Toxicity")
