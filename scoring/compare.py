@@ -258,8 +258,8 @@ def _warnings(n_a: int, n_b: int, pairs: pd.DataFrame | None, pair_on: str | Non
         out.append(f"too few {unit} ({n} < {MIN_ROWS}) to tell a difference reliably.")
     if pairs is None and pair_on is not None:
         out.append(f"rows could not be paired on {pair_on!r} (not unique per group or too few matches): unpaired test.")
-    if pairs is not None and len(pairs) < max(n_a, n_b):
-        out.append(f"{max(n_a, n_b) - len(pairs)} row(s) without a partner were left out of the paired test.")
+    if pairs is not None and (unmatched := n_a + n_b - 2 * len(pairs)):
+        out.append(f"{unmatched} row(s) without a partner in the other group were left out of the paired test.")
     return out
 
 
