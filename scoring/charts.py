@@ -14,7 +14,14 @@ import plotly.graph_objects as go
 
 from scoring.explain import sentence_stats
 
-__all__ = ["SENTIMENT_COLORSCALE", "sentence_sentiment_figure", "similarity_figure"]
+__all__ = [
+    "SENTIMENT_COLORSCALE",
+    "group_means_figure",
+    "score_histogram_figure",
+    "sentence_sentiment_figure",
+    "sentiment_similarity_figure",
+    "similarity_figure",
+]
 
 SENTIMENT_COLORSCALE = [[0.0, "#c0392b"], [0.5, "#b8bcc2"], [1.0, "#1e8449"]]
 """Negative red, neutral grey, positive green."""
@@ -141,5 +148,112 @@ def similarity_figure(frame: pd.DataFrame, *, selected: str | None = "dice") -> 
         yaxis={"autorange": "reversed"},
         margin={"t": 50, "b": 40, "l": 10, "r": 10},
         showlegend=False,
+    )
+    return fig
+
+
+# --- Batch evaluation figures (the Batch page and the HTML report) ---------------------------------
+
+_GROUP_COLORS = ["#1f6feb", "#e67e22", "#16a085", "#8e44ad", "#c0392b", "#7f8c8d"]
+
+
+def _groups(df: pd.DataFrame, group: str | None) -> list[tuple[str, pd.DataFrame]]:
+    if group is None:
+        return [("all rows", df)]
+    return [(html.escape(str(name)), part) for name, part in df.groupby(group, sort=False, dropna=False)]
+
+
+def score_histogram_figure(df: pd.DataFrame, *, column: str, group: str | None = None, nbins: int = 20) -> go.Figure:
+    """Return a histogram of one score column (rows without a score are left out), overlaid per group."""
+    data = df[pd.to_numeric(df[column], errors="coerce").notna()]
+    end = max(1.0, float(pd.to_numeric(data[column]).max()) if len(data) else 1.0)
+    fig = go.Figure()
+    for i, (name, part) in enumerate(_groups(data, group)):
+        fig.add_trace(
+            go.Histogram(
+                x=pd.to_numeric(part[column]).tolist(),
+                name=name,
+                xbins={"start": 0.0, "end": end + 1e-9, "size": end / nbins},
+                marker={"color": _GROUP_COLORS[i % len(_GROUP_COLORS)]},
+                opacity=0.7 if group else 1.0,
+                hovertemplate=f"{name}<br>score %{{x}}<br>%{{y}} rows<extra></extra>",
+            )
+        )
+    fig.update_layout(
+        title=f"{html.escape(column)} (n={len(data)})",
+        barmode="overlay",
+        xaxis={"title": "score", "range": [0, end]},
+        yaxis={"title": "rows"},
+        showlegend=group is not None,
+        margin={"t": 50, "b": 40, "l": 50, "r": 10},
+    )
+    return fig
+
+
+def sentiment_similarity_figure(
+    df: pd.DataFrame, *, x: str, y: str, group: str | None = None, label: str | None = None
+) -> go.Figure:
+    """Return a scatter of sentiment (``x``) against similarity (``y``), one colour per group.
+
+    ``label`` names a text column (e.g. the output) shown, escaped and wrapped, when hovering a point.
+    """
+    data = df[pd.to_numeric(df[x], errors="coerce").notna() & pd.to_numeric(df[y], errors="coerce").notna()]
+    fig = go.Figure()
+    for i, (name, part) in enumerate(_groups(data, group)):
+        hover = [[_hover_text(str(t))] for t in part[label]] if label else [[""]] * len(part)
+        fig.add_trace(
+            go.Scatter(
+                x=pd.to_numeric(part[x]).tolist(),
+                y=pd.to_numeric(part[y]).tolist(),
+                mode="markers",
+                name=name,
+                customdata=hover,
+                marker={"color": _GROUP_COLORS[i % len(_GROUP_COLORS)], "size": 8, "opacity": 0.75},
+                hovertemplate="sentiment %{x:.3f} · similarity %{y:.3f}<br>%{customdata[0]}<extra></extra>",
+            )
+        )
+    fig.update_layout(
+        title=f"Sentiment vs similarity (n={len(data)})",
+        xaxis={"title": html.escape(x), "zeroline": True, "zerolinecolor": "#d5d8dc"},
+        yaxis={"title": html.escape(y)},
+        showlegend=group is not None,
+        margin={"t": 50, "b": 40, "l": 50, "r": 10},
+        hoverlabel={"align": "left"},
+    )
+    return fig
+
+
+def group_means_figure(summary: pd.DataFrame) -> go.Figure:
+    """Return the mean score per group and scorer with 95% CI error bars.
+
+    Args:
+        summary: :func:`scoring.compare.group_summary` output (group, score, n, mean, ci_low, ci_high).
+    """
+    fig = go.Figure()
+    for i, (name, part) in enumerate(summary.groupby("group", sort=False)):
+        mean = part["mean"].astype(float)
+        fig.add_trace(
+            go.Bar(
+                x=part["score"].tolist(),
+                y=mean.tolist(),
+                name=html.escape(str(name)),
+                marker={"color": _GROUP_COLORS[i % len(_GROUP_COLORS)]},
+                error_y={
+                    "type": "data",
+                    "symmetric": False,
+                    "array": (part["ci_high"].astype(float) - mean).fillna(0).tolist(),
+                    "arrayminus": (mean - part["ci_low"].astype(float)).fillna(0).tolist(),
+                },
+                customdata=part[["n", "ci_low", "ci_high"]].to_numpy().tolist(),
+                hovertemplate="%{x}: mean %{y:.3f}<br>95% CI %{customdata[1]:.3f} to %{customdata[2]:.3f}"
+                "<br>n=%{customdata[0]}<extra></extra>",
+            )
+        )
+    fig.update_layout(
+        title="Mean score per group (95% bootstrap CI)",
+        barmode="group",
+        yaxis={"title": "mean score", "rangemode": "tozero"},
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "xanchor": "right", "x": 1},
+        margin={"t": 70, "b": 40, "l": 50, "r": 10},
     )
     return fig
