@@ -1,0 +1,153 @@
+"""Every bound the library, CLI and dashboard enforce, in one place, each set by an environment variable.
+
+==============================  ==================================  ===========================================
+Limit                           Environment variable                Default
+==============================  ==================================  ===========================================
+upload size (MB)                ``STREAMLIT_SERVER_MAX_UPLOAD_SIZE``  ``server.maxUploadSize`` in
+                                                                    ``.streamlit/config.toml`` (50), else 200
+rows per run                    ``TONE_EXPLORER_MAX_ROWS``           100,000
+characters per text scored      ``TONE_EXPLORER_MAX_TEXT_CHARS``     20,000
+LLM judge timeout (seconds)     ``TONE_EXPLORER_JUDGE_TIMEOUT_S``    30
+LLM judge concurrent requests   ``TONE_EXPLORER_JUDGE_CONCURRENCY``  4
+==============================  ==================================  ===========================================
+
+The upload limit is Streamlit's own setting, read the way Streamlit reads it (its environment variable
+first, then the project's config file), so the number the app checks and the one Streamlit enforces
+never disagree. The text limit exists because VADER and Mastra's sentence regex take time quadratic
+in the length of a sentence with no end punctuation (~0.7 s and ~2.5 s at 20,000 characters, 12 s at
+40,000): a longer text is refused with a message instead of stalling a run.
+
+>>> get_limits({"TONE_EXPLORER_MAX_ROWS": "500"}).max_rows
+500
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+__all__ = [
+    "ENV_VARS",
+    "Limits",
+    "check_row_count",
+    "check_text_length",
+    "check_upload_size",
+    "get_limits",
+]
+
+STREAMLIT_CONFIG = Path(__file__).resolve().parent.parent / ".streamlit" / "config.toml"
+STREAMLIT_DEFAULT_UPLOAD_MB = 200
+
+#: Limit name -> (environment variable, default, kind). The upload default comes from the config file.
+ENV_VARS: dict[str, tuple[str, float | None, type]] = {
+    "max_upload_mb": ("STREAMLIT_SERVER_MAX_UPLOAD_SIZE", None, int),
+    "max_rows": ("TONE_EXPLORER_MAX_ROWS", 100_000, int),
+    "max_text_chars": ("TONE_EXPLORER_MAX_TEXT_CHARS", 20_000, int),
+    "judge_timeout_s": ("TONE_EXPLORER_JUDGE_TIMEOUT_S", 30.0, float),
+    "judge_concurrency": ("TONE_EXPLORER_JUDGE_CONCURRENCY", 4, int),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """The limits in force; build with :func:`get_limits`."""
+
+    max_upload_mb: int
+    max_rows: int
+    max_text_chars: int
+    judge_timeout_s: float
+    judge_concurrency: int
+
+    @property
+    def max_upload_bytes(self) -> int:
+        """The upload limit in bytes, as Streamlit counts a megabyte (2**20 bytes)."""
+        return self.max_upload_mb * 1024 * 1024
+
+
+@cache
+def _config_upload_mb(path: Path) -> int:
+    """Return ``server.maxUploadSize`` from a Streamlit config file, or Streamlit's default."""
+    try:
+        config = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return STREAMLIT_DEFAULT_UPLOAD_MB
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ValueError(f"cannot read {path}: {exc}.") from exc
+    value = config.get("server", {}).get("maxUploadSize", STREAMLIT_DEFAULT_UPLOAD_MB)
+    return int(_parse("server.maxUploadSize in " + str(path), str(value), int))
+
+
+def _parse(name: str, raw: str, kind: type) -> float:
+    try:
+        value = kind(raw.strip())
+    except ValueError:
+        value = None
+    if value is None or not value > 0 or value == float("inf"):
+        wanted = "a positive whole number" if kind is int else "a positive number"
+        raise ValueError(f"{name} must be {wanted}; got {raw!r}.")
+    return float(value) if kind is float else int(value)
+
+
+def get_limits(environ: Mapping[str, str] | None = None) -> Limits:
+    """Return the limits set by ``environ`` (default ``os.environ``), each falling back to its default.
+
+    Raises:
+        ValueError: a variable is set to something that is not a positive number; the message names it.
+    """
+    env = os.environ if environ is None else environ
+    values: dict[str, float] = {}
+    for field, (var, default, kind) in ENV_VARS.items():
+        raw = env.get(var, "")
+        if raw.strip():
+            values[field] = _parse(var, raw, kind)
+        else:
+            values[field] = _config_upload_mb(STREAMLIT_CONFIG) if default is None else default
+    return Limits(
+        max_upload_mb=int(values["max_upload_mb"]),
+        max_rows=int(values["max_rows"]),
+        max_text_chars=int(values["max_text_chars"]),
+        judge_timeout_s=float(values["judge_timeout_s"]),
+        judge_concurrency=int(values["judge_concurrency"]),
+    )
+
+
+def check_text_length(text: str, name: str = "output", *, limits: Limits | None = None) -> str:
+    """Return ``text`` if it is within ``max_text_chars``, else raise a ValueError naming ``name``.
+
+    >>> check_text_length("x" * 30, "output", limits=get_limits({"TONE_EXPLORER_MAX_TEXT_CHARS": "10"}))
+    Traceback (most recent call last):
+    ...
+    ValueError: output is 30 characters long; at most 10 are scored (set TONE_EXPLORER_MAX_TEXT_CHARS to change it).
+    """
+    limit = (limits or get_limits()).max_text_chars
+    if len(text) > limit:
+        var = ENV_VARS["max_text_chars"][0]
+        raise ValueError(
+            f"{name} is {len(text):,} characters long; at most {limit:,} are scored (set {var} to change it)."
+        )
+    return text
+
+
+def check_row_count(rows: int, source: str, *, limits: Limits | None = None) -> None:
+    """Raise a ValueError naming ``source`` if ``rows`` is over ``max_rows``."""
+    limit = (limits or get_limits()).max_rows
+    if rows > limit:
+        var = ENV_VARS["max_rows"][0]
+        raise ValueError(
+            f"{source} has {rows:,} rows; one run scores at most {limit:,} (split the file, or set {var})."
+        )
+
+
+def check_upload_size(size_bytes: int, source: str, *, limits: Limits | None = None) -> None:
+    """Raise a ValueError naming ``source`` if it is larger than the upload limit."""
+    limit = limits or get_limits()
+    if size_bytes > limit.max_upload_bytes:
+        var = ENV_VARS["max_upload_mb"][0]
+        raise ValueError(
+            f"{source} is {size_bytes / 2**20:,.1f} MB; files up to {limit.max_upload_mb} MB are accepted "
+            f"(server.maxUploadSize in .streamlit/config.toml, or {var})."
+        )
