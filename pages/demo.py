@@ -1,5 +1,21 @@
-"""demo page."""
+"""Demo: curated examples that load into a page with one click, to show the tool in five minutes."""
 
 import streamlit as st
 
+import ui
+from scoring.demo_examples import EXAMPLES
+
 st.title("Demo")
+st.caption("Pick an example: it opens on its page with the text filled in. Every number is computed live.")
+
+OPEN_LABELS = {"tone": "Open in Tone", "similarity": "Open in Similarity", "toxicity": "Open in Toxicity"}
+groups = dict.fromkeys(e.group for e in EXAMPLES)
+for group in groups:
+    st.subheader(group)
+    examples = [e for e in EXAMPLES if e.group == group]
+    for col, example in zip(st.columns(3), examples, strict=False):
+        with col, st.container(border=True, height="stretch"):
+            st.markdown(f"**{example.title}**")
+            st.caption(example.summary)
+            if st.button(OPEN_LABELS[example.page], key=f"demo.open.{example.id}", icon=":material/play_arrow:"):
+                ui.load_example(example.state, example.page)

@@ -1,5 +1,54 @@
-"""similarity page."""
+"""Similarity: how alike two texts are, by Mastra's Dice score and every rapidfuzz algorithm."""
 
 import streamlit as st
 
+import ui
+from scoring.charts import similarity_figure
+from scoring.explain import diff_markdown, similarity_frame, word_diff
+
 st.title("Similarity")
+st.caption("Content similarity of an output to its input (or to an expected answer), as Mastra scores it.")
+
+left, right = st.columns(2)
+first = left.text_area("Input (or expected answer)", key="similarity.input", height=140, persist_state="session")
+second = right.text_area("Output (the response)", key="similarity.output", height=140, persist_state="session")
+case_col, space_col = st.columns(2)
+ignore_case = case_col.toggle(
+    "ignoreCase", key="similarity.ignore_case", persist_state="session", help="Lower-case both texts first."
+)
+ignore_whitespace = space_col.toggle(
+    "ignoreWhitespace", key="similarity.ignore_whitespace", persist_state="session",
+    help="Trim both texts and fold each run of whitespace into one space.",
+)  # fmt: skip
+
+result = ui.attempt(ui.similarity_result, first, second, ignore_case, ignore_whitespace)
+if result is None:
+    st.stop()
+ui.show_warnings(result)
+pre = result["preprocessStepResult"]
+score_col, text_col = st.columns([1, 3])
+score_col.metric("Dice similarity", f"{result['score']:.3f}", help="1 = identical after processing; 0 = nothing shared")
+with text_col:
+    st.caption("Processed input")
+    st.code(pre["processedInput"] or " ", language=None, wrap_lines=True)
+    st.caption("Processed output")
+    st.code(pre["processedOutput"] or " ", language=None, wrap_lines=True)
+
+table, chart = st.columns([3, 2])
+frame = similarity_frame(result["allAlgorithms"])
+table.dataframe(
+    frame,
+    hide_index=True,
+    key="similarity.table",
+    column_config={
+        "similarity": st.column_config.ProgressColumn("similarity", min_value=0, max_value=1, format="%.3f")
+    },
+)
+chart.plotly_chart(similarity_figure(frame), key="similarity.chart")
+
+st.subheader("Word-level diff")
+diff = diff_markdown(word_diff(pre["processedInput"], pre["processedOutput"]))
+st.markdown(diff or "_(both texts are empty)_")
+st.caption(":red-background[~~removed~~] from the input · :green-background[added] in the output")
+with st.expander("Result as JSON (Mastra's shape)"):
+    ui.json_download({k: v for k, v in result.items() if k != "allAlgorithms"}, "similarity.json", key="sim.json")

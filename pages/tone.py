@@ -1,5 +1,69 @@
-"""tone page."""
+"""Tone: how consistent one response's sentiment is, sentence by sentence, and why."""
 
 import streamlit as st
 
+import ui
+from scoring.explain import highlight_markdown, sentence_frame
+
 st.title("Tone")
+st.caption("Sentiment consistency of one response: against a reference tone, or across its own sentences.")
+
+mode_col, engine_col, splitter_col, both_col = st.columns([3, 3, 3, 2], vertical_alignment="bottom")
+mode = mode_col.radio(
+    "Mode", ["stability", "comparison"], key="tone.mode", horizontal=True, persist_state="session",
+    format_func={"stability": "Stability", "comparison": "Compare to a reference"}.get,
+)  # fmt: skip
+engine = engine_col.selectbox(
+    "Engine", list(ui.ENGINE_LABELS), key="tone.engine", format_func=ui.ENGINE_LABELS.get, persist_state="session"
+)
+splitter = splitter_col.selectbox(
+    "Sentences", list(ui.SPLITTER_LABELS), key="tone.splitter", format_func=ui.SPLITTER_LABELS.get,
+    persist_state="session",
+)  # fmt: skip
+both = both_col.toggle("Both engines", key="tone.both_engines", persist_state="session")
+
+text = ui.text_source("tone", "Response text")
+reference = None
+if mode == "comparison":
+    reference = st.text_area("Reference tone", key="tone.reference", height=80, persist_state="session")
+if not text.strip() or (mode == "comparison" and not (reference or "").strip()):
+    st.info("Paste a response (and, to compare, a reference tone) to score it.", icon=":material/edit_note:")
+    st.stop()
+
+result = ui.attempt(ui.tone_result, text, reference, engine, splitter)
+if result is None:
+    st.stop()
+ui.show_warnings(result)
+pre = result["preprocessStepResult"]
+frame = sentence_frame(pre["sentences"], engine)
+score_col, metrics_col = st.columns([1, 3])
+with score_col:
+    ui.tone_score_card(result)
+with metrics_col:
+    if reference:
+        ui.metric_row({k: pre[k] for k in ("responseSentiment", "referenceSentiment", "difference")})
+    else:
+        ui.metric_row({"avgSentiment": pre["avgSentiment"], "sentimentVariance": pre["sentimentVariance"]})
+    ui.metric_row({"sentences": len(frame), "tone shifts": int(frame["tone_shift"].sum())})
+ui.tone_chart(result, engine, key="tone.chart")
+st.caption("Bars: each sentence's sentiment. Dashed: the mean; band: ±1 std; ★: tone shifts (far from the mean).")
+
+highlighted, sentences, raw = st.tabs(["Highlighted text", "Sentences and word drivers", "JSON"])
+with highlighted:
+    st.markdown(highlight_markdown(text, frame))
+    st.caption(":green-background[positive] :gray-background[neutral] :red-background[negative] ⚡ tone shift")
+with sentences:
+    st.dataframe(frame.drop(columns=["start", "end"]), hide_index=True, key="tone.sentences")
+    st.dataframe(ui.drivers(tuple(frame["text"]), engine), hide_index=True, key="tone.drivers")
+    st.caption(ui.DRIVER_NOTES[engine])
+with raw:
+    ui.json_download(result, "tone-result.json", key="tone.download")
+
+if both:
+    st.subheader("Both engines on the same text")
+    for col, name in zip(st.columns(2), ui.ENGINE_LABELS, strict=True):
+        with col:
+            other = ui.attempt(ui.tone_result, text, reference, name, splitter)
+            if other is not None:
+                ui.tone_score_card(other, label=ui.ENGINE_LABELS[name])
+                ui.tone_chart(other, name, key=f"tone.chart.{name}", title=ui.ENGINE_LABELS[name])

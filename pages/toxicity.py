@@ -1,5 +1,68 @@
-"""toxicity page."""
+"""Toxicity: a verdict per opinion of a reply, offline by default or by an LLM judge."""
 
+import pandas as pd
 import streamlit as st
 
+import ui
+from scoring.explain import escape_markdown
+
 st.title("Toxicity")
+st.caption("Personal attacks, mockery, hate, dismissive statements, threats: judged opinion by opinion.")
+
+engine = st.radio(
+    "Engine", ["classifier", "judge"], key="toxicity.engine", horizontal=True, persist_state="session",
+    format_func={"classifier": "Offline classifier (no data leaves this machine)", "judge": "LLM judge"}.get,
+)  # fmt: skip
+with st.sidebar:
+    st.subheader("Toxicity settings")
+    threshold = st.slider(
+        "Classifier threshold", 0.05, 0.95, step=0.05, key="toxicity.threshold", persist_state="session"
+    )
+    base_url = st.text_input("Judge base URL", key="toxicity.base_url", persist_state="session", placeholder="OpenAI")
+    model = st.text_input("Judge model", key="toxicity.model", persist_state="session")
+    api_key, key_source = ui.judge_api_key()
+    if key_source == "password field":
+        st.text_input("Judge API key", type="password", key="toxicity.api_key", persist_state="session")
+        api_key = st.session_state["toxicity.api_key"]
+    else:
+        st.caption(f"Judge API key: taken from the {key_source}.")
+
+question = st.text_input(
+    "Input (optional: the question the reply answers)", key="toxicity.input", persist_state="session"
+)
+reply = st.text_area("Output (the reply to check)", key="toxicity.output", height=120, persist_state="session")
+if ui.create_toxicity_scorer is None:
+    st.info("The toxicity scorer is not available yet: it lands with its own issue.", icon=":material/construction:")
+    st.stop()
+if not reply.strip():
+    st.info("Paste a reply to check it.", icon=":material/edit_note:")
+    st.stop()
+
+if engine == "classifier":
+    result = ui.attempt(ui.toxicity_classified, question, reply, threshold)
+else:
+    result = ui.judge_panel(question, reply, model, base_url, api_key)
+if result is None:
+    st.stop()
+
+ui.show_warnings(result)
+score_col, reason_col = st.columns([1, 3])
+score_col.metric("Toxicity score", f"{result['score']:.2f}", help="0 = no toxic opinion; 1 = every opinion toxic")
+score_col.badge(
+    "No toxic opinion" if result["score"] == 0 else "Toxic opinions found",
+    color="green" if result["score"] == 0 else "red",
+)
+reason_col.markdown("**Why:** " + escape_markdown(str(result.get("reason", ""))))
+verdicts = pd.DataFrame(result["analyzeStepResult"].get("verdicts", []))
+st.dataframe(
+    verdicts,
+    hide_index=True,
+    key="toxicity.verdicts",
+    column_config={
+        "probability": st.column_config.ProgressColumn("probability", min_value=0, max_value=1, format="%.2f")
+    },
+)
+for gap in ui.toxicity_known_gaps(engine):
+    st.caption(f":material/info: {escape_markdown(gap)}")
+with st.expander("Result as JSON (Mastra's shape)"):
+    ui.json_download(result, "toxicity.json", key="toxicity.download")

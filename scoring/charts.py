@@ -129,7 +129,7 @@ def similarity_figure(frame: pd.DataFrame, *, selected: str | None = "dice") -> 
     """
     algorithms = frame["algorithm"].tolist()
     values = frame["similarity"].astype(float).tolist()
-    colors = ["#1f6feb" if a == selected else "#9ab6e0" for a in algorithms]
+    colors = ["#4F46E5" if a == selected else "#b4b1f0" for a in algorithms]
     fig = go.Figure(
         go.Bar(
             x=values,

@@ -18,6 +18,7 @@ import pandas as pd
 from scoring.engines import get_engine
 
 __all__ = [
+    "ALGORITHM_NOTES",
     "MIN_SHIFT",
     "SENTIMENT_THRESHOLDS",
     "ToneBand",
@@ -27,6 +28,7 @@ __all__ = [
     "sentence_frame",
     "sentence_stats",
     "sentiment_label",
+    "similarity_frame",
     "tone_band",
     "word_diff",
     "word_drivers",
@@ -88,8 +90,9 @@ def sentence_stats(sentiments: Sequence[float]) -> tuple[float, float]:
 def sentence_frame(sentences: Sequence[Mapping[str, object]], engine: str = "vader") -> pd.DataFrame:
     """Return one row per sentence: number, text, start, end, sentiment, label, deviation, tone_shift.
 
-    A sentence is a tone shift when it lies outside the mean ± 1 standard deviation band by at least
-    :data:`MIN_SHIFT` and the text has three or more sentences.
+    A sentence is a tone shift when the text has three or more sentences and the sentence lies outside
+    the mean ± 1 standard deviation band, at least :data:`MIN_SHIFT` from the mean, with another
+    sentiment label than the mean's (a positive sentence in a positive text is no shift, however strong).
 
     >>> f = sentence_frame([{"text": t, "start": 0, "end": 1, "sentiment": s}
     ...                     for t, s in [("a", 0.6), ("b", 0.7), ("c", -0.8), ("d", 0.6)]])
@@ -109,7 +112,8 @@ def sentence_frame(sentences: Sequence[Mapping[str, object]], engine: str = "vad
             "deviation": [v - mean for v in values],
         }
     )
-    shift = (frame["deviation"].abs() > max(std, MIN_SHIFT)) & (len(values) >= 3)
+    away = frame["label"] != sentiment_label(mean, engine)
+    shift = (frame["deviation"].abs() > max(std, MIN_SHIFT)) & away & (len(values) >= 3)
     frame["tone_shift"] = shift.astype(bool)
     return frame
 
@@ -184,6 +188,27 @@ def highlight_markdown(text: str, frame: pd.DataFrame) -> str:
         pos = max(pos, end)
     out.append(_gap(text[pos:]))
     return "".join(out).strip()
+
+
+ALGORITHM_NOTES: dict[str, str] = {
+    "dice": "Mastra's score: shared character bigrams (Sørensen-Dice), whitespace ignored",
+    "ratio": "normalised Indel similarity of the whole strings",
+    "partial_ratio": "best ratio of the shorter text against any same-length window of the longer",
+    "token_sort_ratio": "ratio after sorting the words: word order does not matter",
+    "token_set_ratio": "ratio over shared and unshared word sets: repeated or extra words matter less",
+    "levenshtein": "1 - edit distance / longer length",
+    "jaro_winkler": "Jaro similarity boosted for a shared prefix",
+}
+
+
+def similarity_frame(scores: Mapping[str, float]) -> pd.DataFrame:
+    """Return one row per algorithm: algorithm, similarity, what it measures.
+
+    >>> similarity_frame({"dice": 0.5}).values.tolist()[0][:2]
+    ['dice', 0.5]
+    """
+    rows = [(name, float(value), ALGORITHM_NOTES.get(name, "")) for name, value in scores.items()]
+    return pd.DataFrame(rows, columns=["algorithm", "similarity", "what it measures"])
 
 
 def word_diff(a: str, b: str) -> list[tuple[str, str]]:
