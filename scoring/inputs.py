@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from scoring.limits import check_text_length
+
 __all__ = ["check_scale", "to_text"]
 
 TextLike = str | Mapping[str, object] | Sequence[object] | None
@@ -51,8 +53,13 @@ def to_text(value: object, name: str = "output", *, required: bool = True) -> st
 
     Raises:
         TypeError: ``value`` is not text, a ``{"text": ...}`` dict or a list of messages.
-        ValueError: ``value`` is None and ``required``.
+        ValueError: ``value`` is None and ``required``, or the text is longer than the limit
+            (:func:`scoring.limits.check_text_length`).
     """
+    return check_text_length(_to_text(value, name, required), name)
+
+
+def _to_text(value: object, name: str, required: bool) -> str:
     if value is None:
         if required:
             raise ValueError(f"{name} is required: pass {_ACCEPTED}; got None.")
