@@ -92,6 +92,14 @@ def _parse(name: str, raw: str, kind: type) -> float:
     return float(value) if kind is float else int(value)
 
 
+def _limit(field: str, env: Mapping[str, str]) -> float:
+    var, default, kind = ENV_VARS[field]
+    raw = env.get(var, "")
+    if raw.strip():
+        return _parse(var, raw, kind)
+    return _config_upload_mb(STREAMLIT_CONFIG) if default is None else default
+
+
 def get_limits(environ: Mapping[str, str] | None = None) -> Limits:
     """Return the limits set by ``environ`` (default ``os.environ``), each falling back to its default.
 
@@ -99,19 +107,12 @@ def get_limits(environ: Mapping[str, str] | None = None) -> Limits:
         ValueError: a variable is set to something that is not a positive number; the message names it.
     """
     env = os.environ if environ is None else environ
-    values: dict[str, float] = {}
-    for field, (var, default, kind) in ENV_VARS.items():
-        raw = env.get(var, "")
-        if raw.strip():
-            values[field] = _parse(var, raw, kind)
-        else:
-            values[field] = _config_upload_mb(STREAMLIT_CONFIG) if default is None else default
     return Limits(
-        max_upload_mb=int(values["max_upload_mb"]),
-        max_rows=int(values["max_rows"]),
-        max_text_chars=int(values["max_text_chars"]),
-        judge_timeout_s=float(values["judge_timeout_s"]),
-        judge_concurrency=int(values["judge_concurrency"]),
+        max_upload_mb=int(_limit("max_upload_mb", env)),
+        max_rows=int(_limit("max_rows", env)),
+        max_text_chars=int(_limit("max_text_chars", env)),
+        judge_timeout_s=float(_limit("judge_timeout_s", env)),
+        judge_concurrency=int(_limit("judge_concurrency", env)),
     )
 
 
@@ -123,7 +124,7 @@ def check_text_length(text: str, name: str = "output", *, limits: Limits | None 
     ...
     ValueError: output is 30 characters long; at most 10 are scored (set TONE_EXPLORER_MAX_TEXT_CHARS to change it).
     """
-    limit = (limits or get_limits()).max_text_chars
+    limit = limits.max_text_chars if limits else int(_limit("max_text_chars", os.environ))
     if len(text) > limit:
         var = ENV_VARS["max_text_chars"][0]
         raise ValueError(
@@ -134,7 +135,7 @@ def check_text_length(text: str, name: str = "output", *, limits: Limits | None 
 
 def check_row_count(rows: int, source: str, *, limits: Limits | None = None) -> None:
     """Raise a ValueError naming ``source`` if ``rows`` is over ``max_rows``."""
-    limit = (limits or get_limits()).max_rows
+    limit = limits.max_rows if limits else int(_limit("max_rows", os.environ))
     if rows > limit:
         var = ENV_VARS["max_rows"][0]
         raise ValueError(
