@@ -90,8 +90,10 @@ def _score_item(
     item_input = item.get("input")
     output = item.get("output")
     if output is None:
-        if target is None:
-            raise ValueError(f"data[{index}] has no 'output' and no target was given to produce one.")
+        if target is None:  # a bad item is reported as its error; the other items are still scored
+            error = f"ValueError: data[{index}] has no 'output' and no target was given to produce one."
+            results = {s.id: {"error": error} for s in scorers}
+            return {"index": index, "item": dict(item), "output": None, "scorerResults": results}
         output = target(item_input)
     ground_truth = _item_field(item, "groundTruth", "ground_truth")
     results: dict[str, dict[str, object]] = {}

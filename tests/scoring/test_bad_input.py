@@ -1,0 +1,176 @@
+"""Table-driven bad input over the library: each case gets a clear error naming the argument, or a valid score.
+
+The table (`CASES`) is the one the README lists. An ``expect`` of an exception class means every scorer
+must raise exactly that, with the argument's name in the message; ``"score"`` means a finite score in
+``[0, scale]`` and a result that survives ``json.dumps``; ``"score+warning"`` also wants a warning.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scoring import create_content_similarity_scorer, create_tone_scorer, run_evals
+from scoring.limits import get_limits
+from scoring.result import ScoreResult
+from scoring.similarity import ALGORITHMS
+
+ONE_MB = ("Thanks, that helped a lot. " * 40_000)[:1_000_000]
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    value: object
+    expect: type[Exception] | str  # an exception class, "score" or "score+warning"
+    match: str = ""
+
+
+CASES = [
+    Case("None", None, ValueError, "is required"),
+    Case("integer", 42, TypeError, "got int"),
+    Case("float", 3.5, TypeError, "got float"),
+    Case("NaN", math.nan, TypeError, "got float"),
+    Case("bool", True, TypeError, "got bool"),
+    Case("bytes", b"great service", TypeError, "got bytes"),
+    Case("empty", "", "score+warning"),
+    Case("whitespace only", " \t\n\u00a0 ", "score+warning"),
+    Case("one character", "k", "score"),
+    Case("1 MB of text", ONE_MB, ValueError, "is 1,000,000 characters long; at most 20,000 are scored"),
+    Case("emoji only", "😀🎉👍🔥💯", "score"),
+    Case("control characters", "ok\x00\x07\x1b[31m red\x7f\u200b\ufeff", "score"),
+    Case("unpaired surrogates", "bad \ud800 half \udfff pair", "score"),
+    Case("right-to-left", "هذا رائع جدا، شكرا لك! שלום, תודה רבה.", "score"),
+    Case("mixed scripts", "Great 很好 отлично ممتاز बहुत अच्छा!", "score"),
+    Case("all punctuation", "?!.,;:...!!!???---***", "score"),
+]
+IDS = [c.name for c in CASES]
+
+
+def _tone_scorers() -> dict[str, Callable[..., ScoreResult]]:
+    out: dict[str, Callable[..., ScoreResult]] = {}
+    for engine in ("vader", "afinn"):
+        for splitter in ("smart", "mastra"):
+            scorer = create_tone_scorer(engine=engine, splitter=splitter, scale=2)
+            out[f"tone-{engine}-{splitter}"] = lambda v, s=scorer: s.run(output=v)
+            ref = create_tone_scorer("Happy to help!", engine=engine, splitter=splitter)
+            out[f"tone-ref-{engine}-{splitter}"] = lambda v, s=ref: s.run(output=v)
+    return out
+
+
+def _similarity_scorers() -> dict[str, Callable[..., ScoreResult]]:
+    out: dict[str, Callable[..., ScoreResult]] = {}
+    for algorithm in ALGORITHMS:
+        scorer = create_content_similarity_scorer(algorithm=algorithm, scale=2)
+        out[f"similarity-{algorithm}-output"] = lambda v, s=scorer: s.run(input="Thanks for the help.", output=v)
+        out[f"similarity-{algorithm}-input"] = lambda v, s=scorer: s.run(input=v, output="Thanks for the help.")
+    return out
+
+
+SCORERS = {**_tone_scorers(), **_similarity_scorers()}
+
+
+def _argument(scorer_name: str) -> str:
+    return "input" if scorer_name.endswith("-input") else "output"
+
+
+def _check_valid(result: ScoreResult, case: Case, scale: float) -> None:
+    assert math.isfinite(result.score) and 0.0 <= result.score <= scale, result.score
+    json.dumps(result.to_dict())  # exportable as it is (surrogates escape as \\udXXX)
+    if case.expect == "score+warning" and result.scorer_id == "tone-scorer":
+        assert result.warnings, "an empty text must say so instead of a silent score"
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+@pytest.mark.parametrize("scorer_name", sorted(SCORERS))
+def test_scorer_bad_input(scorer_name: str, case: Case) -> None:
+    run = SCORERS[scorer_name]
+    if isinstance(case.expect, type):
+        with pytest.raises(case.expect) as info:
+            run(case.value)
+        message = str(info.value)
+        assert message.startswith(_argument(scorer_name) + " "), message  # names the argument first
+        assert case.match in message
+        return
+    _check_valid(run(case.value), case, scale=2.0 if "-ref-" not in scorer_name else 1.0)
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.value is not None], ids=lambda c: c.name)
+def test_tone_ground_truth_bad_input(case: Case) -> None:
+    scorer = create_tone_scorer()
+    if isinstance(case.expect, type) and case.value:  # falsy values mean "no ground truth"
+        with pytest.raises(case.expect, match=r"^ground_truth "):
+            scorer.run(output="Fine.", ground_truth=case.value)
+    else:
+        result = scorer.run(output="Fine.", ground_truth=case.value)
+        assert 0.0 <= result.score <= 1.0
+        json.dumps(result.to_dict())
+
+
+def test_the_text_limit_is_configurable(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert get_limits({}).max_text_chars == 20_000
+    monkeypatch.setenv("TONE_EXPLORER_MAX_TEXT_CHARS", "1000001")
+    assert 0 <= create_tone_scorer(engine="afinn", splitter="smart").run(output=ONE_MB).score <= 1
+    monkeypatch.setenv("TONE_EXPLORER_MAX_TEXT_CHARS", "3")
+    with pytest.raises(ValueError, match=r"^output is 4 characters long; at most 3"):
+        create_content_similarity_scorer().run(input="abc", output="abcd")
+
+
+def test_run_evals_reports_bad_items_and_scores_the_rest() -> None:
+    data = [{"input": "Thanks", "output": c.value} for c in CASES if c.value is not None]
+    scorers = [create_tone_scorer(), create_content_similarity_scorer()]
+    result = run_evals(data, scorers)
+    items = result["items"]
+    assert len(items) == len(data)  # nothing dropped
+    bad = [c for c in CASES if c.value is not None and isinstance(c.expect, type)]
+    for item in items:
+        case = next(c for c in CASES if c.value is not None and c.value is data[item["index"]]["output"])
+        for scorer_result in item["scorerResults"].values():
+            if case in bad:
+                assert scorer_result["error"].startswith(case.expect.__name__ + ": output ")  # type: ignore[union-attr]
+            else:
+                assert 0 <= scorer_result["score"] <= 1
+    assert result["summary"]["errors"] == {"tone-scorer": len(bad), "content-similarity-scorer": len(bad)}
+    assert all(0 <= v <= 1 for v in result["scores"].values())
+
+
+def test_run_evals_item_without_output_is_an_error_item_not_a_crash() -> None:
+    result = run_evals(
+        [{"input": "a", "output": "Great, thanks!"}, {"input": "b", "output": None}, {"input": "c", "output": "Ok."}],
+        [create_tone_scorer()],
+    )
+    assert [i["index"] for i in result["items"]] == [0, 1, 2]
+    assert "error" in result["items"][1]["scorerResults"]["tone-scorer"]
+    assert result["summary"]["errors"] == {"tone-scorer": 1}
+
+
+@pytest.mark.parametrize(
+    ("data", "error", "match"),
+    [
+        (None, TypeError, "^data must be a list of items"),
+        ("text", TypeError, "^data must be a list of items"),
+        ({"input": "x"}, TypeError, "^data must be a list of items"),
+        (42, TypeError, "^data must be a list of items"),
+    ],
+)
+def test_run_evals_bad_data_names_the_argument(data: object, error: type[Exception], match: str) -> None:
+    with pytest.raises(error, match=match):
+        run_evals(data, [create_tone_scorer()])  # type: ignore[arg-type]
+
+
+ANY_TEXT = st.text(alphabet=st.characters(codec=None, exclude_categories=()), max_size=200)
+
+
+@settings(max_examples=80, deadline=None)
+@given(a=ANY_TEXT, b=ANY_TEXT)
+def test_any_text_gets_a_score_in_range(a: str, b: str) -> None:
+    """Any string at all (surrogates, controls, any script) scores within range in every scorer."""
+    for run in SCORERS.values():
+        assert 0.0 <= run(a).score <= 2.0
+    assert 0.0 <= create_content_similarity_scorer().run(input=a, output=b).score <= 1.0
