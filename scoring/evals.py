@@ -92,8 +92,8 @@ def _score_item(
     if output is None:
         if target is None:  # a bad item is reported as its error; the other items are still scored
             error = f"ValueError: data[{index}] has no 'output' and no target was given to produce one."
-            results = {s.id: {"error": error} for s in scorers}
-            return {"index": index, "item": dict(item), "output": None, "scorerResults": results}
+            failed = {s.id: {"error": error} for s in scorers}
+            return {"index": index, "item": dict(item), "output": None, "scorerResults": failed}
         output = target(item_input)
     ground_truth = _item_field(item, "groundTruth", "ground_truth")
     results: dict[str, dict[str, object]] = {}
