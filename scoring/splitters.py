@@ -1,12 +1,13 @@
 """Sentence splitters: Mastra's regex, and a smart splitter for real agent replies.
 
-Each returns ``Span``s with offsets into the original text, so charts and highlights can point
-at the exact characters.
+Each returns ``Span``s with offsets into the original text (``text == source[start:end]``), so
+charts and highlights can point at the exact characters.
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -31,85 +32,158 @@ def split_mastra(text: str) -> list[Span]:
     return spans or [Span(text, 0, len(text))]
 
 
-_ABBREVIATIONS = frozenset(
-    """mr mrs ms dr prof sr jr st mt vs etc e.g i.e cf al approx dept est fig figs no nos vol vols
-    inc ltd co corp llc jan feb mar apr jun jul aug sep sept oct nov dec mon tue wed thu fri sat sun
-    u.s u.k u.n e.u a.m p.m ph.d m.d b.a m.a ave blvd rd gen col lt sgt capt gov sen rep rev hon
-    min max misc ref refs eq eqs sec ch pp p ca viz ibid op cit ed eds""".split()
+def _words(s: str) -> frozenset[str]:
+    return frozenset(s.split())
+
+
+# Abbreviations, by what may follow them (lower case, without the final period).
+_ALWAYS_JOIN = _words("e.g i.e cf vs viz incl esp resp w.r.t approx ca")
+_TITLES = _words("mr mrs ms mx dr prof st mt gen col lt sgt capt cmdr gov sen rep rev hon messrs fr mme mlle")
+_BEFORE_NUMBER = _words(
+    """no nos vol vols fig figs p pp ch chap sec sect eq eqs ref refs art par para pg tel ext est op
+    jan feb mar apr jun jul aug sep sept oct nov dec"""
 )
-_CLOSERS = "\"'”’)]}»"
-# A sentence ends at a run of terminal punctuation (plus closing quotes/brackets) followed by
-# whitespace or the end; CJK full stops end a sentence with no space after them.
-_BOUNDARY_RE = re.compile(rf"([.!?…]+[{re.escape(_CLOSERS)}]*)(?=\s|$)|([。！？]+[{re.escape(_CLOSERS)}」』]*)")
-_LINE_RE = re.compile(r"[^\n]+")
-_BULLET_RE = re.compile(r"^\s*(?:[-*•‣◦▪–]|\d{1,3}[.)])\s+")
-_WORD_BEFORE_RE = re.compile(r"(\S+)$")
+_CAN_END = _words("etc inc ltd co corp llc plc al jr sr bros dept a.m p.m min max hr hrs sec secs approx")
+_STARTERS = _words(
+    """the a an this that these those it its it's i i'm i've i'll we we're we've we'll you you're you'll
+    he she they there here our my your their his her if when while as after before since because but
+    and so or then also however please thanks thank let just now what why how where who which yes no
+    in on at for to from with by all some most many each every one another both see note is are was
+    were do does did can could will would should may might must have has had"""
+)
+_ACRONYM_RE = re.compile(r"(?:[a-z]{1,2}\.)+[a-z]{1,2}")
+_EMOJI = "[\u2600-\u27bf\u2b00-\u2bff\U0001f000-\U0001faff\ufe0f\u200d\u20e3]"
+_CLOSERS = "\"'”’)\\]}»*_`"
+# Candidates: Latin terminal punctuation (+ closers, + emoji) before whitespace or the end; CJK
+# terminals (no space needed); a line break with the whitespace around it; an emoji before a
+# capitalised word.
+# Possessive quantifiers and the look-behinds keep long runs (1 MB of dots, spaces or emoji) linear.
+_CANDIDATE_RE = re.compile(
+    rf"(?<![.!?…‽])(?P<p>[.!?…‽]++)(?P<c>[{_CLOSERS}]*+)(?:[ \t]*+{_EMOJI}++)*+(?=\s|$)"
+    rf"|(?<![。！？])(?P<cjk>[。！？]++[{_CLOSERS}」』）】》]*+)(?:[ \t]*+{_EMOJI}++)*+"
+    r"|(?<![^\S\n\r])(?P<nl>[^\S\n\r]*+(?:\r\n?|[\n\v\f\x1c-\x1e\x85\u2028\u2029])\s*+)"
+    rf"|(?<!{_EMOJI})(?P<emo>{_EMOJI}++)(?=[ \t]+[^\W\d_a-z])"
+)
+_NEXT_RE = re.compile(r"\s*[\"'“‘(\[*_`¿¡]*([\w'’]*)")
+_OPENERS = "(\"'“‘[{*_`"
+_WORDISH_RE = re.compile(rf"[^\W_]|{_EMOJI}")
+_MARKER_RE = re.compile(r"[ \t]*(?:\d{1,3}|[A-Za-z]|[ivxIVX]{1,4})")
+_BULLET_RE = re.compile(r"[ \t]*(?:[-*+•‣◦▪–—>]|\d{1,3}[.)]|[A-Za-z][.)])[ \t]")
+_FENCE_RE = re.compile(r"^[ \t]*(?:```|~~~).*$", re.MULTILINE)
 
 
-def _is_abbreviation(before: str, after: str) -> bool:
-    """Whether a single '.' ending ``before`` belongs to an abbreviation or initial, not a sentence end."""
-    m = _WORD_BEFORE_RE.search(before)
-    if not m:
+def _word_before(text: str, i: int) -> tuple[str, int]:
+    """The token ending at ``i`` (bounded look-back) and where it starts."""
+    lo = max(0, i - 64)
+    start = max(text.rfind(" ", lo, i), text.rfind("\n", lo, i), text.rfind("\t", lo, i), lo - 1) + 1
+    return text[start:i], start
+
+
+def _period_ends(text: str, i: int, nxt: str, caseless: bool) -> bool:
+    """Whether a single '.' at ``i`` ends a sentence; ``nxt`` is the next word (openers skipped)."""
+    raw, word_start = _word_before(text, i)
+    word = raw.lstrip(_OPENERS).lower()
+    lo = max(0, word_start - 16)  # bounded: list markers are indented by a few spaces at most
+    line_start = text.rfind("\n", lo, word_start) + 1 or (0 if lo == 0 else -1)
+    if line_start >= 0 and _MARKER_RE.fullmatch(text, line_start, i):  # "1." opening a line
         return False
-    word = m.group(1).lstrip("(\"'“‘[").lower()
-    next_word = after.lstrip()
-    starts_lower = bool(next_word) and (next_word[0].islower() or next_word[0].isdigit())
-    if word in _ABBREVIATIONS:
-        # "etc." and "U.S." often end sentences: only keep joining when the next word is lower case.
-        return starts_lower or word not in {"etc", "u.s", "u.k", "a.m", "p.m", "al"}
-    if len(word) == 1 and word.isalpha():  # initials: "J. Smith"
+    lower = nxt[:1].islower()
+    if word in _ALWAYS_JOIN or word in _TITLES:
+        return False
+    if word in _BEFORE_NUMBER and (nxt[:1].isdigit() or lower):
+        return False
+    if word in _CAN_END:
+        return not lower
+    if (len(word) == 1 and word.isalpha()) or _ACRONYM_RE.fullmatch(word):  # initials, U.S.
+        return not lower and nxt.lower() in _STARTERS
+    return caseless or not lower
+
+
+def _ends(text: str, m: re.Match[str], caseless: bool) -> bool:
+    """Whether the punctuation candidate ``m`` ends a sentence."""
+    if m.group("cjk") is not None:
+        return not (m.group("cjk")[-1] in "」』" and text.startswith("と", m.end()))
+    punct = m.group("p")
+    nxt_m = _NEXT_RE.match(text, m.end())
+    nxt = nxt_m.group(1) if nxt_m else ""
+    lower = nxt[:1].islower()
+    if punct == ".":
+        if m.group("c"):
+            return caseless or not lower
+        return _period_ends(text, m.start(), nxt, caseless)
+    if punct.strip(".") == "" or punct.strip("…") == "":  # ellipsis
+        return not lower
+    return not (lower and m.group("c")) or caseless  # "Ready?" she asked.
+
+
+def _code_fences(text: str) -> list[int]:
+    """Start offsets of fence lines: blocks run from an even-numbered one to the next (or the end)."""
+    if "```" not in text and "~~~" not in text:
+        return []
+    return [m.start() for m in _FENCE_RE.finditer(text)]
+
+
+def _in_code(text: str, fences: list[int], i: int) -> bool:
+    """Whether offset ``i`` is inside a fenced code block or on one of its fence lines."""
+    k = bisect_right(fences, i)
+    return k % 2 == 1 or (k > 0 and text.find("\n", fences[k - 1], i) < 0)
+
+
+def _line_break_ends(text: str, start: int, m: re.Match[str], fences: list[int]) -> bool:
+    """Whether a line break ends the sentence (a hard wrap in lower case continues it)."""
+    nl = m.group("nl")
+    if nl.count("\n") + nl.count("\r") - nl.count("\r\n") > 1 or m.end() >= len(text):
         return True
-    if "." in word and all(len(p) <= 2 for p in word.split(".")):  # "e.g", "U.S.A"
+    if fences and _in_code(text, fences, m.start()):  # every code line stands alone
         return True
-    return starts_lower
-
-
-def _split_line(text: str, offset: int, out: list[Span]) -> None:
-    start = 0
-    for m in _BOUNDARY_RE.finditer(text):
-        end = m.end()
-        punct = m.group(1)
-        if punct is not None and punct.rstrip(_CLOSERS) in {".", "…", "..."}:
-            if punct.rstrip(_CLOSERS) == "." and _is_abbreviation(text[start : m.start()], text[end:]):
-                continue
-            nxt = text[end:].lstrip()
-            if punct.rstrip(_CLOSERS) != "." and nxt and nxt[0].islower():  # "wait... what"
-                continue
-        _emit(text, start, end, offset, out)
-        start = end
-    _emit(text, start, len(text), offset, out)
-
-
-def _emit(text: str, start: int, end: int, offset: int, out: list[Span]) -> None:
-    chunk = text[start:end]
-    stripped = chunk.strip()
-    if not stripped or (not any(c.isalnum() for c in stripped) and out and not _has_emoji(stripped)):
-        if stripped and out:  # stray punctuation joins the previous sentence
-            last = out[-1]
-            new_end = offset + start + len(chunk.rstrip())
-            out[-1] = Span(last.text + text[last.end - offset : start] + chunk.rstrip(), last.start, new_end)
-        return
-    lead = len(chunk) - len(chunk.lstrip())
-    out.append(Span(stripped, offset + start + lead, offset + start + lead + len(stripped)))
-
-
-def _has_emoji(text: str) -> bool:
-    return any(ord(c) >= 0x2190 and not c.isalnum() for c in text)
+    before = text[m.start() - 1] if m.start() > start else ""
+    return before in ".!?…:;" or not text[m.end()].islower() or bool(_BULLET_RE.match(text, m.end()))
 
 
 def split_smart(text: str) -> list[Span]:
-    """Split into sentences, keeping a trailing fragment and treating each line or bullet apart.
+    """Split into sentences; a trailing fragment is kept, list items and lines stand apart.
 
-    Handles abbreviations (Dr., e.g., U.S.), initials, decimals and prices, ellipses, ``。！？``,
-    line breaks and bullet lists. Returns no spans for empty or whitespace-only text.
+    Handles abbreviations (Dr., e.g., U.S.), initials, decimals, prices, versions and URLs,
+    ellipses, ``。！？``, quotes, emoji, line breaks, hard-wrapped lines and bullet/numbered lists.
+    Returns no spans for empty or whitespace-only text.
 
     >>> [s.text for s in split_smart("Dr. Smith paid $4.50 at 3 p.m. today. Great!\\n- fast\\n- cheap")]
     ['Dr. Smith paid $4.50 at 3 p.m. today.', 'Great!', '- fast', '- cheap']
     """
     out: list[Span] = []
-    for line in _LINE_RE.finditer(text):
-        _split_line(line.group(), line.start(), out)
+    caseless = text.lower() == text
+    fences = _code_fences(text)
+    start = 0
+    for m in _CANDIDATE_RE.finditer(text):
+        if m.group("nl") is not None:
+            if m.start() > start and _line_break_ends(text, start, m, fences):
+                _emit(text, start, m.start(), out)
+                start = m.end()
+            continue
+        if m.group("emo") is not None:
+            if not _WORDISH_RE.search(text, start, m.start()):
+                continue
+        elif not _ends(text, m, caseless):
+            continue
+        _emit(text, start, m.end(), out)
+        start = m.end()
+    _emit(text, start, len(text), out)
     return out
+
+
+def _emit(text: str, start: int, end: int, out: list[Span]) -> None:
+    """Append the stripped ``text[start:end]``; stray punctuation joins the sentence before it."""
+    chunk = text[start:end]
+    stripped = chunk.strip()
+    if not stripped:
+        return
+    a = start + len(chunk) - len(chunk.lstrip())
+    b = a + len(stripped)
+    if out and not _WORDISH_RE.search(stripped) and "\n" not in text[out[-1].end : a]:
+        prev = out[-1]
+        out[-1] = Span(text[prev.start : b], prev.start, b)
+        return
+    out.append(Span(stripped, a, b))
 
 
 SPLITTERS: dict[str, Callable[[str], list[Span]]] = {"smart": split_smart, "mastra": split_mastra}
