@@ -13,7 +13,8 @@ groups = dict.fromkeys(e.group for e in EXAMPLES)
 for group in groups:
     st.subheader(group)
     examples = [e for e in EXAMPLES if e.group == group]
-    for col, example in zip(st.columns(3), examples, strict=False):
+    columns = [col for _ in range(0, len(examples), 3) for col in st.columns(3)]
+    for col, example in zip(columns, examples, strict=False):
         with col, st.container(border=True, height="stretch"):
             st.markdown(f"**{example.title}**")
             st.caption(example.summary)

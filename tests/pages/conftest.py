@@ -1,0 +1,45 @@
+"""AppTest helpers: open the dashboard on a page, with fresh caches and no real API key."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+
+
+@pytest.fixture(autouse=True)
+def _isolated(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    yield
+    st.cache_data.clear()
+    st.cache_resource.clear()
+
+
+@pytest.fixture
+def open_page() -> Callable[..., AppTest]:
+    """Return a function that runs the app, switches to ``page`` and checks nothing raised."""
+
+    def _open(page: str = "pages/home.py", *, state: dict[str, object] | None = None) -> AppTest:
+        at = AppTest.from_file(APP, default_timeout=60)
+        for key, value in (state or {}).items():
+            at.session_state[key] = value
+        at.run()
+        if page != "pages/home.py":
+            at.switch_page(page).run()
+        assert not at.exception, [e.value for e in at.exception]
+        return at
+
+    return _open
+
+
+def metrics(at: AppTest) -> dict[str, str]:
+    """Every st.metric on the page: label -> shown value."""
+    return {m.label: m.value for m in at.metric}

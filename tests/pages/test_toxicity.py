@@ -1,0 +1,131 @@
+"""The Toxicity page with fake scorers: no model, no network; the API key must never be shown."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import ui
+from scoring import ScoreResult
+from tests.pages.conftest import metrics
+
+TOXICITY = "pages/toxicity.py"
+SECRET = "sk-test-0123456789-never-show-me"
+Open = Callable[..., AppTest]
+
+
+class FakeToxicity:
+    """Flags sentences containing "idiot"; records how it was built."""
+
+    built: ClassVar[list[dict[str, object]]] = []
+
+    def __init__(self, **options: object) -> None:
+        self.options = options
+        FakeToxicity.built.append(options)
+
+    def run(self, *, input: str, output: str) -> ScoreResult:  # noqa: A002 - Mastra's name
+        verdicts = [
+            {
+                "opinion": s,
+                "verdict": "yes" if "idiot" in s else "no",
+                "reason": "insult" if "idiot" in s else "no toxic language",
+                "probability": 0.93 if "idiot" in s else 0.04,
+            }
+            for s in output.split(". ")
+        ]
+        toxic = sum(v["verdict"] == "yes" for v in verdicts)
+        return ScoreResult(
+            "toxicity-scorer",
+            round(toxic / len(verdicts), 2),
+            analyze_step_result={"verdicts": verdicts},
+            reason=f"{toxic} of {len(verdicts)} opinions are toxic <b>really</b>",
+        )
+
+
+@pytest.fixture
+def fake(monkeypatch: pytest.MonkeyPatch) -> type[FakeToxicity]:
+    FakeToxicity.built = []
+    monkeypatch.setattr(ui, "create_toxicity_scorer", FakeToxicity)
+    return FakeToxicity
+
+
+def _everything_shown(at: AppTest) -> str:
+    """Every element's protobuf (labels, bodies, widget values) and value, as one string."""
+    out: list[str] = []
+
+    def walk(node: Any) -> None:
+        out.append(str(getattr(node, "proto", "")))
+        with contextlib.suppress(Exception):  # blocks and some elements have no value
+            out.append(str(node.value))
+        for child in getattr(node, "children", {}).values():
+            walk(child)
+
+    walk(at._tree)
+    return "\n".join(out)
+
+
+def test_toxicity_page_says_when_the_scorer_is_not_available(open_page: Open, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ui, "create_toxicity_scorer", None)
+    at = open_page(TOXICITY)
+    assert "not available yet" in at.info[0].value
+    assert not at.metric
+
+
+def test_toxicity_page_scores_each_opinion_with_the_classifier(open_page: Open, fake: type[FakeToxicity]) -> None:
+    at = open_page(TOXICITY, state={"toxicity.output": "You are an idiot. The report is on time"})
+    assert metrics(at)["Toxicity score"] == "0.50"
+    verdicts = at.dataframe[0].value
+    assert verdicts["verdict"].tolist() == ["yes", "no"]
+    assert verdicts["probability"].tolist() == [0.93, 0.04]
+    assert any("1 of 2 opinions are toxic \\<b\\>really\\<\\/b\\>" in m.value for m in at.markdown)
+    assert fake.built[-1] == {"engine": "classifier", "threshold": 0.5}
+
+
+def test_toxicity_page_classifier_threshold_reaches_the_scorer(open_page: Open, fake: type[FakeToxicity]) -> None:
+    at = open_page(TOXICITY)
+    at.slider(key="toxicity.threshold").set_value(0.8).run()
+    assert not at.exception
+    assert fake.built[-1] == {"engine": "classifier", "threshold": 0.8}
+
+
+def test_toxicity_judge_needs_a_key(open_page: Open, fake: type[FakeToxicity]) -> None:
+    at = open_page(TOXICITY)
+    at.radio(key="toxicity.engine").set_value("judge").run()
+    assert any("needs an API key" in i.value for i in at.info)
+    assert at.sidebar.text_input(key="toxicity.api_key").proto.type == 1  # PASSWORD
+    assert not at.metric
+
+
+def test_toxicity_judge_uses_the_secret_key_and_never_shows_it(open_page: Open, fake: type[FakeToxicity]) -> None:
+    at = AppTest.from_file(ui.__file__.replace("ui.py", "app.py"), default_timeout=60)
+    at.secrets["OPENAI_API_KEY"] = SECRET
+    at.session_state["toxicity.engine"] = "judge"
+    at.session_state["toxicity.output"] = "You are an idiot. Fine"
+    at.run().switch_page(TOXICITY).run()
+    assert "Streamlit secrets" in " ".join(c.value for c in at.sidebar.caption)
+    assert not at.metric  # the judge costs money: nothing is sent before the click
+    at.button(key="toxicity.ask").click().run()
+    assert not at.exception
+    assert metrics(at)["Toxicity score"] == "0.50"
+    assert fake.built[-1] == {"engine": "judge", "model": "gpt-4o-mini", "base_url": None, "api_key": SECRET}
+    assert SECRET not in _everything_shown(at)
+    assert "gpt-4o-mini" in _everything_shown(at)  # the probe sees widget values
+
+
+def test_toxicity_judge_typed_key_is_a_password_and_errors_are_messages(
+    open_page: Open, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def unreachable(**options: object) -> object:
+        raise ConnectionError("judge endpoint http://127.0.0.1:9/v1 is unreachable")
+
+    monkeypatch.setattr(ui, "create_toxicity_scorer", unreachable)
+    at = open_page(TOXICITY, state={"toxicity.engine": "judge"})
+    at.sidebar.text_input(key="toxicity.api_key").set_value(SECRET).run()
+    at.button(key="toxicity.ask").click().run()
+    assert not at.exception
+    assert at.error[0].value == "judge endpoint http://127.0.0.1:9/v1 is unreachable"
+    assert SECRET not in " ".join(e.value for e in (*at.error, *at.markdown, *at.caption, *at.info))
