@@ -11,13 +11,17 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
+from itertools import chain, repeat
+
+import numpy as np
 
 from scoring.jscompat import JS_WHITESPACE, js_lower, js_trim
 
-__all__ = ["AfinnAnalysis", "analyze", "lexicon", "tokenize"]
+__all__ = ["AfinnAnalysis", "analyze", "comparatives", "lexicon", "tokenize"]
 
 _PUNCTUATION = '.,/#!?$%^&*;:{}=_`"~()'
 _PUNCT_TO_SPACE = str.maketrans({c: " " for c in _PUNCTUATION + "\n"})
@@ -88,3 +92,40 @@ def analyze(text: str) -> AfinnAnalysis:
         score += value
         calculation.append((tokens[i], value))
     return AfinnAnalysis(score, score / len(tokens), tuple(tokens), tuple(calculation))
+
+
+_SEPARATOR = "\x00"  # neither JS whitespace, punctuation nor cased: tokenising cannot cross it
+_ASCII_PUNCT_TO_SPACE = bytes.maketrans((_PUNCTUATION + "\n").encode(), b" " * (len(_PUNCTUATION) + 1))
+_ASCII_WS_RUN = re.compile(rb"[\t\n\v\f\r ]{2,}")
+
+
+def _token_lists(texts: Sequence[str]) -> list[list[str]]:
+    """Tokenise like :func:`tokenize`; ASCII texts go through bytes operations in one pass."""
+    plain = [i for i, t in enumerate(texts) if t.isascii() and _SEPARATOR not in t]
+    joined = _SEPARATOR.join([texts[i] for i in plain]).lower().encode("ascii").translate(_ASCII_PUNCT_TO_SPACE)
+    parts = _ASCII_WS_RUN.sub(b" ", joined).decode("ascii").split(_SEPARATOR)
+    out: list[list[str] | None] = [None] * len(texts)
+    for i, part in zip(plain, parts, strict=False):  # no ASCII text: parts is [""] and plain is empty
+        out[i] = part.strip(JS_WHITESPACE).split(" ")
+    return [tokenize(texts[i]) if tokens is None else tokens for i, tokens in enumerate(out)]
+
+
+def comparatives(texts: Sequence[str]) -> list[float]:
+    """Return ``analyze(t).comparative`` for each text, tokenising and scoring them together.
+
+    >>> comparatives(["good day", "not good", ""])
+    [1.5, -1.5, 0.0]
+    """
+    if not texts:
+        return []
+    token_lists = _token_lists(texts)
+    tokens = list(chain.from_iterable(token_lists))
+    values = np.fromiter(map(lexicon().get, tokens, repeat(0)), dtype=np.int64, count=len(tokens))
+    lengths = np.fromiter(map(len, token_lists), dtype=np.int64, count=len(token_lists))
+    starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+    first = set(starts.tolist())
+    for i in np.flatnonzero(values).tolist():
+        if i not in first and tokens[i - 1] in NEGATORS:
+            values[i] = -values[i]
+    result: list[float] = (np.add.reduceat(values, starts) / lengths).tolist()
+    return result

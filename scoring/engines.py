@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cache, lru_cache
 from typing import Protocol
 
-from vaderSentiment.vaderSentiment import BOOSTER_DICT, SentimentIntensityAnalyzer, SentiText
+from vaderSentiment.vaderSentiment import BOOSTER_DICT, N_SCALAR, NEGATE, SentimentIntensityAnalyzer, SentiText
 
 from scoring import afinn
 
@@ -23,6 +24,8 @@ class SentimentEngine(Protocol):
     def polarity(self, text: str) -> float: ...
 
     def explain(self, text: str) -> list[tuple[str, float]]: ...
+
+    def polarities(self, texts: Sequence[str]) -> list[float]: ...
 
 
 class AfinnEngine:
@@ -42,6 +45,42 @@ class AfinnEngine:
         """Return (word, value after negation) in text order."""
         return [(w, float(v)) for w, v in reversed(afinn.analyze(text).calculation)]
 
+    def polarities(self, texts: Sequence[str]) -> list[float]:
+        """Return ``polarity`` of each text, tokenising them all in one pass; repeats are scored once."""
+        unique = list(dict.fromkeys(texts))
+        by_text = dict(zip(unique, afinn.comparatives(unique), strict=True))
+        return [by_text[t] for t in texts]
+
+
+_NEGATE = frozenset(NEGATE)
+
+
+def _negated(word: str) -> bool:
+    return word in _NEGATE or "n't" in word
+
+
+class _Vader(SentimentIntensityAnalyzer):  # type: ignore[misc]
+    """vaderSentiment's analyzer with its negation check lower-casing 3 words instead of the whole text."""
+
+    @staticmethod
+    def _negation_check(valence: float, words: list[str], start_i: int, i: int) -> float:
+        """Same rules and results as ``SentimentIntensityAnalyzer._negation_check`` (3.3.2)."""
+        w1, w2 = str(words[i - 1]).lower(), str(words[i - 2]).lower() if i > 1 else ""
+        if start_i == 0:
+            return valence * N_SCALAR if _negated(w1) else valence
+        if start_i == 1:
+            if w2 == "never" and w1 in {"so", "this"}:
+                return valence * 1.25
+            if w2 == "without" and w1 == "doubt":
+                return valence
+            return valence * N_SCALAR if _negated(w2) else valence
+        w3 = str(words[i - 3]).lower()
+        if (w3 == "never" and w2 in {"so", "this"}) or w1 in {"so", "this"}:
+            return valence * 1.25
+        if w3 == "without" and (w2 == "doubt" or w1 == "doubt"):
+            return valence
+        return valence * N_SCALAR if _negated(w3) else valence
+
 
 class VaderEngine:
     """VADER's compound score in [-1, 1] (vaderSentiment 3.3.2)."""
@@ -50,28 +89,42 @@ class VaderEngine:
     description = "VADER compound in [-1, 1]: rules for negation, boosters, caps, 'but', emoji"
 
     def __init__(self) -> None:
-        self._analyzer = SentimentIntensityAnalyzer()
+        self._analyzer = _Vader()
         self.polarity = lru_cache(maxsize=_CACHE_SIZE)(self._polarity)
 
     def _polarity(self, text: str) -> float:
-        return float(self._analyzer.polarity_scores(text)["compound"])
+        return _vader_polarity(self._analyzer, text)
 
     def explain(self, text: str) -> list[tuple[str, float]]:
         """Return each word's valence after VADER's rules (non-zero ones), in text order."""
-        analyzer = self._analyzer
-        text = _vader_emoji_text(analyzer, text)
-        sentitext = SentiText(text)
-        words = sentitext.words_and_emoticons
-        sentiments: list[float] = []
-        for i, item in enumerate(words):
-            if item.lower() in BOOSTER_DICT or (
-                i < len(words) - 1 and item.lower() == "kind" and words[i + 1].lower() == "of"
-            ):
-                sentiments.append(0)
-                continue
-            sentiments = analyzer.sentiment_valence(0, sentitext, item, i, sentiments)
-        sentiments = analyzer._but_check(words, sentiments)
+        words, sentiments = _vader_valences(self._analyzer, _vader_emoji_text(self._analyzer, text))
         return [(w, round(float(v), 4)) for w, v in zip(words, sentiments, strict=True) if v]
+
+    def polarities(self, texts: Sequence[str]) -> list[float]:
+        """Return ``polarity`` of each text; a repeated text is scored once (and cached)."""
+        polarity = self.polarity
+        return [polarity(t) for t in texts]
+
+
+def _vader_polarity(analyzer: SentimentIntensityAnalyzer, text: str) -> float:
+    """Return ``polarity_scores(text)["compound"]``, skipping the emoji pass for ASCII text (it has none)."""
+    text = text.strip() if text.isascii() else _vader_emoji_text(analyzer, text)
+    _, sentiments = _vader_valences(analyzer, text)
+    return float(analyzer.score_valence(sentiments, text)["compound"])
+
+
+def _vader_valences(analyzer: SentimentIntensityAnalyzer, text: str) -> tuple[list[str], list[float]]:
+    """Return the words of emoji-free ``text`` and their valences, as ``polarity_scores`` computes them."""
+    sentitext = SentiText(text)
+    words = sentitext.words_and_emoticons
+    sentiments: list[float] = []
+    for i, item in enumerate(words):
+        lowered = item.lower()
+        if lowered in BOOSTER_DICT or (lowered == "kind" and i < len(words) - 1 and words[i + 1].lower() == "of"):
+            sentiments.append(0)
+            continue
+        sentiments = analyzer.sentiment_valence(0, sentitext, item, i, sentiments)
+    return words, analyzer._but_check(words, sentiments)
 
 
 def _vader_emoji_text(analyzer: SentimentIntensityAnalyzer, text: str) -> str:

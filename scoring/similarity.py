@@ -7,10 +7,12 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+import numpy as np
 from rapidfuzz import fuzz
 from rapidfuzz.distance import JaroWinkler, Levenshtein
 
@@ -18,7 +20,14 @@ from scoring.inputs import check_scale, to_text
 from scoring.jscompat import JS_WS_RE, JS_WS_RUN_RE, js_lower, js_trim, utf16_units
 from scoring.result import ScoreResult, new_run_id
 
-__all__ = ["ALGORITHMS", "ContentSimilarityScorer", "create_content_similarity_scorer", "dice", "similarities"]
+__all__ = [
+    "ALGORITHMS",
+    "ContentSimilarityScorer",
+    "create_content_similarity_scorer",
+    "dice",
+    "dice_many",
+    "similarities",
+]
 
 SCORER_ID = "content-similarity-scorer"
 
@@ -37,6 +46,57 @@ def dice(first: str, second: str) -> float:
         return 0.0
     shared = Counter(a[i : i + 2] for i in range(len(a) - 1)) & Counter(b[i : i + 2] for i in range(len(b) - 1))
     return (2.0 * shared.total()) / (len(a) + len(b) - 2)
+
+
+def dice_many(first: Sequence[str], second: Sequence[str], *, block: int = 512) -> list[float]:
+    """Return ``dice(a, b)`` for each pair, counting shared bigrams of many pairs at once (same floats).
+
+    >>> dice_many(["night", "ab"], ["nacht", "ab"])
+    [0.25, 1.0]
+    """
+    if len(first) != len(second):
+        raise ValueError(f"first and second must have the same length; got {len(first)} and {len(second)}.")
+    out: list[float] = []
+    for start in range(0, len(first), block):
+        a = [_without_whitespace(t) for t in first[start : start + block]]
+        b = [_without_whitespace(t) for t in second[start : start + block]]
+        shared = _shared_bigrams(a, b)
+        for x, y, n in zip(a, b, shared, strict=True):
+            out.append(1.0 if x == y else 0.0 if len(x) < 2 or len(y) < 2 else (2.0 * n) / (len(x) + len(y) - 2))
+    return out
+
+
+def _without_whitespace(text: str) -> str:
+    """Return ``utf16_units(JS_WS_RE.sub("", text))``; printable ASCII only needs its spaces removed."""
+    if text.isascii():
+        plain = text.replace(" ", "")
+        if plain.isprintable():
+            return plain
+    return utf16_units(JS_WS_RE.sub("", text))
+
+
+def _bigram_keys(texts: list[str]) -> np.ndarray:
+    """Return one int64 per bigram: the text's index in the high bits, the two code units below."""
+    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+    units = np.frombuffer("".join(texts).encode("utf-16-le", "surrogatepass"), dtype=np.uint16).astype(np.int64)
+    rows = np.repeat(np.arange(len(texts), dtype=np.int64), lengths)
+    keep = np.ones(max(len(units) - 1, 0), dtype=bool)
+    ends = np.cumsum(lengths) - 1
+    keep[ends[(ends >= 0) & (ends < len(keep))]] = False  # no bigram across two texts
+    keys = (rows[:-1] << 32) | (units[:-1] << 16) | units[1:]
+    return keys[keep]
+
+
+def _shared_bigrams(first: list[str], second: list[str]) -> list[int]:
+    """Return the size of the multiset intersection of each pair's bigrams."""
+    import pandas as pd
+
+    keys_a, keys_b = _bigram_keys(first), _bigram_keys(second)
+    codes, uniques = pd.factorize(np.concatenate([keys_a, keys_b]))
+    count_a = np.bincount(codes[: len(keys_a)], minlength=len(uniques))
+    count_b = np.bincount(codes[len(keys_a) :], minlength=len(uniques))
+    shared = np.bincount(np.asarray(uniques) >> 32, weights=np.minimum(count_a, count_b), minlength=len(first))
+    return [int(n) for n in shared.tolist()]
 
 
 ALGORITHMS: dict[str, Callable[[str, str], float]] = {
@@ -94,11 +154,45 @@ class ContentSimilarityScorer:
         similarity = _similarity(self.algorithm, processed_input, processed_output)
         return ScoreResult(
             scorer_id=self.id,
-            score=similarity * self.scale,
+            score=similarity * self.scale,  # keep in step with score_many
             preprocess_step_result={"processedInput": processed_input, "processedOutput": processed_output},
             analyze_step_result={"similarity": similarity},
             run_id=run_id or new_run_id(),
         )
+
+    def score_many(self, inputs: Sequence[str], outputs: Sequence[str]) -> dict[str, list[float]]:
+        """Score many (input, output) text pairs at once: the score and similarity ``run`` gives each.
+
+        >>> create_content_similarity_scorer().score_many(["Night", "x"], ["nacht", "x"])
+        {'score': [0.25, 1.0], 'similarity': [0.25, 1.0]}
+        """
+        return _score_many(self, inputs, outputs)
+
+
+_PY_ONLY_WS = re.compile("[\x1c-\x1f]")
+
+
+def _normalise_many(texts: Sequence[str], ignore_case: bool, ignore_whitespace: bool) -> list[str]:
+    """Return ``_normalise`` of each text; ASCII text skips the JS case table and the trim regex."""
+    if not (ignore_case and ignore_whitespace):
+        return [_normalise(t, ignore_case, ignore_whitespace) for t in texts]
+    # For ASCII text without \x1c-\x1f, Python's whitespace is JavaScript's: split() collapses and trims.
+    return [
+        " ".join(t.lower().split()) if t.isascii() and not _PY_ONLY_WS.search(t) else _normalise(t, True, True)
+        for t in texts
+    ]
+
+
+def _score_many(
+    scorer: ContentSimilarityScorer, inputs: Sequence[str], outputs: Sequence[str]
+) -> dict[str, list[float]]:
+    a = _normalise_many(inputs, scorer.ignore_case, scorer.ignore_whitespace)
+    b = _normalise_many(outputs, scorer.ignore_case, scorer.ignore_whitespace)
+    if scorer.algorithm == "dice":
+        values = dice_many(a, b)
+    else:
+        values = [_similarity(scorer.algorithm, x, y) for x, y in zip(a, b, strict=True)]
+    return {"score": [v * scorer.scale for v in values], "similarity": values}
 
 
 def create_content_similarity_scorer(

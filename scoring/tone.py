@@ -13,6 +13,8 @@ Stability mode (no reference)::
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from scoring.engines import SentimentEngine, get_engine
@@ -78,11 +80,61 @@ class ToneScorer:
             run_id=run_id or new_run_id(),
         )
 
+    def score_many(
+        self, outputs: Sequence[str], ground_truths: Sequence[str | None] | None = None
+    ) -> dict[str, list[float]]:
+        """Score many output texts at once: for each, the score and metrics ``run`` would give.
 
-def _compare(engine: SentimentEngine, text: str, reference: str) -> tuple[dict[str, float], float]:
-    response, ref = engine.polarity(text), engine.polarity(reference)
+        Repeated sentences are scored once and the engine tokenises in bulk, so this is the batch path.
+        Returns ``{"score": [...], "<metric>": [...]}`` with the metrics of the modes used (a metric of the
+        other mode is NaN for that row); with no outputs, those of the mode a reference would select.
+
+        >>> create_tone_scorer(engine="afinn", splitter="mastra").score_many(["It was great. Thanks!"])["score"]
+        [0.75]
+        """
+        refs = [self.reference_tone or g or None for g in ground_truths or [None] * len(outputs)]
+        engine = get_engine(self.engine)
+        columns: dict[str, list[float]] = {k: [math.nan] * len(outputs) for k in ("score", *_METRICS)}
+        compared = [i for i, r in enumerate(refs) if r]
+        if compared:
+            values = engine.polarities([outputs[i] for i in compared] + [refs[i] or "" for i in compared])
+            for i, response, ref in zip(compared, values, values[len(compared) :], strict=False):
+                metrics, raw = _compare_values(response, ref)
+                _store(columns, i, metrics, max(0.0, 1.0 - raw) * self.scale)
+        stable = [i for i, r in enumerate(refs) if not r]
+        split = get_splitter(self.splitter)
+        sentences = {t: [s.text for s in split(t)] or [t] for t in dict.fromkeys(outputs[i] for i in stable)}
+        flat = engine.polarities([s for texts in sentences.values() for s in texts])
+        by_text, start = {}, 0
+        for text, texts in sentences.items():
+            by_text[text] = _stability(flat[start : start + len(texts)])
+            start += len(texts)
+        for i in stable:
+            metrics, raw = by_text[outputs[i]]
+            _store(columns, i, metrics, max(0.0, 1.0 - raw) * self.scale)
+        referenced = bool(self.reference_tone) or ground_truths is not None
+        keep = {"score"} | (_STABILITY if stable or not (outputs or referenced) else set())
+        keep |= _COMPARISON if compared or (not outputs and referenced) else set()
+        return {k: v for k, v in columns.items() if k in keep}
+
+
+_METRICS = ("avgSentiment", "sentimentVariance", "responseSentiment", "referenceSentiment", "difference")
+_STABILITY, _COMPARISON = set(_METRICS[:2]), set(_METRICS[2:])
+
+
+def _store(columns: dict[str, list[float]], row: int, metrics: dict[str, float], score: float) -> None:
+    columns["score"][row] = score
+    for key, value in metrics.items():
+        columns[key][row] = value
+
+
+def _compare_values(response: float, ref: float) -> tuple[dict[str, float], float]:
     difference = abs(response - ref)
     return {"responseSentiment": response, "referenceSentiment": ref, "difference": difference}, difference
+
+
+def _compare(engine: SentimentEngine, text: str, reference: str) -> tuple[dict[str, float], float]:
+    return _compare_values(engine.polarity(text), engine.polarity(reference))
 
 
 def _stability(sentiments: list[float]) -> tuple[dict[str, float], float]:

@@ -1,0 +1,179 @@
+"""Batch evaluation: the table equals scorer.run row by row, missing text is reported, summary = run_evals."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+
+from scoring import create_content_similarity_scorer, create_tone_scorer, run_evals
+from scoring.batch import BatchResult, evaluate, make_spec
+from scoring.loaders import ColumnMap
+
+TEXTS = [
+    "Thanks for reaching out! I'm happy to help. Your order ships tomorrow.",
+    "I am sorry, that is terrible. We will fix it.",
+    "Dr. Smith paid $4.50 at 3 p.m. today. Great!\n- fast\n- cheap",
+    "This is not good at all. Awful service 😡",
+    "ok",
+    "Das ist gut. Sehr gut!",
+]
+QUESTIONS = ["Where is my order?", "My parcel broke", "Who paid?", "How was it?", "ok?", "Wie war es?"]
+
+
+def _frame() -> pd.DataFrame:
+    return pd.DataFrame({"id": [f"r{i}" for i in range(6)], "prompt": QUESTIONS, "response": TEXTS, "ref": TEXTS[::-1]})
+
+
+@pytest.mark.parametrize(
+    ("options", "tone_kwargs"),
+    [
+        ({}, {}),
+        ({"engine": "afinn", "splitter": "mastra"}, {"engine": "afinn", "splitter": "mastra"}),
+        ({"reference_tone": "We are glad to help!"}, {"reference_tone": "We are glad to help!"}),
+    ],
+)
+def test_evaluate_table_equals_scorer_run(options: dict, tone_kwargs: dict) -> None:
+    result = evaluate(_frame(), scorers=["tone", "similarity"], **options)
+    tone = create_tone_scorer(**tone_kwargs)
+    similarity = create_content_similarity_scorer()
+    for i, (question, text) in enumerate(zip(QUESTIONS, TEXTS, strict=True)):
+        expected = tone.run(output=text)
+        assert result.table.loc[i, "tone-scorer"] == expected.score
+        for key, value in expected.analyze_step_result.items():
+            assert result.table.loc[i, f"tone-scorer.{key}"] == value
+        sim = similarity.run(input=question, output=text)
+        assert result.table.loc[i, "content-similarity-scorer"] == sim.score
+        assert result.table.loc[i, "content-similarity-scorer.similarity"] == sim.analyze_step_result["similarity"]
+
+
+def test_evaluate_keeps_input_columns_unchanged_and_names_result_columns() -> None:
+    df = _frame()
+    result = evaluate(df, scorers=["tone"])
+    pd.testing.assert_frame_equal(result.table[list(df.columns)], df)
+    assert list(result.table.columns[len(df.columns) :]) == [
+        "tone-scorer",
+        "tone-scorer.avgSentiment",
+        "tone-scorer.sentimentVariance",
+    ]
+    assert result.complete
+
+
+def test_evaluate_reference_column_compares_each_row_with_its_reference() -> None:
+    result = evaluate(_frame(), scorers=["tone"], reference_column="ref", engine="afinn")
+    scorer = create_tone_scorer(engine="afinn")
+    for i, text in enumerate(TEXTS):
+        expected = scorer.run(output=text, ground_truth=TEXTS[::-1][i])
+        assert result.table.loc[i, "tone-scorer"] == expected.score
+        assert result.table.loc[i, "tone-scorer.difference"] == expected.analyze_step_result["difference"]
+
+
+def test_evaluate_reports_missing_text_and_never_scores_it() -> None:
+    df = _frame()
+    df.loc[1, "response"] = None
+    df.loc[2, "prompt"] = "   "
+    df.loc[4, "ref"] = float("nan")
+    result = evaluate(df, scorers=["tone", "similarity"], reference_column="ref")
+    assert math.isnan(result.table.loc[1, "tone-scorer"]) and math.isnan(
+        result.table.loc[1, "content-similarity-scorer"]
+    )
+    assert math.isnan(result.table.loc[2, "content-similarity-scorer"]) and not math.isnan(
+        result.table.loc[2, "tone-scorer"]
+    )
+    assert math.isnan(result.table.loc[4, "tone-scorer"])
+    got = set(zip(result.skipped["row"], result.skipped["scorer"], result.skipped["column"], strict=True))
+    assert got == {
+        (2, "tone-scorer", "response"),
+        (2, "content-similarity-scorer", "response"),
+        (3, "content-similarity-scorer", "prompt"),
+        (5, "tone-scorer", "ref"),
+    }
+    assert "blank" in result.skipped.loc[result.skipped["row"] == 3, "reason"].item()
+    assert result.summary.loc["tone-scorer", "skipped"] == 2 and result.summary.loc["tone-scorer", "count"] == 4
+    assert not result.complete
+
+
+def test_evaluate_summary_mean_equals_run_evals() -> None:
+    df = _frame()
+    df.loc[3, "response"] = None
+    result = evaluate(df, scorers=["tone", "similarity"])
+    items = [{"input": q, "output": t} for q, t in zip(df["prompt"], df["response"], strict=True) if t is not None]
+    expected = run_evals(items, [create_tone_scorer(), create_content_similarity_scorer()])["scores"]
+    for scorer_id, mean in expected.items():
+        assert result.summary.loc[scorer_id, "mean"] == mean
+    scores = result.table["tone-scorer"].dropna()
+    row = result.summary.loc["tone-scorer"]
+    assert (row["median"], row["min"], row["count"]) == (scores.median(), scores.min(), 5)
+    assert row["share_under"] == pytest.approx((scores < 0.5).mean())
+
+
+def test_evaluate_thresholds_and_progress() -> None:
+    calls: list[tuple[int, int]] = []
+    result = evaluate(
+        _frame(),
+        scorers=["similarity"],
+        thresholds={"content-similarity-scorer": 0.99},
+        on_progress=lambda d, t: calls.append((d, t)),
+    )
+    assert result.summary.loc["content-similarity-scorer", "share_under"] == 1.0
+    assert calls[-1] == (6, 6)
+
+
+def test_evaluate_with_two_workers_equals_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    df = pd.concat([_frame()] * 300, ignore_index=True)  # 1,800 rows: several pieces
+    one = evaluate(df, scorers=["tone", "similarity"], engine="afinn")
+    two = evaluate(df, scorers=["tone", "similarity"], engine="afinn", workers=2)
+    pd.testing.assert_frame_equal(one.table, two.table)
+    pd.testing.assert_frame_equal(one.summary, two.summary)
+
+
+def test_evaluate_toxicity_when_available() -> None:
+    pytest.importorskip("scoring.toxicity")
+    from scoring.toxicity import create_toxicity_scorer
+
+    result = evaluate(_frame(), scorers=["toxicity"])
+    expected = create_toxicity_scorer().score_many(TEXTS, QUESTIONS)["score"]
+    assert result.table["toxicity-scorer"].tolist() == expected
+    assert result.summary.loc["toxicity-scorer", "better"] == "lower"
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"scorers": ["sentiment"]}, "scorers must be among"),
+        ({"scorers": []}, "scorers must be a non-empty list"),
+        ({"columns": ColumnMap(output="nope")}, "output column 'nope' not found"),
+        ({"columns": ColumnMap(output="response"), "scorers": ["similarity"]}, "choose the input column"),
+        ({"reference_tone": "x", "reference_column": "ref"}, "either reference_tone"),
+        ({"reference_column": "missing"}, "reference column 'missing' not found"),
+        ({"reference_tone": "  "}, "reference_tone must be a non-empty text"),
+        ({"engine": "textblob"}, "engine must be one of"),
+        ({"workers": 0}, "workers must be a positive integer"),
+    ],
+)
+def test_evaluate_rejects_bad_options(kwargs: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        evaluate(_frame(), **kwargs)
+
+
+def test_evaluate_refuses_to_overwrite_result_columns() -> None:
+    df = evaluate(_frame(), scorers=["tone"]).table
+    with pytest.raises(ValueError, match=r"already has result column\(s\) \['tone-scorer'"):
+        evaluate(df, scorers=["tone"])
+    assert make_spec(list(df.columns), scorers=["similarity"]).scorers == ("content-similarity-scorer",)
+
+
+def test_evaluate_messages_and_non_text_values() -> None:
+    df = pd.DataFrame(
+        {"output": [[{"role": "assistant", "content": "Great job!"}], 42], "input": ["a", "b"]}, dtype=object
+    )
+    result = evaluate(df, scorers=["tone"])
+    assert result.table.loc[0, "tone-scorer"] == create_tone_scorer().run(output="Great job!").score
+    assert "output must be" in result.skipped.loc[0, "reason"]
+
+
+def test_evaluate_empty_frame() -> None:
+    result = evaluate(pd.DataFrame({"output": [], "input": []}), scorers=["tone", "similarity"])
+    assert isinstance(result, BatchResult) and len(result.table) == 0
+    assert result.summary["count"].tolist() == [0, 0] and math.isnan(result.summary.loc["tone-scorer", "mean"])
