@@ -1,6 +1,53 @@
-"""Batch page (placeholder until the batch evaluation page lands)."""
+"""Batch: score a file of responses, see where they fall short, compare two versions, download everything."""
 
 import streamlit as st
 
+import batch_results_ui as results_ui
+import batch_ui
+import ui
+
 st.title("Batch evaluation")
-st.info("Batch evaluation is coming: score a file of responses with every scorer at once.")
+st.caption("Score every response in a file with the tone, similarity and toxicity scorers; compare versions A and B.")
+
+loaded = ui.attempt(batch_ui.pick_data)
+if loaded is None:
+    st.info("Upload a file of responses, or pick the bundled sample, to start.", icon=":material/upload_file:")
+    st.stop()
+st.caption(f"**{loaded.name}** · {len(loaded.table):,} rows · columns: {', '.join(map(str, loaded.table.columns))}")
+
+with st.container(border=True):
+    available = ["tone", "similarity"] + (["toxicity"] if ui.create_toxicity_scorer is not None else [])
+    options = batch_ui.run_options(loaded, available)
+    if st.button("Score the file", type="primary", icon=":material/play_arrow:", key="batch.run_button"):
+        st.session_state["batch.run"] = (loaded.digest, options)
+
+if st.session_state.get("batch.run") is None or st.session_state["batch.run"][0] != loaded.digest:
+    st.info("Check the columns and options, then press **Score the file**.", icon=":material/tune:")
+    st.stop()
+run_options = st.session_state["batch.run"][1]
+if run_options != options:
+    st.caption("The results below are for the options of the last run; press **Score the file** to apply changes.")
+result = ui.attempt(batch_ui.scored, loaded, run_options)
+if result is None:
+    st.stop()
+
+problems = results_ui.show_status(result)
+results_ui.show_cards(result)
+group, a, b, pair_on = results_ui.ab_settings(result.table, loaded, run_options)
+figs = results_ui.figures(result.table, run_options, group)
+found: list = []
+charts, rows, ab, downloads = st.tabs(["Charts", "Rows, worst first", "A/B comparison", "Downloads"])
+with charts:
+    results_ui.show_figures(figs, len(result.table))
+with rows:
+    results_ui.show_rows(result.table, group, run_options)
+with ab:
+    if group is None or a == b:
+        st.info("Choose a column whose values name the versions (e.g. model), and two different groups A and B.")
+    else:
+        run_key = f"{loaded.digest}:{run_options!r}"
+        found, summary = results_ui.comparisons(run_key, group, a, b, pair_on, result.table)
+        figs = [*figs, results_ui.show_comparisons(found, summary)]
+with downloads:
+    results_ui.show_downloads(result, loaded, run_options, results_ui.report_args(result, loaded, run_options, figs,
+                                                                                   found, problems))  # fmt: skip

@@ -12,7 +12,15 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-__all__ = ["LOWER_IS_BETTER", "filter_rows", "score_columns", "sentiment_column", "worst_first"]
+__all__ = [
+    "LOWER_IS_BETTER",
+    "filter_rows",
+    "problem_lines",
+    "row_list",
+    "score_columns",
+    "sentiment_column",
+    "worst_first",
+]
 
 LOWER_IS_BETTER = frozenset({"toxicity-scorer"})
 _SCORER_IDS = ("tone-scorer", "content-similarity-scorer", "toxicity-scorer")
@@ -74,3 +82,40 @@ def filter_rows(
             hit |= table[column].astype("string").str.casefold().str.contains(needle, regex=False, na=False)
         mask &= hit
     return table[mask]
+
+
+def row_list(rows: Sequence[object], *, limit: int = 12) -> str:
+    """Return row numbers as "3, 7, 12 and 5 more".
+
+    >>> row_list([3, 7, 12, 15], limit=2)
+    '3, 7 and 2 more'
+    """
+    shown = ", ".join(str(r) for r in rows[:limit])
+    return shown + (f" and {len(rows) - limit} more" if len(rows) > limit else "")
+
+
+def problem_lines(skipped: pd.DataFrame, errors: pd.DataFrame, total_rows: int) -> list[str]:
+    """Return one sentence per scorer with skipped rows or errors: how many, which rows (1-based), why.
+
+    Args:
+        skipped: rows not scored because text was missing (columns row, scorer, reason).
+        errors: rows where a scorer failed (columns row, scorer, error).
+        total_rows: the number of rows in the run.
+    """
+    lines = []
+    by_rows: dict[tuple[str, tuple[object, ...]], list[str]] = {}
+    for scorer, part in skipped.groupby("scorer", sort=False):
+        reasons = "; ".join(dict.fromkeys(str(r) for r in part["reason"]))
+        by_rows.setdefault((reasons, tuple(part["row"].tolist())), []).append(str(scorer))
+    for (reasons, rows), scorers in by_rows.items():
+        lines.append(
+            f"{', '.join(scorers)}: {len(rows)} of {total_rows} rows not scored ({reasons}): row {row_list(rows)}. "
+            "They have no score and are left out of the means."
+        )
+    for scorer, part in errors.groupby("scorer", sort=False):
+        first = str(part["error"].iloc[0])
+        lines.append(
+            f"{scorer}: {len(part)} of {total_rows} rows failed: row {row_list(part['row'].tolist())} "
+            f"(first error: {first}). They have no score and are left out of the means."
+        )
+    return lines

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from scoring.batch_view import filter_rows, score_columns, sentiment_column, worst_first
+from scoring.batch_view import filter_rows, problem_lines, row_list, score_columns, sentiment_column, worst_first
 
 
 @pytest.fixture
@@ -56,3 +56,19 @@ def test_filters_combine(table: pd.DataFrame) -> None:
 def test_query_is_literal_not_a_regex(table: pd.DataFrame) -> None:
     assert filter_rows(table, query="(", text_columns=["output"]).empty
     assert filter_rows(table, query="no.", text_columns=["output"])["output"].tolist() == ["NO."]
+
+
+def test_problem_lines_count_and_name_rows() -> None:
+    skipped = pd.DataFrame({"row": [2, 9], "index": [1, 8], "scorer": ["tone-scorer"] * 2, "column": ["output"] * 2,
+                            "reason": ["output column 'output' is empty"] * 2})  # fmt: skip
+    errors = pd.DataFrame({"row": [4], "index": [3], "scorer": ["toxicity-scorer"], "error": ["TimeoutError: judge"]})
+    lines = problem_lines(skipped, errors, 10)
+    assert lines[0].startswith("tone-scorer: 2 of 10 rows not scored (output column 'output' is empty): row 2, 9.")
+    assert lines[1].startswith("toxicity-scorer: 1 of 10 rows failed: row 4 (first error: TimeoutError: judge)")
+    assert problem_lines(skipped.iloc[:0], errors.iloc[:0], 10) == []
+    both = pd.concat([skipped, skipped.assign(scorer="content-similarity-scorer")])
+    assert problem_lines(both, errors.iloc[:0], 10)[0].startswith("tone-scorer, content-similarity-scorer: 2 of 10")
+
+
+def test_row_list_is_short() -> None:
+    assert row_list(list(range(1, 31))) == "1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 and 18 more"
