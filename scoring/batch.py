@@ -66,7 +66,10 @@ class SummaryBuilder:
             self.errors[scorer_id] = self.errors.get(scorer_id, 0) + int((chunk.errors["scorer"] == scorer_id).sum())
 
     def summary(self, thresholds: Mapping[str, float] | None = None) -> pd.DataFrame:
-        """Return one row per scorer: mean, median, min, max, threshold, share_under, count, skipped, errors."""
+        """Return one row per scorer: mean, median, min, max, threshold, share_under/over, count, skipped, errors.
+
+        ``better`` says which end is good ("lower" for toxicity): read share_over as the failing share there.
+        """
         records = []
         for scorer_id in self.scorers:
             values = np.concatenate(self.scores.get(scorer_id) or [np.empty(0)])
@@ -78,6 +81,7 @@ class SummaryBuilder:
                 "scorer": scorer_id, "mean": mean, "median": float(np.median(values)) if count else math.nan,
                 "min": float(values.min()) if count else math.nan, "max": float(values.max()) if count else math.nan,
                 "threshold": threshold, "share_under": float((values < threshold).mean()) if count else math.nan,
+                "share_over": float((values > threshold).mean()) if count else math.nan,
                 "count": count, "skipped": self.skipped.get(scorer_id, 0), "errors": self.errors.get(scorer_id, 0),
                 "better": "lower" if scorer_id in LOWER_IS_BETTER else "higher",
             })  # fmt: skip

@@ -1,0 +1,255 @@
+"""``python -m scoring evaluate FILE``: score a file of responses, write results, gate CI on thresholds.
+
+Exit codes: 0 all thresholds met, 1 a ``--fail-under``/``--fail-over`` threshold missed (or a gated
+scorer scored no rows), 2 bad input or options (a message, no traceback), 130 interrupted (no output
+file is left behind).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import math
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import IO, Any, TextIO
+
+import pandas as pd
+
+from scoring.batch import SCORER_IDS, ChunkResult, SummaryBuilder, iter_scored
+from scoring.batch_rows import BatchSpec, make_spec
+from scoring.loaders import ACCEPTED, ColumnMap, guess_columns, iter_table_chunks
+
+__all__ = ["main"]
+
+OUT_FORMATS = {".csv": "csv", ".jsonl": "jsonl", ".parquet": "parquet"}
+EPILOG = """\
+examples:
+  python -m scoring evaluate replies.csv --scorers tone,similarity --out results.csv
+  python -m scoring evaluate replies.jsonl --reference-tone "Happy to help!" --fail-under tone-scorer=0.7
+  python -m scoring evaluate big.parquet --scorers tone,toxicity --workers 2 --fail-over toxicity-scorer=0.1
+  python -m scoring evaluate big.csv --dask                       # local Dask cluster (--workers processes)
+  python -m scoring evaluate big.csv --dask tcp://scheduler:8786  # an existing cluster
+
+Output keeps every input column unchanged and adds, per scorer, a column named by its id (tone-scorer,
+content-similarity-scorer, toxicity-scorer) holding the score and <id>.<metric> columns. Rows with missing
+text are not scored: they are counted in the summary and listed on stderr. CSV cells that a spreadsheet
+would run as formulas get a leading ' (see --raw-csv). The output appears only when complete.
+
+exit codes: 0 thresholds met; 1 a threshold missed; 2 bad input or options; 130 interrupted."""
+
+
+def _threshold(text: str) -> tuple[str, float]:
+    name, sep, value = text.partition("=")
+    scorer_id = SCORER_IDS.get(name.strip(), name.strip())
+    try:
+        number = float(value)
+    except ValueError:
+        number = math.nan
+    if not sep or scorer_id not in SCORER_IDS.values() or not math.isfinite(number):
+        raise argparse.ArgumentTypeError(f"expected SCORER=NUMBER like tone-scorer=0.7; got {text!r}")
+    return scorer_id, number
+
+
+def _positive(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive whole number; got {text!r}")
+    return int(text)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the argument parser of ``python -m scoring``."""
+    parser = argparse.ArgumentParser(prog="python -m scoring", description="Score LLM agent responses in bulk.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    ev = sub.add_parser("evaluate", help="score a file of responses", epilog=EPILOG,
+                        formatter_class=argparse.RawDescriptionHelpFormatter,
+                        description=f"Score every row of FILE: {ACCEPTED}.")  # fmt: skip
+    ev.add_argument("file", metavar="FILE", help="the table of responses (format from its content and extension)")
+    ev.add_argument("--scorers", default="tone,similarity", help="comma-separated: tone, similarity, toxicity "
+                    "(or their ids); default: tone,similarity")  # fmt: skip
+    ref = ev.add_mutually_exclusive_group()
+    ref.add_argument("--reference-tone", metavar="TEXT", help="tone: compare each response's sentiment to TEXT's")
+    ref.add_argument("--reference-column", metavar="COL", help="tone: compare with this column's text, row by row")
+    ev.add_argument("--engine", choices=["vader", "afinn"], default="vader",
+                    help="tone sentiment engine; afinn with --splitter mastra reproduces @mastra/evals")  # fmt: skip
+    ev.add_argument("--splitter", choices=["smart", "mastra"], default="smart", help="tone sentence splitter")
+    ev.add_argument("--output-column", metavar="COL", help="column with the responses (default: guessed from "
+                    "output/response/answer/completion)")  # fmt: skip
+    ev.add_argument("--input-column", metavar="COL", help="column with the prompts (default: guessed from "
+                    "input/prompt/question)")  # fmt: skip
+    ev.add_argument("--out", metavar="PATH", help="write results to PATH: .csv, .jsonl or .parquet")
+    ev.add_argument("--raw-csv", action="store_true", help="write CSV cells as they are (no ' before =, +, -, @)")
+    ev.add_argument("--fail-under", metavar="ID=X", type=_threshold, action="append", default=[],
+                    help="exit 1 if the scorer's mean is below X (repeatable); X is its summary threshold")  # fmt: skip
+    ev.add_argument("--fail-over", metavar="ID=X", type=_threshold, action="append", default=[],
+                    help="exit 1 if the mean is above X, for lower-is-better scores (toxicity-scorer=0.1)")  # fmt: skip
+    ev.add_argument("--workers", type=_positive, default=1, help="processes to score in (default 1)")
+    ev.add_argument("--chunksize", type=_positive, default=20_000, help="rows read and scored at a time (20000)")
+    ev.add_argument("--dask", nargs="?", const="local", metavar="ADDRESS",
+                    help="score on Dask: a local cluster of --workers processes, or tcp://host:port")  # fmt: skip
+    ev.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    return parser
+
+
+def _spec(args: argparse.Namespace) -> BatchSpec:
+    first = next(iter_table_chunks(args.file, chunksize=1), pd.DataFrame())
+    columns = list(first.columns)
+    guessed = guess_columns(columns)
+    mapping = ColumnMap(args.output_column or guessed.output, args.input_column or guessed.input, guessed.ground_truth)
+    if mapping.output is None:
+        raise ValueError(f"{args.file}: no output column found among {columns}: name it with --output-column.")
+    scorers = [s.strip() for s in args.scorers.split(",") if s.strip()]
+    return make_spec(columns, scorers=scorers, column_map=mapping, reference_tone=args.reference_tone,
+                     reference_column=args.reference_column, engine=args.engine, splitter=args.splitter)  # fmt: skip
+
+
+class _Sink:
+    """Appends chunk tables to an open binary file as CSV, JSON Lines or Parquet (via scoring.export)."""
+
+    def __init__(self, handle: IO[bytes], fmt: str, *, neutralise: bool) -> None:
+        self.handle, self.fmt, self.neutralise = handle, fmt, neutralise
+        self.columns: list[str] | None = None
+        self.parquet: Any = None
+
+    def write(self, table: pd.DataFrame) -> None:
+        from scoring.export import to_csv_bytes, to_jsonl_bytes, to_parquet_bytes
+
+        table = table.reset_index(drop=True)
+        if self.columns is None:
+            self.columns = [str(c) for c in table.columns]
+        elif [str(c) for c in table.columns] != self.columns:
+            raise ValueError(f"a later chunk has columns {list(table.columns)}, the first had {self.columns}.")
+        if self.fmt == "csv":
+            data = to_csv_bytes(table, neutralise=self.neutralise)
+            header = to_csv_bytes(table.iloc[:0], neutralise=self.neutralise)
+            self.handle.write(data if self.handle.tell() == 0 else data[len(header) :])
+        elif self.fmt == "jsonl":
+            self.handle.write(to_jsonl_bytes(table))
+        else:
+            self._parquet(to_parquet_bytes(table))
+
+    def _parquet(self, data: bytes) -> None:
+        import io
+
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        chunk = pq.read_table(io.BytesIO(data))
+        if self.parquet is None:
+            self.parquet = pq.ParquetWriter(self.handle, chunk.schema)
+        try:
+            self.parquet.write_table(chunk.cast(self.parquet.schema))
+        except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError) as exc:
+            raise ValueError(f"column types change between chunks ({exc}); write .csv or .jsonl instead.") from exc
+
+    def close(self) -> None:
+        if self.parquet is not None:
+            self.parquet.close()
+
+
+@contextlib.contextmanager
+def _scored(args: argparse.Namespace, spec: BatchSpec, progress: Callable[[int, int], object]) -> Iterator[Any]:
+    chunks = iter_table_chunks(args.file, chunksize=args.chunksize)
+    if args.dask is None:
+        yield iter_scored(chunks, spec, workers=args.workers, on_progress=progress)
+        return
+    from scoring.distributed import dask_client, iter_scored_dask, parse_address
+
+    with dask_client(parse_address(args.dask), workers=max(args.workers, 2)) as client:
+        yield iter_scored_dask(chunks, spec, client, on_progress=progress)
+
+
+def _drain(
+    results: Iterator[ChunkResult], builder: SummaryBuilder, sink: _Sink | None, notes: list[pd.DataFrame]
+) -> None:
+    for chunk in results:
+        builder.add(chunk)
+        if sink is not None:
+            sink.write(chunk.table)
+        for frame in (chunk.skipped, chunk.errors):
+            if not frame.empty and sum(map(len, notes)) < 20:
+                notes.append(frame.head(20))
+    if sink is not None:
+        sink.close()
+
+
+def _evaluate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from tqdm import tqdm
+
+    target = Path(args.out) if args.out else None
+    if target is not None and target.suffix.lower() not in OUT_FORMATS:
+        raise ValueError(f"--out must end in {', '.join(OUT_FORMATS)}; got {args.out!r}.")
+    spec = _spec(args)
+    thresholds = dict(args.fail_under) | dict(args.fail_over)
+    if unknown := sorted(set(thresholds) - set(spec.scorers)):
+        raise ValueError(f"--fail-under/--fail-over name {unknown}, which --scorers does not run ({spec.scorers}).")
+    builder, notes = SummaryBuilder(spec.scorers), list[pd.DataFrame]()
+    bar = tqdm(unit=" rows", file=err, disable=True if args.no_progress else None, delay=1.0, mininterval=0.5)
+    with bar, _scored(args, spec, lambda done, _total: bar.update(done - bar.n)) as results:
+        if target is None:
+            _drain(results, builder, None, notes)
+        else:
+            from scoring.atomic import atomic_write
+
+            fmt = OUT_FORMATS[target.suffix.lower()]
+            atomic_write(target, lambda f: _drain(results, builder, _Sink(f, fmt, neutralise=not args.raw_csv), notes))
+    if builder.rows == 0:
+        raise ValueError(f"{args.file} has no data rows to score (only a header?).")
+    summary = builder.summary(thresholds)
+    out.write(format_summary(summary, builder.rows) + "\n")
+    _report_notes(summary, notes, err)
+    if target is not None:
+        out.write(f"wrote {builder.rows:,} rows to {target}\n")
+    return _verdict(summary, args.fail_under, args.fail_over, out)
+
+
+def format_summary(summary: pd.DataFrame, rows: int) -> str:
+    """Return the summary as a fixed-width text table."""
+    lines = [f"{rows:,} rows", f"{'scorer':<27}{'mean':>8}{'median':>8}{'min':>8}{'failing':>16}{'scored':>9}"
+             f"{'skipped':>9}{'errors':>8}"]  # fmt: skip
+    for scorer_id, r in summary.iterrows():
+        low = r["better"] == "lower"  # show the failing share: under the threshold, or over it for toxicity
+        share = f"{r['share_over' if low else 'share_under']:.1%} {'>' if low else '<'}{r['threshold']:g}"
+        under = share if r["count"] else "-"
+        numbers = "".join(f"{r[k]:>8.4f}" if r["count"] else f"{'-':>8}" for k in ("mean", "median", "min"))
+        lines.append(f"{scorer_id!s:<27}{numbers}{under:>16}{r['count']:>9,}{r['skipped']:>9,}{r['errors']:>8,}")
+    return "\n".join(lines)
+
+
+def _report_notes(summary: pd.DataFrame, notes: list[pd.DataFrame], err: TextIO) -> None:
+    skipped, errors = int(summary["skipped"].sum()), int(summary["errors"].sum())
+    if not skipped and not errors:
+        return
+    err.write(f"not scored: {skipped:,} skipped (missing text) and {errors:,} failed, by row and scorer; first ones:\n")
+    for frame in notes:
+        for record in frame.to_dict("records"):
+            err.write(f"  row {record['row']}: {record['scorer']}: {record.get('reason', record.get('error'))}\n")
+
+
+Limits = Sequence[tuple[str, float]]
+
+
+def _verdict(summary: pd.DataFrame, under: Limits, over: Limits, out: TextIO) -> int:
+    failed = False
+    for scorer_id, limit, below in [(s, x, True) for s, x in under] + [(s, x, False) for s, x in over]:
+        mean = float(summary.loc[scorer_id, "mean"])
+        missed = math.isnan(mean) or (mean < limit if below else mean > limit)
+        failed |= missed
+        shown = "no rows scored" if math.isnan(mean) else f"mean {mean:.4f}"
+        out.write(f"{'FAIL' if missed else 'ok'}: {scorer_id} {shown} (required {'>=' if below else '<='} {limit:g})\n")
+    return 1 if failed else 0
+
+
+def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    """Run the CLI; return the exit code."""
+    out, err = out or sys.stdout, err or sys.stderr
+    args = build_parser().parse_args(argv)
+    try:
+        return _evaluate(args, out, err)
+    except (ValueError, OSError, UnicodeError) as exc:
+        err.write(f"error: {exc}\n")
+        return 2
+    except KeyboardInterrupt:
+        err.write("interrupted: no output file was written.\n")
+        return 130
