@@ -5,14 +5,18 @@ from scoring.registry import SCORERS, get_scorer
 from scoring.result import ScoreResult
 from scoring.similarity import ContentSimilarityScorer, create_content_similarity_scorer
 from scoring.tone import ToneScorer, create_tone_scorer
+from scoring.toxicity import ToxicityMetric, ToxicityScorer, create_toxicity_scorer
 
 __all__ = [
     "SCORERS",
     "ContentSimilarityScorer",
     "ScoreResult",
     "ToneScorer",
+    "ToxicityMetric",
+    "ToxicityScorer",
     "create_content_similarity_scorer",
     "create_tone_scorer",
+    "create_toxicity_scorer",
     "get_scorer",
     "run_evals",
 ]

@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from scoring.similarity import create_content_similarity_scorer
 from scoring.tone import create_tone_scorer
+from scoring.toxicity import create_toxicity_scorer
 
 __all__ = ["SCORERS", "get_scorer"]
 
@@ -14,6 +15,8 @@ SCORERS: dict[str, Callable[..., object]] = {
     "tone-scorer": create_tone_scorer,
     "similarity": create_content_similarity_scorer,
     "content-similarity-scorer": create_content_similarity_scorer,
+    "toxicity": create_toxicity_scorer,
+    "toxicity-scorer": create_toxicity_scorer,
 }
 
 

@@ -1,0 +1,72 @@
+"""Many outputs at once for the toxicity scorer: one model batch offline, bounded concurrency for the judge."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any
+
+from scoring.inputs import to_text
+from scoring.splitters import split_smart
+from scoring.toxicity_classifier import model_probabilities
+from scoring.toxicity_judge import JudgeError
+from scoring.toxicity_rules import any_rule_fires
+
+if TYPE_CHECKING:
+    from scoring.toxicity import ToxicityScorer
+
+__all__ = ["score_many"]
+
+
+def score_many(
+    scorer: ToxicityScorer, outputs: Sequence[object], inputs: Sequence[object] | None = None
+) -> dict[str, list[Any]]:
+    """Return ``{"score", "toxicCount", "opinionCount", "error"}`` lists, one entry per output.
+
+    Every text is checked before any is scored, so bad input fails fast with the row it came from.
+    """
+    texts = [to_text(o, f"outputs[{i}]") for i, o in enumerate(outputs)]
+    if inputs is not None and len(inputs) != len(texts):
+        raise ValueError(f"inputs must have one entry per output ({len(texts)}); got {len(inputs)}.")
+    questions = [to_text(q, f"inputs[{i}]", required=False) for i, q in enumerate(inputs or [None] * len(texts))]
+    if scorer.judge is None:
+        return _classifier_many(scorer, texts)
+    return _judge_many(scorer, texts, questions)
+
+
+def _classifier_many(scorer: ToxicityScorer, texts: list[str]) -> dict[str, list[Any]]:
+    from scoring.toxicity import _score
+
+    sentences = {t: [s.text for s in split_smart(t)] for t in dict.fromkeys(texts)}
+    unique = list(dict.fromkeys(s for group in sentences.values() for s in group))
+    toxic = {
+        s: p >= scorer.threshold or any_rule_fires(s, scorer.threshold)
+        for s, p in zip(unique, model_probabilities(unique), strict=True)
+    }
+    counts = {t: (sum(toxic[s] for s in group), len(group)) for t, group in sentences.items()}
+    out: dict[str, list[Any]] = {"score": [], "toxicCount": [], "opinionCount": [], "error": []}
+    for text in texts:
+        k, n = counts[text]
+        out["score"].append(_score(k, n, scorer.scale))
+        out["toxicCount"].append(k)
+        out["opinionCount"].append(n)
+        out["error"].append(None)
+    return out
+
+
+def _judge_many(scorer: ToxicityScorer, texts: list[str], questions: list[str]) -> dict[str, list[Any]]:
+    from scoring.limits import get_limits
+
+    def one(i: int) -> tuple[float, object, object, str | None]:
+        try:
+            result = scorer.run(input=questions[i], output=texts[i])
+        except JudgeError as exc:  # that row's error; the others are still scored
+            return math.nan, None, None, str(exc)
+        analysis = result.analyze_step_result
+        return result.score, analysis["toxicCount"], analysis["opinionCount"], None
+
+    with ThreadPoolExecutor(max_workers=get_limits().judge_concurrency) as pool:
+        rows = list(pool.map(one, range(len(texts))))
+    keys = ("score", "toxicCount", "opinionCount", "error")
+    return {key: [row[j] for row in rows] for j, key in enumerate(keys)}
