@@ -1,0 +1,1 @@
+"""Benchmarks: `python -m bench` (throughput, issue 5); other modules run as `python -m bench.<name>`."""

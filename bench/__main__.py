@@ -1,0 +1,102 @@
+"""``python -m bench``: the speed benchmarks of issue 5, printed as markdown tables for the README."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import subprocess
+import tempfile
+from pathlib import Path
+
+from bench.throughput import _rate, build_rows, cli_run, node_timings, python_timings
+
+
+def _args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
+    parser.add_argument("--rows", type=int, default=20_000, help="rows for the throughput tables (20000)")
+    parser.add_argument("--mastra-rows", type=int, default=2_000, help="rows for @mastra/evals scorer.run (2000)")
+    parser.add_argument("--rounds", type=int, default=3, help="passes per measurement; the best is kept (3)")
+    parser.add_argument("--scale-rows", type=int, default=100_000, help="rows for the all-scorers CLI run (100000)")
+    parser.add_argument("--memory-rows", default="100000,400000", help="two sizes for the peak-memory check")
+    parser.add_argument("--quick", action="store_true", help="small sizes: a smoke run, not the README numbers")
+    return parser.parse_args()
+
+
+def _machine() -> str:
+    node = subprocess.run(["node", "--version"], capture_output=True, text=True, check=False).stdout.strip()
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    return f"{os.cpu_count()} CPUs, Python {platform.python_version()}, Node {node}, load average at start {load}"
+
+
+def _throughput_table(node: dict[str, dict[str, float]], ours: dict[str, tuple[int, float]]) -> list[str]:
+    tone = _rate(node["mastraTone"]["rows"], node["mastraTone"]["seconds"])
+    sim = _rate(node["mastraSimilarity"]["rows"], node["mastraSimilarity"]["seconds"])
+    lines = [
+        "| Scorer | Implementation | Rows | Rows/s | vs `@mastra/evals` `scorer.run` |",
+        "| --- | --- | ---: | ---: | ---: |",
+        f"| tone | `@mastra/evals` `createToneScorer().run` (Node.js) | {node['mastraTone']['rows']:,.0f} | "
+        f"{tone:,.0f} | 1.0x |",
+    ]  # fmt: skip
+    for key, (rows, seconds) in ours.items():
+        label, workers = key.split("|")
+        if label.startswith("tone"):
+            lines.append(f"| tone | ours, `{label}`, {workers} process(es) | {rows:,} | {_rate(rows, seconds):,.0f} | "
+                         f"{_rate(rows, seconds) / tone:,.1f}x |")  # fmt: skip
+    lines.append(f"| similarity | `@mastra/evals` `createContentSimilarityScorer().run` (Node.js) | "
+                 f"{node['mastraSimilarity']['rows']:,.0f} | {sim:,.0f} | 1.0x |")  # fmt: skip
+    for key, (rows, seconds) in ours.items():
+        label, workers = key.split("|")
+        if label.startswith("similarity"):
+            rate = _rate(rows, seconds)
+            lines.append(
+                f"| similarity | ours, `{label}`, {workers} process(es) | {rows:,} | {rate:,.0f} | {rate / sim:,.1f}x |"
+            )
+    return lines
+
+
+def _raw_table(node: dict[str, dict[str, float]], ours: dict[str, tuple[int, float]]) -> list[str]:
+    lines = [
+        "| Library | Node.js npm package (rows/s) | Ours, 1 process (rows/s) | Ours / npm |",
+        "| --- | ---: | ---: | ---: |",
+    ]
+    for name, npm, key in (
+        ("AFINN sentiment", "npmSentiment", "raw afinn|1"),
+        ("Dice similarity", "npmStringSimilarity", "raw dice|1"),
+    ):
+        theirs = _rate(node[npm]["rows"], node[npm]["seconds"])
+        mine = _rate(*ours[key])
+        package = "`sentiment` `analyze`" if npm == "npmSentiment" else "`string-similarity` `compareTwoStrings`"
+        lines.append(f"| {name} | {package}: {theirs:,.0f} | {mine:,.0f} | {mine / theirs:.2f}x |")
+    return lines
+
+
+def main() -> None:
+    args = _args()
+    if args.quick:
+        args.rows, args.mastra_rows, args.rounds, args.scale_rows, args.memory_rows = 2000, 300, 1, 5000, "5000,20000"
+    print(f"Machine: {_machine()}\n")
+    df = build_rows(args.rows)
+    unique = build_rows(args.rows, unique=True)
+    node = node_timings(df, args.mastra_rows, args.rounds)
+    ours = python_timings(df, unique, args.rounds)
+    print(
+        f"### Throughput ({args.rows:,} rows; @mastra/evals on the first {args.mastra_rows:,}; best of {args.rounds})\n"
+    )
+    print("\n".join(_throughput_table(node, ours)) + "\n")
+    print("### Against the raw npm libraries (same rows)\n")
+    print("\n".join(_raw_table(node, ours)) + "\n")
+    with tempfile.TemporaryDirectory() as folder:
+        seconds, peak = cli_run(args.scale_rows, "tone,similarity,toxicity", 2, Path(folder))
+        print("### Scale (CLI, `--workers 2`, CSV in and out)\n\n| Run | Rows | Seconds | Rows/s | Peak RSS (MB) |")
+        print("| --- | ---: | ---: | ---: | ---: |")
+        rate = args.scale_rows / seconds
+        print(f"| tone + similarity + toxicity | {args.scale_rows:,} | {seconds:,.1f} | {rate:,.0f} | {peak:,.0f} |")
+        for rows in (int(x) for x in args.memory_rows.split(",")):
+            seconds, peak = cli_run(rows, "tone,similarity", 2, Path(folder))
+            print(f"| tone + similarity | {rows:,} | {seconds:,.1f} | {rows / seconds:,.0f} | {peak:,.0f} |")
+    print(f"\nLoad average at the end: {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,142 @@
+"""Throughput of the batch path against @mastra/evals and the raw npm libraries, measured in one run.
+
+Run ``python -m bench`` (or ``make bench``); ``--quick`` for a smoke run. Rows are real texts from the
+VADER ground truth (/work/shared/data, or the bundled sample): each row's output joins 3 texts into a
+multi-sentence reply, its input is one more text. Every implementation scores the same rows; each
+figure is the best of ``--rounds`` passes, with our sentence caches cleared before each pass. The scale
+runs call the CLI in a subprocess and sample the RSS of its whole process tree.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import random
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pandas as pd
+import psutil
+
+from scoring import afinn
+from scoring.batch import evaluate
+from scoring.engines import get_engine
+from scoring.similarity import dice_many
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA_DIRS = [ROOT.parent / "shared" / "data" / "vader-ground-truth", ROOT / "tests" / "scoring" / "data"]
+
+
+def source_texts() -> list[str]:
+    """Return the VADER ground-truth texts (all 23,703 when the shared data is there)."""
+    for folder in DATA_DIRS:
+        paths = sorted(folder.glob("*Snippets.csv")) + sorted(folder.glob("tweets.csv"))
+        paths = paths or sorted(folder.glob("vader*.csv"))
+        if paths:
+            texts: list[str] = []
+            for path in paths:
+                with path.open(encoding="utf-8", newline="") as f:
+                    texts.extend(r["text"] for r in csv.DictReader(f) if r.get("text"))
+            return texts
+    raise SystemExit("no VADER ground-truth texts found; expected them in " + ", ".join(map(str, DATA_DIRS)))
+
+
+def build_rows(n: int, *, seed: int = 5, unique: bool = False) -> pd.DataFrame:
+    """Return ``n`` rows (input, output); ``unique`` uses each source text at most once (no repeats)."""
+    texts = source_texts()
+    rng = random.Random(seed)
+    if unique:
+        rng.shuffle(texts)
+        n = min(n, len(texts) // 4)
+        return pd.DataFrame(
+            {"input": texts[:n], "output": [" ".join(texts[n + 3 * i : n + 3 * i + 3]) for i in range(n)]}
+        )
+    return pd.DataFrame(
+        {"input": [rng.choice(texts) for _ in range(n)], "output": [" ".join(rng.sample(texts, 3)) for _ in range(n)]}
+    )
+
+
+def node_timings(df: pd.DataFrame, mastra_rows: int, rounds: int) -> dict[str, dict[str, float]]:
+    """Run bench/js/throughput.mjs on the same rows; return {name: {rows, seconds}}."""
+    payload = {
+        "inputs": df["input"].tolist(),
+        "outputs": df["output"].tolist(),
+        "mastraRows": mastra_rows,
+        "rounds": rounds,
+    }
+    proc = subprocess.run(
+        ["node", str(ROOT / "bench" / "js" / "throughput.mjs")],
+        input=json.dumps(payload).encode("utf-8"), capture_output=True, check=False, timeout=3600,
+    )  # fmt: skip
+    if proc.returncode != 0:
+        raise SystemExit(
+            f"node benchmark failed (run `make setup` for the npm packages):\n{proc.stderr.decode()[-2000:]}"
+        )
+    result: dict[str, dict[str, float]] = json.loads(proc.stdout)
+    return result
+
+
+def _clear_caches() -> None:
+    for name in ("vader", "afinn"):
+        get_engine(name).polarity.cache_clear()  # type: ignore[attr-defined]
+
+
+def best_of(rounds: int, fn: Callable[[], object]) -> float:
+    """Return the fastest of ``rounds`` timed calls, caches cleared before each."""
+    times = []
+    for _ in range(rounds):
+        _clear_caches()
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def python_timings(df: pd.DataFrame, unique: pd.DataFrame, rounds: int) -> dict[str, tuple[int, float]]:
+    """Return {label: (rows, seconds)} for our batch path per scorer, engine and worker count."""
+    evaluate(df.head(200), scorers=["tone", "similarity"])  # load lexicons once, as a warm process would have
+    runs = {
+        "tone afinn/mastra": ({"scorers": ["tone"], "engine": "afinn", "splitter": "mastra"}, df),
+        "tone vader/smart": ({"scorers": ["tone"]}, df),
+        "tone vader/smart, no repeated text": ({"scorers": ["tone"]}, unique),
+        "similarity dice": ({"scorers": ["similarity"]}, df),
+    }
+    out: dict[str, tuple[int, float]] = {}
+    for label, (options, rows) in runs.items():
+        for workers in (1, 2):
+            seconds = best_of(rounds, lambda o=options, r=rows, w=workers: evaluate(r, workers=w, **o))  # type: ignore[misc]
+            out[f"{label}|{workers}"] = (len(rows), seconds)
+    outputs, inputs = df["output"].tolist(), df["input"].tolist()
+    out["raw afinn|1"] = (len(df), best_of(rounds, lambda: afinn.comparatives(outputs)))
+    out["raw dice|1"] = (len(df), best_of(rounds, lambda: dice_many(inputs, outputs)))
+    return out
+
+
+def cli_run(rows: int, scorers: str, workers: int, folder: Path) -> tuple[float, float]:
+    """Score a CSV of ``rows`` rows with the CLI; return (seconds, peak RSS in MB of the process tree)."""
+    source = folder / f"rows{rows}.csv"
+    if not source.exists():
+        build_rows(rows, seed=rows).to_csv(source, index=False)
+    command = [sys.executable, "-m", "scoring", "evaluate", str(source), "--scorers", scorers,
+               "--workers", str(workers), "--out", str(folder / "out.csv"), "--no-progress"]  # fmt: skip
+    start = time.perf_counter()
+    proc = psutil.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    peak = 0
+    while proc.poll() is None:
+        try:
+            tree = [proc, *proc.children(recursive=True)]
+            peak = max(peak, sum(p.memory_info().rss for p in tree if p.is_running()))
+        except psutil.Error:
+            pass
+        time.sleep(0.1)
+    seconds = time.perf_counter() - start
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"CLI failed: {proc.stderr.read().decode()[-2000:] if proc.stderr else ''}")
+    return seconds, peak / 2**20
+
+
+def _rate(rows: float, seconds: float) -> float:
+    return rows / seconds if seconds > 0 else float("inf")
