@@ -96,18 +96,35 @@ def analyze(text: str) -> AfinnAnalysis:
 
 _SEPARATOR = "\x00"  # neither JS whitespace, punctuation nor cased: tokenising cannot cross it
 _ASCII_PUNCT_TO_SPACE = bytes.maketrans((_PUNCTUATION + "\n").encode(), b" " * (len(_PUNCTUATION) + 1))
-_ASCII_WS_RUN = re.compile(rb"[\t\n\v\f\r ]{2,}")
+_SENTINEL = 1 << 40  # the separator token's value: no word scores that much
+_RARE_WS = re.compile("[\x00\t\x0b\x0c\r]")
 
 
-def _token_lists(texts: Sequence[str]) -> list[list[str]]:
-    """Tokenise like :func:`tokenize`; ASCII texts go through bytes operations in one pass."""
-    plain = [i for i, t in enumerate(texts) if t.isascii() and _SEPARATOR not in t]
-    joined = _SEPARATOR.join([texts[i] for i in plain]).lower().encode("ascii").translate(_ASCII_PUNCT_TO_SPACE)
-    parts = _ASCII_WS_RUN.sub(b" ", joined).decode("ascii").split(_SEPARATOR)
-    out: list[list[str] | None] = [None] * len(texts)
-    for i, part in zip(plain, parts, strict=False):  # no ASCII text: parts is [""] and plain is empty
-        out[i] = part.strip(JS_WHITESPACE).split(" ")
-    return [tokenize(texts[i]) if tokens is None else tokens for i, tokens in enumerate(out)]
+@cache
+def _byte_lexicon() -> tuple[dict[bytes, int], frozenset[bytes]]:
+    words = {w.encode(): v for w, v in lexicon().items() if w.isascii()}
+    return {**words, b"\x00": _SENTINEL}, frozenset(n.encode() for n in NEGATORS)
+
+
+def _ascii_comparatives(texts: Sequence[str]) -> list[float]:
+    """``comparative`` of ASCII texts whose only whitespace is space and newline, all in one bytes pass.
+
+    There JavaScript's collapse-trim-split is ``bytes.split()``; texts are joined by a separator token.
+    """
+    labels, negators = _byte_lexicon()
+    data = _SEPARATOR.join(texts).encode("ascii").lower().translate(_ASCII_PUNCT_TO_SPACE)
+    tokens = data.replace(b"\x00", b" \x00 ").split()
+    padded = chain(map(labels.get, tokens, repeat(0)), [0])  # a last 0 so reduceat may start past the end
+    values = np.fromiter(padded, dtype=np.int64, count=len(tokens) + 1)
+    separators = np.flatnonzero(values == _SENTINEL)
+    values[separators] = 0
+    for i in np.flatnonzero(values).tolist():
+        if i > 0 and tokens[i - 1] in negators:
+            values[i] = -values[i]
+    bounds = np.concatenate(([-1], separators, [len(tokens)]))
+    counts = np.maximum(np.diff(bounds) - 1, 1)  # an empty text is one empty token, as "".split(" ")
+    result: list[float] = (np.add.reduceat(values, bounds[:-1] + 1) / counts).tolist()
+    return result
 
 
 def comparatives(texts: Sequence[str]) -> list[float]:
@@ -116,16 +133,6 @@ def comparatives(texts: Sequence[str]) -> list[float]:
     >>> comparatives(["good day", "not good", ""])
     [1.5, -1.5, 0.0]
     """
-    if not texts:
-        return []
-    token_lists = _token_lists(texts)
-    tokens = list(chain.from_iterable(token_lists))
-    values = np.fromiter(map(lexicon().get, tokens, repeat(0)), dtype=np.int64, count=len(tokens))
-    lengths = np.fromiter(map(len, token_lists), dtype=np.int64, count=len(token_lists))
-    starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
-    first = set(starts.tolist())
-    for i in np.flatnonzero(values).tolist():
-        if i not in first and tokens[i - 1] in NEGATORS:
-            values[i] = -values[i]
-    result: list[float] = (np.add.reduceat(values, starts) / lengths).tolist()
-    return result
+    fast = [i for i, t in enumerate(texts) if t.isascii() and not _RARE_WS.search(t)]
+    done = dict(zip(fast, _ascii_comparatives([texts[i] for i in fast]), strict=True)) if fast else {}
+    return [done[i] if i in done else analyze(t).comparative for i, t in enumerate(texts)]
