@@ -6,10 +6,13 @@ import math
 
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from scoring import create_content_similarity_scorer, create_tone_scorer, run_evals
+from scoring import afinn, create_content_similarity_scorer, create_tone_scorer, run_evals
 from scoring.batch import BatchResult, evaluate, make_spec
 from scoring.loaders import ColumnMap
+from scoring.similarity import dice, dice_many
 
 TEXTS = [
     "Thanks for reaching out! I'm happy to help. Your order ships tomorrow.",
@@ -177,3 +180,24 @@ def test_evaluate_empty_frame() -> None:
     result = evaluate(pd.DataFrame({"output": [], "input": []}), scorers=["tone", "similarity"])
     assert isinstance(result, BatchResult) and len(result.table) == 0
     assert result.summary["count"].tolist() == [0, 0] and math.isnan(result.summary.loc["tone-scorer", "mean"])
+
+
+_ALPHABET = st.sampled_from(
+    ["good", "bad", "not", "don't", "never", "so", "very", "GREAT", "😂", "é", " ", "  ", "\t", "\n", ".", "!", "?",
+     "\x00", "\x1c", "\u00a0", "Dr.", "ok"]
+)  # fmt: skip
+_TEXTS = st.lists(st.lists(_ALPHABET, max_size=12).map("".join), min_size=1, max_size=8)
+
+
+@settings(max_examples=60, deadline=None)
+@given(texts=_TEXTS)
+def test_bulk_paths_equal_the_one_text_functions(texts: list[str]) -> None:
+    assert afinn.comparatives(texts) == [afinn.analyze(t).comparative for t in texts]
+    assert dice_many(texts, texts[::-1]) == [dice(a, b) for a, b in zip(texts, texts[::-1], strict=True)]
+    similarity = create_content_similarity_scorer()
+    assert similarity.score_many(texts, texts[::-1])["score"] == [
+        similarity.run(input=a, output=b).score for a, b in zip(texts, texts[::-1], strict=True)
+    ]
+    for engine, splitter in (("afinn", "mastra"), ("vader", "smart")):
+        tone = create_tone_scorer(engine=engine, splitter=splitter)
+        assert tone.score_many(texts)["score"] == [tone.run(output=t).score for t in texts]
