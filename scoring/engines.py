@@ -6,7 +6,14 @@ from collections.abc import Sequence
 from functools import cache, lru_cache
 from typing import Protocol
 
-from vaderSentiment.vaderSentiment import BOOSTER_DICT, N_SCALAR, NEGATE, SentimentIntensityAnalyzer, SentiText
+from vaderSentiment.vaderSentiment import (
+    BOOSTER_DICT,
+    N_SCALAR,
+    NEGATE,
+    SPECIAL_CASES,
+    SentimentIntensityAnalyzer,
+    SentiText,
+)
 
 from scoring import afinn
 
@@ -60,7 +67,7 @@ def _negated(word: str) -> bool:
 
 
 class _Vader(SentimentIntensityAnalyzer):  # type: ignore[misc]
-    """vaderSentiment's analyzer with its negation check lower-casing 3 words instead of the whole text."""
+    """vaderSentiment's analyzer, its negation and idiom checks lower-casing 3-6 words instead of the whole text."""
 
     @staticmethod
     def _negation_check(valence: float, words: list[str], start_i: int, i: int) -> float:
@@ -80,6 +87,28 @@ class _Vader(SentimentIntensityAnalyzer):  # type: ignore[misc]
         if w3 == "without" and (w2 == "doubt" or w1 == "doubt"):
             return valence
         return valence * N_SCALAR if _negated(w3) else valence
+
+    @staticmethod
+    def _special_idioms_check(valence: float, words: list[str], i: int) -> float:
+        """Same rules and results as ``SentimentIntensityAnalyzer._special_idioms_check`` (3.3.2)."""
+
+        def low(k: int) -> str:
+            return str(words[k]).lower()
+
+        w3, w2, w1, w0 = low(i - 3), low(i - 2), low(i - 1), low(i)
+        threetwoone, threetwo, twoone = f"{w3} {w2} {w1}", f"{w3} {w2}", f"{w2} {w1}"
+        for seq in (f"{w1} {w0}", f"{w2} {w1} {w0}", twoone, threetwoone, threetwo):
+            if seq in SPECIAL_CASES:
+                valence = SPECIAL_CASES[seq]
+                break
+        if len(words) - 1 > i and (zeroone := f"{w0} {low(i + 1)}") in SPECIAL_CASES:
+            valence = SPECIAL_CASES[zeroone]
+        if len(words) - 1 > i + 1 and (zeroonetwo := f"{w0} {low(i + 1)} {low(i + 2)}") in SPECIAL_CASES:
+            valence = SPECIAL_CASES[zeroonetwo]
+        for n_gram in (threetwoone, threetwo, twoone):
+            if n_gram in BOOSTER_DICT:
+                valence = valence + BOOSTER_DICT[n_gram]
+        return valence
 
 
 class VaderEngine:
