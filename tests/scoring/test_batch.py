@@ -8,9 +8,11 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
 
 from scoring import afinn, create_content_similarity_scorer, create_tone_scorer, run_evals
 from scoring.batch import BatchResult, evaluate, make_spec
+from scoring.engines import get_engine
 from scoring.loaders import ColumnMap
 from scoring.similarity import dice, dice_many
 
@@ -201,3 +203,20 @@ def test_bulk_paths_equal_the_one_text_functions(texts: list[str]) -> None:
     for engine, splitter in (("afinn", "mastra"), ("vader", "smart")):
         tone = create_tone_scorer(engine=engine, splitter=splitter)
         assert tone.score_many(texts)["score"] == [tone.run(output=t).score for t in texts]
+
+
+_VADER_WORDS = st.sampled_from(
+    ["good", "bad", "not", "never", "so", "this", "without", "doubt", "kind", "of", "but", "very", "GREAT", "the",
+     "yeah right", "cut the mustard", "hand to mouth", "bad ass", "sort of", "kiss of death", "no", "least", ":)", "!"]
+)  # fmt: skip
+
+
+_REFERENCE_VADER = SentimentIntensityAnalyzer()
+
+
+@settings(max_examples=150, deadline=None)
+@given(words=st.lists(_VADER_WORDS, max_size=10))
+def test_fast_vader_equals_vader_sentiment(words: list[str]) -> None:
+    text = " ".join(words)
+    expected = _REFERENCE_VADER.polarity_scores(text)["compound"]
+    assert get_engine("vader")._polarity(text) == expected  # type: ignore[attr-defined]
