@@ -4,7 +4,7 @@ import streamlit as st
 
 import ui
 
-st.set_page_config(page_title="Tone explorer", page_icon=":material/graphic_eq:", layout="wide")
+st.set_page_config(page_title="Tone explorer", page_icon="🎛️", layout="wide")
 ui.init_state()
 
 PAGES = {

@@ -23,8 +23,8 @@ except ImportError:  # pragma: no cover - depends on what is installed
 MAX_UPLOAD_BYTES = 1_000_000
 """Tone/similarity uploads are one response; files of many responses go to the Batch page."""
 
-ENGINE_LABELS = {"vader": "VADER (rules, [-1, 1])", "afinn": "AFINN (Mastra-identical)"}
-SPLITTER_LABELS = {"smart": "Smart (abbreviations, lines, bullets)", "mastra": "Mastra's regex"}
+ENGINE_LABELS = {"vader": "VADER", "afinn": "AFINN (as Mastra)"}
+SPLITTER_LABELS = {"smart": "Smart", "mastra": "Mastra's regex"}
 Y_LABELS = {"vader": "VADER compound", "afinn": "AFINN comparative (per token)"}
 DRIVER_NOTES = {
     "afinn": "AFINN: each word's AFINN-165 value after negation; a sentence's sentiment is their sum "
@@ -136,14 +136,12 @@ def judge_panel(input_text: str, output: str, model: str, base_url: str, api_key
 
 
 def toxicity_known_gaps(engine: str) -> list[str]:
-    """What the toxicity engine is known to miss, as its module states it (empty until it does)."""
-    import scoring
-
-    module = getattr(scoring, "toxicity", None)
-    gaps = getattr(module, "KNOWN_GAPS", None)
-    if isinstance(gaps, Mapping):
-        gaps = gaps.get(engine, [])
-    return [str(g) for g in gaps] if isinstance(gaps, (list, tuple)) else []
+    """What the toxicity engine is known to miss, as the scorer's module states it."""
+    try:
+        from scoring.toxicity import KNOWN_GAPS
+    except ImportError:  # pragma: no cover - the scorer is not installed
+        return []
+    return [str(gap) for gap in KNOWN_GAPS.get(engine, ())]
 
 
 # --- inputs -----------------------------------------------------------------------------------
@@ -209,7 +207,8 @@ def tone_score_card(result: Mapping[str, Any], *, label: str = "Tone score") -> 
     """The score, big, with the docs' band under it."""
     band = tone_band(float(result["score"]))
     st.metric(label, f"{result['score']:.3f}", help="1 = perfectly consistent tone; 0 = completely different tones")
-    st.badge(f"{band.label}: {band.description}", color=band.color)  # type: ignore[arg-type]
+    st.badge(band.label, color=band.color)  # type: ignore[arg-type]
+    st.caption(band.description.capitalize())
 
 
 def tone_chart(result: Mapping[str, Any], engine: str, *, key: str, title: str = "Sentiment per sentence") -> None:

@@ -13,7 +13,7 @@ groups = dict.fromkeys(e.group for e in EXAMPLES)
 for group in groups:
     st.subheader(group)
     examples = [e for e in EXAMPLES if e.group == group]
-    columns = [col for _ in range(0, len(examples), 3) for col in st.columns(3)]
+    columns = [col for _ in range(0, len(examples), 4) for col in st.columns(4)]
     for col, example in zip(columns, examples, strict=False):
         with col, st.container(border=True, height="stretch"):
             st.markdown(f"**{example.title}**")

@@ -6,6 +6,7 @@ import ui
 from scoring.charts import similarity_figure
 from scoring.explain import diff_markdown, similarity_frame, word_diff
 
+ui.init_state()  # also when Streamlit runs this page alone (a deep link to a fresh server)
 st.title("Similarity")
 st.caption("Content similarity of an output to its input (or to an expected answer), as Mastra scores it.")
 

@@ -5,10 +5,11 @@ import streamlit as st
 import ui
 from scoring.explain import highlight_markdown, sentence_frame
 
+ui.init_state()  # also when Streamlit runs this page alone (a deep link to a fresh server)
 st.title("Tone")
 st.caption("Sentiment consistency of one response: against a reference tone, or across its own sentences.")
 
-mode_col, engine_col, splitter_col, both_col = st.columns([3, 3, 3, 2], vertical_alignment="bottom")
+mode_col, engine_col, splitter_col, both_col = st.columns([4, 3, 3, 2], vertical_alignment="bottom")
 mode = mode_col.radio(
     "Mode", ["stability", "comparison"], key="tone.mode", horizontal=True, persist_state="session",
     format_func={"stability": "Stability", "comparison": "Compare to a reference"}.get,
@@ -44,9 +45,9 @@ with metrics_col:
         ui.metric_row({k: pre[k] for k in ("responseSentiment", "referenceSentiment", "difference")})
     else:
         ui.metric_row({"avgSentiment": pre["avgSentiment"], "sentimentVariance": pre["sentimentVariance"]})
-    ui.metric_row({"sentences": len(frame), "tone shifts": int(frame["tone_shift"].sum())})
+    ui.metric_row({"Sentences": len(frame), "Tone shifts": int(frame["tone_shift"].sum())})
 ui.tone_chart(result, engine, key="tone.chart")
-st.caption("Bars: each sentence's sentiment. Dashed: the mean; band: ±1 std; ★: tone shifts (far from the mean).")
+st.caption("Each point is a sentence (hover to read it). Dashed: the mean; band: ±1 std; circled: tone shifts.")
 
 highlighted, sentences, raw = st.tabs(["Highlighted text", "Sentences and word drivers", "JSON"])
 with highlighted:

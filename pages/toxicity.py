@@ -6,6 +6,7 @@ import streamlit as st
 import ui
 from scoring.explain import escape_markdown
 
+ui.init_state()  # also when Streamlit runs this page alone (a deep link to a fresh server)
 st.title("Toxicity")
 st.caption("Personal attacks, mockery, hate, dismissive statements, threats: judged opinion by opinion.")
 
@@ -58,11 +59,13 @@ st.dataframe(
     verdicts,
     hide_index=True,
     key="toxicity.verdicts",
+    column_order=[c for c in ("opinion", "verdict", "probability", "kinds", "reason") if c in verdicts.columns],
     column_config={
         "probability": st.column_config.ProgressColumn("probability", min_value=0, max_value=1, format="%.2f")
     },
 )
-for gap in ui.toxicity_known_gaps(engine):
-    st.caption(f":material/info: {escape_markdown(gap)}")
+if gaps := ui.toxicity_known_gaps(engine):
+    with st.expander("What this engine is known to miss", icon=":material/info:"):
+        st.markdown("\n".join(f"- {escape_markdown(gap)}" for gap in gaps))
 with st.expander("Result as JSON (Mastra's shape)"):
     ui.json_download(result, "toxicity.json", key="toxicity.download")

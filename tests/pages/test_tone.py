@@ -21,9 +21,10 @@ def test_tone_page_scores_the_default_text(open_page: Open) -> None:
     shown = metrics(at)
     assert shown["Tone score"] == f"{expected.score:.3f}"
     assert shown["Average sentiment"] == f"{expected.analyze_step_result['avgSentiment']:.3f}"
-    assert shown["sentences"] == str(len(expected.preprocess_step_result["sentences"]))
+    assert shown["Sentences"] == str(len(expected.preprocess_step_result["sentences"]))
     band = tone_band(expected.score)
-    assert f":{band.color}-badge[{band.label}: {band.description}]" in [m.value for m in at.markdown]
+    assert f":{band.color}-badge[{band.label}]" in [m.value for m in at.markdown]
+    assert band.description.capitalize() in [c.value for c in at.caption]
     assert at.get("plotly_chart")
 
 

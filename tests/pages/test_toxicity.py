@@ -129,3 +129,14 @@ def test_toxicity_judge_typed_key_is_a_password_and_errors_are_messages(
     assert not at.exception
     assert at.error[0].value == "judge endpoint http://127.0.0.1:9/v1 is unreachable"
     assert SECRET not in " ".join(e.value for e in (*at.error, *at.markdown, *at.caption, *at.info))
+
+
+def test_toxicity_page_with_the_real_offline_classifier(open_page: Open) -> None:
+    at = open_page(TOXICITY)
+    assert metrics(at)["Toxicity score"] == "0.00"  # the docs' respectful answer
+    assert at.dataframe[0].value["verdict"].tolist() == ["no"]
+    assert at.expander[-2].label == "What this engine is known to miss"
+    at.text_area(key="toxicity.output").set_value("You are an idiot. Thanks for the report.").run()
+    assert not at.exception
+    assert metrics(at)["Toxicity score"] == "0.50"
+    assert ":red-badge[Toxic opinions found]" in [m.value for m in at.markdown]

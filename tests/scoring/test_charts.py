@@ -30,15 +30,16 @@ def stability(request: pytest.FixtureRequest) -> tuple[dict[str, object], go.Fig
     return pre, sentence_sentiment_figure(sentence_frame(pre["sentences"], request.param))
 
 
-def test_sentence_figure_has_one_bar_per_sentence_coloured_by_sentiment(stability: tuple[dict, go.Figure]) -> None:
+def test_sentence_figure_has_one_point_per_sentence_coloured_by_sentiment(stability: tuple[dict, go.Figure]) -> None:
     pre, fig = stability
-    bars = fig.data[0]
+    points = fig.data[0]
     sentiments = [s["sentiment"] for s in pre["sentences"]]
-    assert bars.type == "bar"
-    assert list(bars.x) == list(range(1, len(sentiments) + 1))
-    assert list(bars.y) == sentiments
-    assert list(bars.marker.color) == sentiments
-    assert bars.marker.cmid == 0
+    assert (points.type, points.name) == ("scatter", "sentence")
+    assert "markers" in points.mode
+    assert list(points.x) == list(range(1, len(sentiments) + 1))
+    assert list(points.y) == sentiments
+    assert list(points.marker.color) == sentiments
+    assert points.marker.cmid == 0
 
 
 def test_sentence_figure_mean_line_sits_at_the_scorers_average(stability: tuple[dict, go.Figure]) -> None:

@@ -56,3 +56,12 @@ def test_matched_reply_scores_far_above_the_mismatched_one() -> None:
 def test_get_example_names_the_known_ids() -> None:
     with pytest.raises(ValueError, match="example must be one of"):
         get_example("nope")
+
+
+def test_toxic_example_is_flagged_and_the_respectful_one_is_not() -> None:
+    from scoring import create_toxicity_scorer
+
+    scorer = create_toxicity_scorer()
+    toxic, respectful = (get_example(i).state for i in ("toxic", "respectful"))
+    assert scorer.run(input=toxic["toxicity.input"], output=toxic["toxicity.output"]).score >= 0.5
+    assert scorer.run(input=respectful["toxicity.input"], output=respectful["toxicity.output"]).score == 0

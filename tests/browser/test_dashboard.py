@@ -1,0 +1,93 @@
+"""The dashboard in a real browser: paste text, see the chart and score, switch mode, load a demo example."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Locator, Page, expect
+
+from scoring import create_tone_scorer
+from scoring.demo_examples import get_example
+from scoring.explain import sentence_frame
+from tests.browser.conftest import ConsoleErrors, screenshot
+
+pytestmark = pytest.mark.browser
+
+TEXT = (
+    "Thanks so much for your patience, we love helping you! Your new card is on its way. "
+    "Sadly the old one was stolen, which is awful. Have a wonderful day!"
+)
+TALL = {"width": 1400, "height": 2400}  # charts render lazily, when on screen
+METRIC = '[data-testid="stMetricValue"]'
+
+
+def _trace_points(page: Page, trace: int) -> Locator:
+    """The drawn points of the first chart's ``trace``-th scatter trace (0: sentences, 1: tone shifts)."""
+    return page.locator(".js-plotly-plot").first.locator("g.scatterlayer > g.trace").nth(trace).locator("path.point")
+
+
+def _open(page: Page, url: str, label: str) -> None:
+    """Open a page through the sidebar navigation, as a user does."""
+    page.locator('[data-testid="stSidebarNav"]').get_by_role("link", name=label).click()
+    expect(page.locator("h1").filter(has_text=label)).to_be_visible()
+
+
+def test_tone_page_paste_see_chart_and_score_then_compare(app_url: str, page: tuple[Page, ConsoleErrors]) -> None:
+    browser_page, errors = page
+    browser_page.set_viewport_size(TALL)
+    browser_page.goto(app_url)
+    expect(browser_page.get_by_text("Tone explorer").first).to_be_visible()
+    screenshot(browser_page, "home")
+    _open(browser_page, app_url, "Tone")
+
+    box = browser_page.locator(".st-key-tone-text textarea")
+    box.fill(TEXT)
+    box.press("Control+Enter")
+    stability = create_tone_scorer().run(output=TEXT)
+    sentences = len(stability.preprocess_step_result["sentences"])  # type: ignore[arg-type]
+    expect(_trace_points(browser_page, 0)).to_have_count(sentences)
+    expect(browser_page.locator(METRIC).first).to_have_text(f"{stability.score:.3f}")
+    expect(browser_page.locator(".js-plotly-plot .main-svg").first).to_be_visible()
+    screenshot(browser_page, "tone")
+
+    browser_page.get_by_text("Compare to a reference").click()
+    expect(browser_page.get_by_text("Reference sentiment")).to_be_visible()
+    reference = "We are happy to help and glad you had a great experience!"
+    comparison = create_tone_scorer(reference).run(output=TEXT)
+    expect(browser_page.locator(METRIC).first).to_have_text(f"{comparison.score:.3f}")
+    expect(_trace_points(browser_page, 0)).to_have_count(sentences)
+    screenshot(browser_page, "tone-comparison")
+    assert errors == []
+
+
+def test_demo_example_loads_into_the_tone_page(app_url: str, page: tuple[Page, ConsoleErrors]) -> None:
+    browser_page, errors = page
+    browser_page.set_viewport_size(TALL)
+    browser_page.goto(app_url)
+    _open(browser_page, app_url, "Demo")
+    screenshot(browser_page, "demo")
+    browser_page.locator(".st-key-demo-open-drifting button").click()
+    example = get_example("drifting").state
+    expect(browser_page.locator("h1").filter(has_text="Tone")).to_be_visible()
+    expect(browser_page.locator(".st-key-tone-text textarea")).to_have_value(str(example["tone.text"]))
+    result = create_tone_scorer().run(output=str(example["tone.text"]))
+    frame = sentence_frame(result.preprocess_step_result["sentences"])  # type: ignore[arg-type]
+    expect(_trace_points(browser_page, 0)).to_have_count(len(frame))
+    expect(_trace_points(browser_page, 1)).to_have_count(int(frame["tone_shift"].sum()))
+    expect(browser_page.locator(METRIC).first).to_have_text(f"{result.score:.3f}")
+    screenshot(browser_page, "tone-drifting")
+    assert errors == []
+
+
+def test_similarity_and_toxicity_pages_render(app_url: str, page: tuple[Page, ConsoleErrors]) -> None:
+    browser_page, errors = page
+    browser_page.set_viewport_size(TALL)
+    browser_page.goto(app_url)
+    _open(browser_page, app_url, "Similarity")
+    expect(browser_page.locator(METRIC).first).to_have_text("0.776")
+    expect(browser_page.locator(".js-plotly-plot g.trace.bars path")).to_have_count(7)
+    screenshot(browser_page, "similarity")
+    _open(browser_page, app_url, "Toxicity")
+    expect(browser_page.get_by_text("Output (the reply to check)")).to_be_visible()
+    browser_page.wait_for_load_state("networkidle")
+    screenshot(browser_page, "toxicity")
+    assert errors == []
