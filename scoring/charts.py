@@ -59,7 +59,7 @@ def sentence_sentiment_figure(
     title: str = "Sentiment per sentence",
     y_label: str = "sentiment",
 ) -> go.Figure:
-    """Return a bar per sentence coloured by sentiment, the mean line, a ±1 std band and tone shifts.
+    """Return a point per sentence coloured by sentiment, the mean line, a ±1 std band and tone shifts.
 
     Args:
         frame: :func:`scoring.explain.sentence_frame` output (sentence, text, sentiment, tone_shift).
@@ -72,13 +72,22 @@ def sentence_sentiment_figure(
     hover = [[_hover_text(str(t))] for t in frame["text"]]
     mean, std = sentence_stats(y)
     fig = go.Figure()
+    size = 14 if len(x) <= 40 else 8
     fig.add_trace(
-        go.Bar(
+        go.Scatter(
             x=x,
             y=y,
+            mode="lines+markers",
             name="sentence",
             customdata=hover,
-            marker={"color": y, "colorscale": SENTIMENT_COLORSCALE, "cmid": 0, "line": {"width": 0}},
+            line={"color": "#c5cad3", "width": 1.5},
+            marker={
+                "color": y,
+                "colorscale": SENTIMENT_COLORSCALE,
+                "cmid": 0,
+                "size": size,
+                "line": {"width": 1, "color": "#ffffff"},
+            },
             hovertemplate="<b>Sentence %{x}</b> · sentiment %{y:.3f}<br>%{customdata[0]}<extra></extra>",
         )
     )
@@ -89,7 +98,7 @@ def sentence_sentiment_figure(
             y=shifts["sentiment"].astype(float).tolist(),
             mode="markers",
             name="tone shift",
-            marker={"symbol": "star", "size": 15, "color": "#f39c12", "line": {"width": 1, "color": "#7e5109"}},
+            marker={"symbol": "circle-open", "size": size + 12, "color": "#e67e22", "line": {"width": 3}},
             hovertemplate="<b>Tone shift</b> at sentence %{x}<extra></extra>",
             visible=True if len(shifts) else "legendonly",
         )
@@ -116,7 +125,6 @@ def sentence_sentiment_figure(
         yaxis={"title": y_label, "zeroline": True, "zerolinecolor": "#d5d8dc"},
         legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "xanchor": "right", "x": 1},
         margin={"t": 70, "b": 40, "l": 50, "r": 20},
-        bargap=0.25,
         hoverlabel={"align": "left"},
     )
     return fig
