@@ -145,12 +145,12 @@ def show_rows(table: pd.DataFrame, group: str | None, options: RunOptions) -> No
     event = st.dataframe(shown.rename_axis("row"), column_config=config, column_order=order, on_select="rerun",
                          selection_mode="single-row", key="batch.rows", height=360)  # fmt: skip
     if event.selection.rows:
-        drill_down(view.iloc[event.selection.rows[0]], int(event.selection.rows[0]), options)
+        position = int(event.selection.rows[0])
+        drill_down(view.iloc[position], str(shown.index[position]), options)
 
 
-def drill_down(row: pd.Series, position: int, options: RunOptions) -> None:
-    """One row: its text, its scores, and its per-sentence sentiment chart."""
-    name = row.name + 1 if isinstance(row.name, int) else row.name
+def drill_down(row: pd.Series, name: str, options: RunOptions) -> None:
+    """One row (``name``: its label in the table): its text, its scores, and its per-sentence sentiment chart."""
     st.subheader(f"Row {name}")
     output = row.get(options.columns.output)
     if not isinstance(output, str) or not output.strip():
@@ -165,9 +165,7 @@ def drill_down(row: pd.Series, position: int, options: RunOptions) -> None:
         reference = str(row[options.reference_column]) or None
     result = ui.attempt(ui.tone_result, output, reference, options.engine, "smart")
     if result is not None:
-        ui.tone_chart(
-            result, options.engine, key=f"batch.drill.{position}", title=f"Row {name}: sentiment per sentence"
-        )
+        ui.tone_chart(result, options.engine, key=f"batch.drill.{name}", title=f"Row {name}: sentiment per sentence")
 
 
 def show_downloads(result: Any, loaded: Loaded, options: RunOptions, report: dict[str, Any]) -> None:
@@ -181,7 +179,7 @@ def show_downloads(result: Any, loaded: Loaded, options: RunOptions, report: dic
         ("HTML report", partial(render_report, **report), f"{stem}-report.html", "text/html"),
     ]
     for col, (label, data, file_name, mime) in zip(st.columns(len(files)), files, strict=True):
-        col.download_button(label, data, file_name=file_name, mime=mime, key=f"batch.dl.{label}",
+        col.download_button(label, data, file_name=file_name, mime=mime, key=f"batch.dl.{label}", on_click="ignore",
                             icon=":material/download:", width="stretch")  # fmt: skip
     st.caption("CSV cells starting with = + - @ (formula triggers) get a leading ' so a spreadsheet shows them as "
                "text. The report is one HTML file with interactive charts; it needs no internet.")  # fmt: skip

@@ -36,7 +36,7 @@ results_ui.show_cards(result)
 group, a, b, pair_on = results_ui.ab_settings(result.table, loaded, run_options)
 figs = results_ui.figures(result.table, run_options, group)
 found: list = []
-charts, rows, ab, downloads = st.tabs(["Charts", "Rows, worst first", "A/B comparison", "Downloads"])
+charts, rows, ab, downloads = st.tabs(["Charts", "Rows, worst first", "A/B comparison", "Downloads"], key="batch.tabs")
 with charts:
     results_ui.show_figures(figs, len(result.table))
 with rows:

@@ -163,6 +163,7 @@ def similarity_figure(frame: pd.DataFrame, *, selected: str | None = "dice") -> 
 # --- Batch evaluation figures (the Batch page and the HTML report) ---------------------------------
 
 _GROUP_COLORS = ["#1f6feb", "#e67e22", "#16a085", "#8e44ad", "#c0392b", "#7f8c8d"]
+_TOP_LEGEND = {"orientation": "h", "yanchor": "bottom", "y": 1.02, "xanchor": "right", "x": 1}
 
 
 def _groups(df: pd.DataFrame, group: str | None) -> list[tuple[str, pd.DataFrame]]:
@@ -193,7 +194,8 @@ def score_histogram_figure(df: pd.DataFrame, *, column: str, group: str | None =
         xaxis={"title": "score", "range": [0, end]},
         yaxis={"title": "rows"},
         showlegend=group is not None,
-        margin={"t": 50, "b": 40, "l": 50, "r": 10},
+        legend=_TOP_LEGEND,
+        margin={"t": 70, "b": 40, "l": 50, "r": 10},
     )
     return fig
 
@@ -225,7 +227,8 @@ def sentiment_similarity_figure(
         xaxis={"title": html.escape(x), "zeroline": True, "zerolinecolor": "#d5d8dc"},
         yaxis={"title": html.escape(y)},
         showlegend=group is not None,
-        margin={"t": 50, "b": 40, "l": 50, "r": 10},
+        legend=_TOP_LEGEND,
+        margin={"t": 70, "b": 40, "l": 50, "r": 10},
         hoverlabel={"align": "left"},
     )
     return fig
@@ -261,7 +264,7 @@ def group_means_figure(summary: pd.DataFrame) -> go.Figure:
         title="Mean score per group (95% bootstrap CI)",
         barmode="group",
         yaxis={"title": "mean score", "rangemode": "tozero"},
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "xanchor": "right", "x": 1},
+        legend=_TOP_LEGEND,
         margin={"t": 70, "b": 40, "l": 50, "r": 10},
     )
     return fig

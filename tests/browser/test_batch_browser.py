@@ -1,0 +1,89 @@
+"""The Batch page in a real browser: upload a file, score it, see cards and table, drill down, download."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+import batch_ui
+from scoring.batch import evaluate
+from scoring.loaders import read_table
+from tests.browser.conftest import ConsoleErrors, screenshot
+
+pytestmark = pytest.mark.browser
+
+METRIC = '[data-testid="stMetricValue"]'
+FORMULA = '=HYPERLINK("http://example.invalid","click")'
+
+
+def _upload_file(tmp_path: Path) -> Path:
+    """The first 40 sample rows (20 questions x 2 versions) plus a reply that looks like a formula."""
+    with batch_ui.SAMPLE_PATH.open(encoding="utf-8", newline="") as fh:
+        rows = list(csv.DictReader(fh))[:40]
+    rows.append({**rows[0], "id": "r999", "input": "Can you add 1 and 1 in a spreadsheet?", "output": FORMULA})
+    path = tmp_path / "replies.csv"
+    with path.open("w", encoding="utf-8", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
+
+
+def test_upload_score_see_cards_table_drill_down_and_download(
+    app_url: str, page: tuple[Page, ConsoleErrors], tmp_path: Path
+) -> None:
+    browser, errors = page
+    browser.set_viewport_size({"width": 1400, "height": 2400})
+    browser.goto(app_url)
+    expect(browser.locator("h1").filter(has_text="Tone explorer")).to_be_visible()  # the router's navigation is up
+    browser.locator('[data-testid="stSidebarNav"]').get_by_role("link", name="Batch", exact=True).click()
+    expect(browser.locator("h1").filter(has_text="Batch evaluation")).to_be_visible()
+
+    browser.locator(".st-key-batch-source").get_by_text("Upload a file", exact=True).click()
+    expect(browser.get_by_text("up to 50 MB", exact=False).first).to_be_visible()
+    upload = _upload_file(tmp_path)
+    browser.locator(".st-key-batch-upload input[type=file]").set_input_files(upload)
+    expect(browser.get_by_text("41 rows", exact=False).first).to_be_visible()
+    browser.get_by_role("button", name="Score the file").click()
+
+    table = read_table(upload)
+    expected = evaluate(table, reference_column="reference").summary["mean"]
+    expect(browser.get_by_text("tone-scorer · mean")).to_be_visible(timeout=60_000)
+    expect(browser.locator(METRIC).first).to_have_text(f"{expected['tone-scorer']:.3f}")
+    expect(browser.locator(METRIC).nth(1)).to_have_text(f"{expected['content-similarity-scorer']:.3f}")
+    expect(browser.get_by_text("All 41 rows were scored by every scorer.")).to_be_visible()
+    expect(browser.locator(".js-plotly-plot .main-svg").first).to_be_visible()
+    screenshot(browser, "batch")
+
+    browser.get_by_role("tab", name="Rows, worst first").click()
+    grid = browser.locator(".st-key-batch-rows [data-testid=stDataFrame]")
+    expect(grid).to_be_visible()
+    box = grid.bounding_box()
+    assert box is not None
+    browser.mouse.click(box["x"] + 18, box["y"] + 35 + 17)  # the first row's selection checkbox
+    expect(browser.get_by_role("heading", name="Row ")).to_be_visible()
+    expect(browser.get_by_text("sentiment per sentence", exact=False).first).to_be_visible()
+
+    browser.get_by_role("tab", name="A/B comparison").click()
+    expect(browser.get_by_text("support-bot-v2 is more on-tone than support-bot-v1", exact=False)).to_be_visible()
+    expect(browser.get_by_text("Mean score per group", exact=False)).to_be_visible()
+    expect(browser.get_by_text("paired permutation (sign-flip)", exact=False).first).to_be_visible()
+    screenshot(browser, "batch_ab")
+
+    browser.get_by_role("tab", name="Downloads").click()
+    with browser.expect_download() as got:
+        browser.get_by_role("button", name="CSV", exact=True).click()
+    csv_text = Path(got.value.path()).read_text(encoding="utf-8")
+    assert csv_text.startswith("id,model,category,input,output,reference,tone-scorer")
+    assert "'=HYPERLINK" in csv_text and '\n"=HYPERLINK' not in csv_text and ",=HYPERLINK" not in csv_text
+    assert len(read_table(Path(got.value.path()))) == 41
+    with browser.expect_download() as got:
+        browser.get_by_role("button", name="HTML report", exact=True).click()
+    report = Path(got.value.path()).read_text(encoding="utf-8")
+    assert report.startswith("<!DOCTYPE html>") and report.count("plotly.js v") == 1
+    assert "Batch evaluation: replies.csv" in report and "more on-tone than" in report
+    assert got.value.suggested_filename == "replies-scored-report.html"
+    assert not errors, errors
