@@ -19,7 +19,9 @@ with st.sidebar:
     threshold = st.slider(
         "Classifier threshold", 0.05, 0.95, step=0.05, key="toxicity.threshold", persist_state="session"
     )
-    base_url = st.text_input("Judge base URL", key="toxicity.base_url", persist_state="session", placeholder="OpenAI")
+    base_url = st.text_input(
+        "Judge base URL", key="toxicity.base_url", persist_state="session", placeholder="https://api.openai.com/v1"
+    )
     model = st.text_input("Judge model", key="toxicity.model", persist_state="session")
     api_key, key_source = ui.judge_api_key()
     if key_source == "password field":

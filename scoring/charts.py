@@ -123,8 +123,14 @@ def sentence_sentiment_figure(
         title=title,
         xaxis={"title": "sentence", "tickmode": "linear" if len(x) <= 30 else "auto", "dtick": 1},
         yaxis={"title": y_label, "zeroline": True, "zerolinecolor": "#d5d8dc"},
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "xanchor": "right", "x": 1},
-        margin={"t": 70, "b": 40, "l": 50, "r": 20},
+        legend={
+            "orientation": "h",
+            "yanchor": "top",
+            "y": -0.18,
+            "xanchor": "left",
+            "x": 0,
+        },  # below: fits narrow columns
+        margin={"t": 50, "b": 40, "l": 50, "r": 20},
         hoverlabel={"align": "left"},
     )
     return fig

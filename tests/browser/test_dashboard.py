@@ -56,6 +56,15 @@ def test_tone_page_paste_see_chart_and_score_then_compare(app_url: str, page: tu
     expect(browser_page.locator(METRIC).first).to_have_text(f"{comparison.score:.3f}")
     expect(_trace_points(browser_page, 0)).to_have_count(sentences)
     screenshot(browser_page, "tone-comparison")
+
+    browser_page.get_by_text("Both engines").click()
+    expect(browser_page.get_by_text("Both engines on the same text")).to_be_visible()
+    expect(browser_page.locator(".js-plotly-plot")).to_have_count(3)
+    for name in ("vader", "afinn"):
+        score = create_tone_scorer(reference, engine=name).run(output=TEXT).score
+        expect(browser_page.locator(f".st-key-tone-chart-{name}")).to_be_visible()
+        expect(browser_page.locator(METRIC).filter(has_text=f"{score:.3f}").first).to_be_visible()
+    screenshot(browser_page, "tone-both-engines")
     assert errors == []
 
 
@@ -78,7 +87,7 @@ def test_demo_example_loads_into_the_tone_page(app_url: str, page: tuple[Page, C
     assert errors == []
 
 
-def test_similarity_and_toxicity_pages_render(app_url: str, page: tuple[Page, ConsoleErrors]) -> None:
+def test_similarity_page_and_a_toxic_demo_example(app_url: str, page: tuple[Page, ConsoleErrors]) -> None:
     browser_page, errors = page
     browser_page.set_viewport_size(TALL)
     browser_page.goto(app_url)
@@ -86,8 +95,10 @@ def test_similarity_and_toxicity_pages_render(app_url: str, page: tuple[Page, Co
     expect(browser_page.locator(METRIC).first).to_have_text("0.776")
     expect(browser_page.locator(".js-plotly-plot g.trace.bars path")).to_have_count(7)
     screenshot(browser_page, "similarity")
-    _open(browser_page, app_url, "Toxicity")
-    expect(browser_page.get_by_text("Output (the reply to check)")).to_be_visible()
-    browser_page.wait_for_load_state("networkidle")
+    _open(browser_page, app_url, "Demo")
+    browser_page.locator(".st-key-demo-open-toxic button").click()
+    expect(browser_page.locator("h1").filter(has_text="Toxicity")).to_be_visible()
+    expect(browser_page.get_by_text("Toxic opinions found")).to_be_visible()
+    expect(browser_page.locator(METRIC).first).to_have_text("1.00")
     screenshot(browser_page, "toxicity")
     assert errors == []
