@@ -91,17 +91,23 @@ _FENCE_RE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
 
 
 def _json_objects(reply: str) -> list[object]:
-    """Return every JSON object found in ``reply``: inside code fences, the whole reply, or embedded in text."""
+    """Return the JSON objects in ``reply``: inside code fences first, then anywhere in the text."""
     candidates = [m.group(1) for m in _FENCE_RE.finditer(reply)] + [reply]
     decoder = json.JSONDecoder()
     found: list[object] = []
     for text in candidates:
-        for start in [i for i, c in enumerate(text) if c == "{"][:50]:
-            try:
-                found.append(decoder.raw_decode(text, start)[0])
+        end, tries = 0, 0
+        for start in (i for i, c in enumerate(text) if c == "{"):
+            if start < end:
+                continue  # inside an object already read
+            tries += 1
+            if tries > 100:
                 break
+            try:
+                obj, end = decoder.raw_decode(text, start)
             except json.JSONDecodeError:
                 continue
+            found.append(obj)
     return found
 
 

@@ -12,6 +12,7 @@ import pytest
 
 from scoring import ToxicityMetric, create_toxicity_scorer, run_evals
 from scoring.toxicity import JudgeError, ToxicityScorer
+from scoring.toxicity_prompts import ReplyError, parse_verdicts
 from tests.scoring.fake_openai import Reply, error_body, serve, unused_port
 
 KEY = "sk-test-SECRET-0123456789abcdef"
@@ -254,3 +255,35 @@ def test_api_key_never_appears_in_outputs_errors_or_logs(caplog: pytest.LogCaptu
     leaks = [s for s in seen if KEY in s]
     assert not leaks, leaks[:1]
     assert any("[API key]" in s for s in seen)  # the echoed key was redacted, not just absent
+
+
+V1 = '{"verdicts": [{"verdict": "YES ", "reason": " rude "}]}'
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        V1,
+        f"```JSON\n{V1}\n```",
+        f"```\n{V1}\n```\nAnything {{else}}?",
+        f"Note {{this}} first: {V1} and {{that}} after.",
+        f'{{"other": 1}} then {V1}',
+    ],
+)
+def test_parse_verdicts_tolerates_fences_and_text_around(reply: str) -> None:
+    assert parse_verdicts(reply, 1) == [{"verdict": "yes", "reason": "rude"}]
+
+
+@pytest.mark.parametrize(
+    ("reply", "problem"),
+    [
+        (None, "the reply is empty"),
+        ('{"verdicts": {"verdict": "yes"}}', "expected a list of 1 verdict"),
+        ('{"verdicts": ["yes"]}', "verdict 1 is not an object"),
+        ('{"verdicts": [{"verdict": true, "reason": "r"}]}', "verdict 1 must be 'yes' or 'no'"),
+        ('{"result": []}', "no JSON object with a 'verdicts' key"),
+    ],
+)
+def test_parse_verdicts_says_what_is_wrong(reply: str | None, problem: str) -> None:
+    with pytest.raises(ReplyError, match=problem):
+        parse_verdicts(reply, 1)
