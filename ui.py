@@ -13,15 +13,13 @@ import streamlit as st
 from scoring import create_content_similarity_scorer, create_tone_scorer
 from scoring.charts import sentence_sentiment_figure
 from scoring.explain import sentence_frame, tone_band, word_drivers
+from scoring.limits import check_text_length
 from scoring.similarity import similarities
 
 try:  # the toxicity scorer lands with its own issue; until then its page says so
     from scoring import create_toxicity_scorer
 except ImportError:  # pragma: no cover - depends on what is installed
     create_toxicity_scorer = None
-
-MAX_UPLOAD_BYTES = 1_000_000
-"""Tone/similarity uploads are one response; files of many responses go to the Batch page."""
 
 ENGINE_LABELS = {"vader": "VADER", "afinn": "AFINN (as Mastra)"}
 SPLITTER_LABELS = {"smart": "Smart", "mastra": "Mastra's regex"}
@@ -149,17 +147,13 @@ def toxicity_known_gaps(engine: str) -> list[str]:
 
 def decode_upload(data: bytes, name: str) -> str:
     """Return an uploaded text file's text; raise ValueError naming the file when it is not usable text."""
-    if len(data) > MAX_UPLOAD_BYTES:
-        raise ValueError(
-            f"{name} is {len(data):,} bytes; one response may be at most {MAX_UPLOAD_BYTES:,} bytes. "
-            "Score files of many responses on the Batch page."
-        )
     if b"\x00" in data:
         raise ValueError(f"{name} looks binary (it contains NUL bytes); upload a UTF-8 .txt or .md file.")
     try:
-        return data.decode("utf-8-sig")
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         raise ValueError(f"{name} is not UTF-8 text (byte {e.start}); re-save it as UTF-8 and upload again.") from e
+    return check_text_length(text, name)  # one response; files of many responses go to the Batch page
 
 
 def _load_upload(page: str) -> None:

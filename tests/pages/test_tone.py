@@ -96,7 +96,7 @@ def test_tone_page_upload_fills_the_text(open_page: Open) -> None:
     [
         (b"\xff\xfe\x00h\x00i", "looks binary"),
         ("café".encode("latin-1"), "is not UTF-8 text"),
-        (b"x" * 1_000_001, "at most"),
+        (b"x" * 20_001, "characters long; at most 20,000"),
     ],
 )
 def test_tone_page_rejects_unusable_uploads_with_a_clear_message(open_page: Open, content: bytes, message: str) -> None:
