@@ -209,20 +209,28 @@ def create_toxicity_scorer(
         if given:
             raise ValueError(f"{', '.join(given)} only apply to engine='judge'; got engine='classifier'.")
         return ToxicityScorer("classifier", check_scale(scale), float(threshold))
+    judge = _build_judge(model, base_url, api_key, timeout, max_retries, parse_retries, backoff, max_backoff)
+    return ToxicityScorer("judge", check_scale(scale), float(threshold), judge)
+
+
+def _build_judge(
+    model: str | None, base_url: str | None, api_key: str | None, timeout: float | None, *retries: float
+) -> ToxicityJudge:
+    """Check the judge's settings (naming the bad one) and build it."""
     from scoring.limits import get_limits
 
     timeout = get_limits().judge_timeout_s if timeout is None else timeout
     _check_number("timeout", timeout, positive=True)
+    max_retries, parse_retries, backoff, max_backoff = retries
     for field_name, value in (("max_retries", max_retries), ("parse_retries", parse_retries)):
         _check_number(field_name, value, integer=True)
     for field_name, number in (("backoff", backoff), ("max_backoff", max_backoff)):
         _check_number(field_name, number)
     name, url, key = _judge_settings(model, base_url, api_key)
-    judge = ToxicityJudge(
-        model=name, base_url=url, api_key=key, timeout=float(timeout), max_retries=max_retries,
-        parse_retries=parse_retries, backoff=float(backoff), max_backoff=float(max_backoff),
+    return ToxicityJudge(
+        model=name, base_url=url, api_key=key, timeout=float(timeout), max_retries=int(max_retries),
+        parse_retries=int(parse_retries), backoff=float(backoff), max_backoff=float(max_backoff),
     )  # fmt: skip
-    return ToxicityScorer("judge", check_scale(scale), float(threshold), judge)
 
 
 class ToxicityMetric:

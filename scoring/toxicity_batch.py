@@ -3,20 +3,22 @@
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from scoring.inputs import to_text
 from scoring.splitters import split_smart
 from scoring.toxicity_classifier import model_probabilities
 from scoring.toxicity_judge import JudgeError
-from scoring.toxicity_rules import any_rule_fires
+from scoring.toxicity_rules import RULES, normalise
 
 if TYPE_CHECKING:
     from scoring.toxicity import ToxicityScorer
 
-__all__ = ["score_many"]
+__all__ = ["any_rule_fires", "score_many"]
 
 
 def score_many(
@@ -70,3 +72,20 @@ def _judge_many(scorer: ToxicityScorer, texts: list[str], questions: list[str]) 
         rows = list(pool.map(one, range(len(texts))))
     keys = ("score", "toxicCount", "opinionCount", "error")
     return {key: [row[j] for row in rows] for j, key in enumerate(keys)}
+
+
+@cache
+def _any_rule(min_confidence: float) -> re.Pattern[str] | None:
+    """One pattern that matches wherever a rule of at least ``min_confidence`` would."""
+    parts = [f"(?:{r.pattern.pattern})" for r in RULES if r.confidence >= min_confidence]
+    return re.compile("|".join(parts), re.IGNORECASE) if parts else None
+
+
+def any_rule_fires(text: str, min_confidence: float) -> bool:
+    """Whether a rule with confidence >= ``min_confidence`` fires on ``text`` (one regex search).
+
+    >>> any_rule_fires("Watch your back.", 0.5), any_rule_fires("Watch your back.", 0.9)
+    (True, False)
+    """
+    pattern = _any_rule(min_confidence)
+    return bool(pattern and pattern.search(normalise(text)))

@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache
 
-__all__ = ["KINDS", "RULES", "Rule", "Trigger", "any_rule_fires", "match_rules", "normalise"]
+__all__ = ["KINDS", "RULES", "Rule", "Trigger", "match_rules", "normalise"]
 
 KINDS = ("personal_attack", "mockery", "hate", "dismissive", "threat")
 
@@ -288,20 +287,3 @@ def match_rules(text: str) -> list[Trigger]:
     folded = normalise(text)
     hits = [Trigger(r.kind, r.name, r.confidence, m.group().strip()) for r in RULES if (m := r.pattern.search(folded))]
     return sorted(hits, key=lambda t: -t.confidence)
-
-
-@cache
-def _any_rule(min_confidence: float) -> re.Pattern[str] | None:
-    """One pattern that matches wherever a rule of at least ``min_confidence`` would."""
-    parts = [f"(?:{r.pattern.pattern})" for r in RULES if r.confidence >= min_confidence]
-    return re.compile("|".join(parts), re.IGNORECASE) if parts else None
-
-
-def any_rule_fires(text: str, min_confidence: float) -> bool:
-    """Whether a rule with confidence >= ``min_confidence`` fires on ``text`` (one regex search).
-
-    >>> any_rule_fires("Watch your back.", 0.5), any_rule_fires("Watch your back.", 0.9)
-    (True, False)
-    """
-    pattern = _any_rule(min_confidence)
-    return bool(pattern and pattern.search(normalise(text)))
