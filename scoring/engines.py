@@ -147,12 +147,14 @@ def _vader_valences(analyzer: SentimentIntensityAnalyzer, text: str) -> tuple[li
     sentitext = SentiText(text)
     words = sentitext.words_and_emoticons
     sentiments: list[float] = []
+    lexicon = analyzer.lexicon
     for i, item in enumerate(words):
         lowered = item.lower()
-        if lowered in BOOSTER_DICT or (lowered == "kind" and i < len(words) - 1 and words[i + 1].lower() == "of"):
+        kind_of = lowered == "kind" and i < len(words) - 1 and words[i + 1].lower() == "of"
+        if lowered not in lexicon or lowered in BOOSTER_DICT or kind_of:  # sentiment_valence gives these 0
             sentiments.append(0)
-            continue
-        sentiments = analyzer.sentiment_valence(0, sentitext, item, i, sentiments)
+        else:
+            sentiments = analyzer.sentiment_valence(0, sentitext, item, i, sentiments)
     return words, analyzer._but_check(words, sentiments)
 
 
