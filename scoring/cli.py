@@ -87,7 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--workers", type=_positive, default=1, help="processes to score in (default 1)")
     ev.add_argument("--chunksize", type=_positive, default=20_000, help="rows read and scored at a time (20000)")
     ev.add_argument("--dask", nargs="?", const="local", metavar="ADDRESS",
-                    help="score on Dask: a local cluster of --workers processes, or tcp://host:port")  # fmt: skip
+                    help="run on Dask: a local cluster of --workers (min 2) processes or tcp://host:port")  # fmt: skip
     ev.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     return parser
 
