@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from scoring.inputs import to_text
+from scoring.limits import check_text_length, max_text_chars
 from scoring.loaders import ColumnMap, guess_columns
 
 __all__ = ["SCORER_IDS", "BatchSpec", "ChunkResult", "make_spec", "score_frame"]
@@ -115,9 +116,12 @@ def _texts(values: Iterable[object], role: str, column: str) -> tuple[list[str |
     """Return each value as text (None where unusable) and, by position, why it is unusable."""
     texts: list[str | None] = []
     reasons: dict[int, str] = {}
+    limit = max_text_chars()  # to_text checks it too, but str cells skip to_text
     for i, value in enumerate(values):
         try:
             text = value if isinstance(value, str) else None if _is_missing(value) else to_text(value, role)
+            if text is not None and len(text) > limit:
+                check_text_length(text, role)
         except (TypeError, ValueError) as exc:
             text, reasons[i] = None, f"{role} column {column!r}: {exc}"
         if text is None and i not in reasons:

@@ -37,6 +37,7 @@ __all__ = [
     "check_text_length",
     "check_upload_size",
     "get_limits",
+    "max_text_chars",
 ]
 
 STREAMLIT_CONFIG = Path(__file__).resolve().parent.parent / ".streamlit" / "config.toml"
@@ -93,8 +94,13 @@ def _parse(name: str, raw: str, kind: type) -> float:
 
 
 def _limit(field: str, env: Mapping[str, str]) -> float:
+    return _resolve(field, env.get(ENV_VARS[field][0], ""))
+
+
+@cache
+def _resolve(field: str, raw: str) -> float:
+    """Return the limit ``field`` for the variable's raw value (cached: checks run once per text)."""
     var, default, kind = ENV_VARS[field]
-    raw = env.get(var, "")
     if raw.strip():
         return _parse(var, raw, kind)
     return _config_upload_mb(STREAMLIT_CONFIG) if default is None else default
@@ -114,6 +120,11 @@ def get_limits(environ: Mapping[str, str] | None = None) -> Limits:
         judge_timeout_s=float(_limit("judge_timeout_s", env)),
         judge_concurrency=int(_limit("judge_concurrency", env)),
     )
+
+
+def max_text_chars() -> int:
+    """Return the text length limit in force (``TONE_EXPLORER_MAX_TEXT_CHARS``): read it once per batch."""
+    return int(_limit("max_text_chars", os.environ))
 
 
 def check_text_length(text: str, name: str = "output", *, limits: Limits | None = None) -> str:

@@ -12,11 +12,13 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scoring import create_content_similarity_scorer, create_tone_scorer, run_evals
+from scoring.batch import evaluate
 from scoring.limits import get_limits
 from scoring.result import ScoreResult
 from scoring.similarity import ALGORITHMS
@@ -73,17 +75,28 @@ def _similarity_scorers() -> dict[str, Callable[..., ScoreResult]]:
     return out
 
 
-SCORERS = {**_tone_scorers(), **_similarity_scorers()}
+def _toxicity_scorers() -> dict[str, Callable[..., ScoreResult]]:
+    from scoring.toxicity import create_toxicity_scorer
+
+    scorer = create_toxicity_scorer(scale=2)  # the offline classifier; the judge has tests/scoring/test_secrets.py
+    return {
+        "toxicity-classifier-output": lambda v: scorer.run(input="How was it?", output=v),
+        "toxicity-classifier-input": lambda v: scorer.run(input=v, output="It was fine, thanks."),
+    }
+
+
+SCORERS = {**_tone_scorers(), **_similarity_scorers(), **_toxicity_scorers()}
+OPTIONAL = {"toxicity-classifier-input"}  # the judge's context: None means "no question"
 
 
 def _argument(scorer_name: str) -> str:
     return "input" if scorer_name.endswith("-input") else "output"
 
 
-def _check_valid(result: ScoreResult, case: Case, scale: float) -> None:
+def _check_valid(result: ScoreResult, case: Case, scale: float, *, of_output: bool = True) -> None:
     assert math.isfinite(result.score) and 0.0 <= result.score <= scale, result.score
     json.dumps(result.to_dict())  # exportable as it is (surrogates escape as \\udXXX)
-    if case.expect == "score+warning" and result.scorer_id == "tone-scorer":
+    if of_output and case.expect == "score+warning" and result.scorer_id in {"tone-scorer", "toxicity-scorer"}:
         assert result.warnings, "an empty text must say so instead of a silent score"
 
 
@@ -91,6 +104,10 @@ def _check_valid(result: ScoreResult, case: Case, scale: float) -> None:
 @pytest.mark.parametrize("scorer_name", sorted(SCORERS))
 def test_scorer_bad_input(scorer_name: str, case: Case) -> None:
     run = SCORERS[scorer_name]
+    of_output = _argument(scorer_name) == "output"
+    if case.value is None and scorer_name in OPTIONAL:
+        _check_valid(run(case.value), case, scale=2.0, of_output=of_output)
+        return
     if isinstance(case.expect, type):
         with pytest.raises(case.expect) as info:
             run(case.value)
@@ -98,7 +115,7 @@ def test_scorer_bad_input(scorer_name: str, case: Case) -> None:
         assert message.startswith(_argument(scorer_name) + " "), message  # names the argument first
         assert case.match in message
         return
-    _check_valid(run(case.value), case, scale=2.0 if "-ref-" not in scorer_name else 1.0)
+    _check_valid(run(case.value), case, scale=2.0 if "-ref-" not in scorer_name else 1.0, of_output=of_output)
 
 
 @pytest.mark.parametrize("case", [c for c in CASES if c.value is not None], ids=lambda c: c.name)
@@ -164,10 +181,39 @@ def test_run_evals_bad_data_names_the_argument(data: object, error: type[Excepti
         run_evals(data, [create_tone_scorer()])  # type: ignore[arg-type]
 
 
+BATCH_REASONS = {
+    "None": "is empty",
+    "NaN": "is empty",
+    "empty": "is blank",
+    "whitespace only": "is blank",
+    "1 MB of text": "1,000,000 characters long",
+}
+
+
+@pytest.mark.parametrize("scorer", ["tone", "similarity", "toxicity"])
+def test_batch_skips_bad_rows_with_a_reason_and_scores_the_rest(scorer: str) -> None:
+    """Every case as a row of one table: nothing dropped, bad rows listed with row and reason, others scored."""
+    df = pd.DataFrame(
+        {"input": ["Where is it?"] * len(CASES), "output": pd.Series([c.value for c in CASES], dtype=object)}
+    )
+    result = evaluate(df, scorers=[scorer])
+    scorer_id = result.summary.index[0]
+    assert len(result.table) == len(df) and result.table["output"].tolist() == df["output"].tolist()
+    skipped = dict(zip(result.skipped["row"], result.skipped["reason"], strict=True))
+    for row, case in enumerate(CASES, start=1):
+        if case.expect in ("score", "score+warning") and case.name not in BATCH_REASONS:
+            assert 0.0 <= result.table[scorer_id].iloc[row - 1] <= 1.0, case.name
+        else:
+            assert row in skipped, f"{case.name} should be listed as skipped"
+            assert skipped[row].startswith("output column 'output'"), skipped[row]
+            assert BATCH_REASONS.get(case.name, case.match) in skipped[row]
+    assert result.errors.empty and not result.complete
+
+
 ANY_TEXT = st.text(alphabet=st.characters(codec=None, exclude_categories=()), max_size=200)
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(a=ANY_TEXT, b=ANY_TEXT)
 def test_any_text_gets_a_score_in_range(a: str, b: str) -> None:
     """Any string at all (surrogates, controls, any script) scores within range in every scorer."""
