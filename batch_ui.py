@@ -160,10 +160,14 @@ def scored(loaded: Loaded, options: RunOptions) -> Any:
         def progress(done: int, total: int) -> None:
             bar.progress(done / max(total, 1), text=f"{done:,} of {total:,} rows")
 
-        result = evaluate(
-            loaded.table, scorers=list(options.scorers), columns=options.columns, engine=options.engine,
-            reference_tone=options.reference_tone, reference_column=options.reference_column, on_progress=progress,
-        )  # fmt: skip
+        try:
+            result = evaluate(
+                loaded.table, scorers=list(options.scorers), columns=options.columns, engine=options.engine,
+                reference_tone=options.reference_tone, reference_column=options.reference_column, on_progress=progress,
+            )  # fmt: skip
+        except (ValueError, TypeError, OSError):
+            status.update(label="Not scored: see the message below", state="error", expanded=False)
+            raise
         status.update(label=f"Scored {len(loaded.table):,} rows", state="complete", expanded=False)
     with lock:
         results[key] = result
