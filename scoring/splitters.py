@@ -57,12 +57,14 @@ _CLOSERS = "\"'”’)\\]}»*_`"
 # Candidates: Latin terminal punctuation (+ closers, + emoji) before whitespace or the end; CJK
 # terminals (no space needed); a line break with the whitespace around it; an emoji before a
 # capitalised word.
-# Possessive quantifiers and the look-behinds keep long runs (1 MB of dots, spaces or emoji) linear.
+# Each alternative starts with a character class so the regex engine can skip ahead quickly; the
+# look-behinds right after the first character, and the possessive quantifiers, keep long runs
+# (1 MB of dots, spaces or emoji) linear.
 _CANDIDATE_RE = re.compile(
-    rf"(?<![.!?…‽])(?P<p>[.!?…‽]++)(?P<c>[{_CLOSERS}]*+)(?:[ \t]*+{_EMOJI}++)*+(?=\s|$)"
-    rf"|(?<![。！？])(?P<cjk>[。！？]++[{_CLOSERS}」』）】》]*+)(?:[ \t]*+{_EMOJI}++)*+"
-    r"|(?<![^\S\n\r])(?P<nl>[^\S\n\r]*+(?:\r\n?|[\n\v\f\x1c-\x1e\x85\u2028\u2029])\s*+)"
-    rf"|(?<!{_EMOJI})(?P<emo>{_EMOJI}++)(?=[ \t]+[^\W\d_a-z])"
+    rf"(?P<p>[.!?…‽](?<![.!?…‽][.!?…‽])[.!?…‽]*+)(?P<c>[{_CLOSERS}]*+)(?:[ \t]*+{_EMOJI}++)*+(?=\s|$)"
+    rf"|(?P<cjk>[。！？](?<![。！？][。！？])[。！？]*+[{_CLOSERS}」』）】》]*+)(?:[ \t]*+{_EMOJI}++)*+"
+    r"|(?P<nl>(?:\r\n?|[\n\v\f\x1c-\x1e\x85\u2028\u2029])\s*+)"
+    rf"|(?P<emo>{_EMOJI}(?<!{_EMOJI}{_EMOJI}){_EMOJI}*+)(?=[ \t]+[^\W\d_a-z])"
 )
 _NEXT_RE = re.compile(r"\s*[\"'“‘(\[*_`¿¡]*([\w'’]*)")
 _OPENERS = "(\"'“‘[{*_`"
@@ -136,7 +138,7 @@ def _line_break_ends(text: str, start: int, m: re.Match[str], fences: list[int])
         return True
     if fences and _in_code(text, fences, m.start()):  # every code line stands alone
         return True
-    before = text[m.start() - 1] if m.start() > start else ""
+    before = text[max(start, m.start() - 64) : m.start()].rstrip()[-1:]  # bounded: stays linear
     return before in ".!?…:;" or not text[m.end()].islower() or bool(_BULLET_RE.match(text, m.end()))
 
 
