@@ -106,7 +106,7 @@ class ToxicityJudge:
                     model=self.model,
                     messages=[{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": prompt}],
                 )
-                return _reply_text(response)
+                return self._redact(_reply_text(response))  # a reply echoing the key must not carry it on
             except openai.APIStatusError as exc:
                 if exc.status_code not in _RETRY_STATUSES and exc.status_code < 500:
                     raise self._status_error(exc) from None
