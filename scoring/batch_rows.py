@@ -81,6 +81,9 @@ def make_spec(
         )
     if "content-similarity-scorer" in ids and (mapping.input is None or mapping.input not in names):
         raise ValueError(f"similarity compares input and output: choose the input column; found {names}.")
+    chosen = [c for c in (mapping.output, mapping.input, reference_column) if c is not None]
+    if twice := sorted({c for c in chosen if names.count(c) > 1}):
+        raise ValueError(f"column(s) {twice} appear more than once in the table; rename them apart first.")
     if reference_tone is not None and reference_column is not None:
         raise ValueError("give either reference_tone (one text for all rows) or reference_column, not both.")
     if reference_column is not None and reference_column not in names:
@@ -143,13 +146,14 @@ class ChunkResult:
 
 def score_frame(df: pd.DataFrame, spec: BatchSpec, *, row_offset: int = 0) -> ChunkResult:
     """Score every row of ``df``; ``row_offset`` is the number of rows before it in the file."""
-    outputs, out_why = _texts(df[spec.output], "output", spec.output)
-    inputs, in_why = _texts(df[spec.input], "input", spec.input) if spec.input else ([None] * len(df), {})
-    refs, ref_why = (
-        _texts(df[spec.reference_column], "reference", spec.reference_column)
-        if spec.reference_column
-        else ([None] * len(df), {})
-    )
+    labels = {str(c): c for c in df.columns}  # the spec names columns as text; a label may be a number
+
+    def texts(name: str | None, role: str) -> tuple[list[str | None], dict[int, str]]:
+        return _texts(df[labels[name]], role, name) if name else ([None] * len(df), {})
+
+    outputs, out_why = texts(spec.output, "output")
+    inputs, in_why = texts(spec.input, "input")
+    refs, ref_why = texts(spec.reference_column, "reference")
     needs = {"tone-scorer": (refs, ref_why, spec.reference_column), "toxicity-scorer": (inputs, {}, spec.input)}
     rows, index = np.arange(len(df)) + row_offset + 1, list(df.index)
     skipped: list[tuple[object, ...]] = []

@@ -220,3 +220,13 @@ def test_fast_vader_equals_vader_sentiment(words: list[str]) -> None:
     text = " ".join(words)
     expected = _REFERENCE_VADER.polarity_scores(text)["compound"]
     assert get_engine("vader")._polarity(text) == expected  # type: ignore[attr-defined]
+
+
+def test_evaluate_number_labels_duplicate_index_and_duplicate_columns() -> None:
+    df = pd.DataFrame({0: ["Good day. Bad day!", "fine"], 1: ["q", "r"]}, index=[7, 7])
+    result = evaluate(df, scorers=["tone", "similarity"], columns=ColumnMap(output="0", input="1"))
+    assert list(result.table.index) == [7, 7]
+    assert result.table["tone-scorer"].tolist() == [create_tone_scorer().run(output=t).score for t in df[0]]
+    twice = pd.DataFrame([["good", "x", "y"]], columns=["output", "output", "input"])
+    with pytest.raises(ValueError, match=r"\['output'\] appear more than once"):
+        evaluate(twice, scorers=["tone"])
