@@ -52,6 +52,41 @@ def _hline(fig: go.Figure, y: float, name: str, color: str, dash: str, label: st
     )
 
 
+def _sentence_traces(frame: pd.DataFrame) -> list[go.Scatter]:
+    """The sentences (points coloured by sentiment, joined in order) and the tone shifts (circled)."""
+    size = 14 if len(frame) <= 40 else 8
+    y = frame["sentiment"].astype(float).tolist()
+    marker = {
+        "color": y,
+        "colorscale": SENTIMENT_COLORSCALE,
+        "cmid": 0,
+        "size": size,
+        "line": {"width": 1, "color": "#fff"},
+    }
+    shifts = frame[frame["tone_shift"].astype(bool)]
+    return [
+        go.Scatter(
+            x=frame["sentence"].tolist(),
+            y=y,
+            mode="lines+markers",
+            name="sentence",
+            customdata=[[_hover_text(str(t))] for t in frame["text"]],
+            line={"color": "#c5cad3", "width": 1.5},
+            marker=marker,
+            hovertemplate="<b>Sentence %{x}</b> · sentiment %{y:.3f}<br>%{customdata[0]}<extra></extra>",
+        ),
+        go.Scatter(
+            x=shifts["sentence"].tolist(),
+            y=shifts["sentiment"].astype(float).tolist(),
+            mode="markers",
+            name="tone shift",
+            marker={"symbol": "circle-open", "size": size + 12, "color": "#e67e22", "line": {"width": 3}},
+            hovertemplate="<b>Tone shift</b> at sentence %{x}<extra></extra>",
+            visible=True if len(shifts) else "legendonly",
+        ),
+    ]
+
+
 def sentence_sentiment_figure(
     frame: pd.DataFrame,
     *,
@@ -67,69 +102,20 @@ def sentence_sentiment_figure(
         title: the figure title.
         y_label: the y axis title, e.g. "VADER compound".
     """
-    x = frame["sentence"].tolist()
-    y = frame["sentiment"].astype(float).tolist()
-    hover = [[_hover_text(str(t))] for t in frame["text"]]
-    mean, std = sentence_stats(y)
-    fig = go.Figure()
-    size = 14 if len(x) <= 40 else 8
-    fig.add_trace(
-        go.Scatter(
-            x=x,
-            y=y,
-            mode="lines+markers",
-            name="sentence",
-            customdata=hover,
-            line={"color": "#c5cad3", "width": 1.5},
-            marker={
-                "color": y,
-                "colorscale": SENTIMENT_COLORSCALE,
-                "cmid": 0,
-                "size": size,
-                "line": {"width": 1, "color": "#ffffff"},
-            },
-            hovertemplate="<b>Sentence %{x}</b> · sentiment %{y:.3f}<br>%{customdata[0]}<extra></extra>",
-        )
-    )
-    shifts = frame[frame["tone_shift"].astype(bool)]
-    fig.add_trace(
-        go.Scatter(
-            x=shifts["sentence"].tolist(),
-            y=shifts["sentiment"].astype(float).tolist(),
-            mode="markers",
-            name="tone shift",
-            marker={"symbol": "circle-open", "size": size + 12, "color": "#e67e22", "line": {"width": 3}},
-            hovertemplate="<b>Tone shift</b> at sentence %{x}<extra></extra>",
-            visible=True if len(shifts) else "legendonly",
-        )
-    )
+    mean, std = sentence_stats(frame["sentiment"].astype(float).tolist())
+    fig = go.Figure(_sentence_traces(frame))
     fig.add_shape(
-        type="rect",
-        xref="paper",
-        x0=0,
-        x1=1,
-        y0=mean - std,
-        y1=mean + std,
-        name="±1 std",
-        fillcolor=_BAND_COLOR,
-        line={"width": 0},
-        layer="below",
-        showlegend=True,
-    )
+        type="rect", xref="paper", x0=0, x1=1, y0=mean - std, y1=mean + std, name="±1 std",
+        fillcolor=_BAND_COLOR, line={"width": 0}, layer="below", showlegend=True,
+    )  # fmt: skip
     _hline(fig, mean, "mean", _MEAN_COLOR, "dash", f"mean {mean:.3f}")
     if reference is not None:
         _hline(fig, reference, "reference", _REFERENCE_COLOR, "dot", f"reference {reference:.3f}")
     fig.update_layout(
         title=title,
-        xaxis={"title": "sentence", "tickmode": "linear" if len(x) <= 30 else "auto", "dtick": 1},
+        xaxis={"title": "sentence", "tickmode": "linear" if len(frame) <= 30 else "auto", "dtick": 1},
         yaxis={"title": y_label, "zeroline": True, "zerolinecolor": "#d5d8dc"},
-        legend={
-            "orientation": "h",
-            "yanchor": "top",
-            "y": -0.18,
-            "xanchor": "left",
-            "x": 0,
-        },  # below: fits narrow columns
+        legend={"orientation": "h", "yanchor": "top", "y": -0.18, "xanchor": "left", "x": 0},  # fits narrow columns
         margin={"t": 50, "b": 40, "l": 50, "r": 20},
         hoverlabel={"align": "left"},
     )
