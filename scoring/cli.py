@@ -163,15 +163,17 @@ def _scored(args: argparse.Namespace, spec: BatchSpec, progress: Callable[[int, 
 def _drain(
     results: Iterator[ChunkResult], builder: SummaryBuilder, sink: _Sink | None, notes: list[pd.DataFrame]
 ) -> None:
-    for chunk in results:
-        builder.add(chunk)
+    try:
+        for chunk in results:
+            builder.add(chunk)
+            if sink is not None:
+                sink.write(chunk.table)
+            for frame in (chunk.skipped, chunk.errors):
+                if not frame.empty and sum(map(len, notes)) < 20:
+                    notes.append(frame.head(20))
+    finally:  # also on Ctrl-C: a Parquet writer left open prints a traceback when collected after its file
         if sink is not None:
-            sink.write(chunk.table)
-        for frame in (chunk.skipped, chunk.errors):
-            if not frame.empty and sum(map(len, notes)) < 20:
-                notes.append(frame.head(20))
-    if sink is not None:
-        sink.close()
+            sink.close()
 
 
 def _evaluate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
