@@ -1,0 +1,166 @@
+"""The LLM judge failing mid-batch: finished rows stay intact, failed rows are marked, and only those are retried.
+
+A local Chat Completions server fails on chosen rows in the ways real endpoints do: HTTP 500, a reply
+slower than the timeout, a connection dropped without an answer, and a transient 503 the judge's own
+retries absorb. The batch goes on around them.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import socket
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from scoring import run_evals
+from scoring.toxicity import create_toxicity_scorer
+from tests.scoring.fake_openai import completion
+
+ROWS = [f"ROW {i} is a fine answer. ROW {i} says you are an idiot." for i in range(12)]
+FAILING = {3: "500", 5: "slow", 7: "drop", 9: "flaky"}  # 9 fails once, then the judge's retry succeeds
+FAST = {"timeout": 0.5, "max_retries": 1, "parse_retries": 0, "backoff": 0.01, "max_backoff": 0.02}
+ROW_RE = re.compile(r"ROW (\d+)")
+
+
+class FlakyJudge:
+    """A judge server: row markers in the opinions decide how it fails; ``healthy`` makes it answer all."""
+
+    def __init__(self) -> None:
+        self.healthy = False
+        self.seen: list[int] = []  # the row of every verdicts request, in arrival order
+        self._flaky_done: set[int] = set()
+        self._lock = threading.Lock()
+
+    def answer(self, body: dict[str, Any]) -> tuple[str, bytes]:
+        prompt = body["messages"][-1]["content"]
+        rows = {int(n) for n in ROW_RE.findall(prompt)}
+        if '"verdict"' not in prompt or not rows:  # the reason request
+            return "ok", json.dumps(completion("Scored by counting the insults.")).encode()
+        (row,) = rows
+        with self._lock:
+            self.seen.append(row)
+            mode = None if self.healthy else FAILING.get(row)
+            if mode == "flaky":
+                mode = None if row in self._flaky_done else "503"
+                self._flaky_done.add(row)
+        if mode in {"500", "503"}:
+            return mode, json.dumps({"error": {"message": f"upstream failed ({mode})"}}).encode()
+        if mode in {"slow", "drop"}:
+            return mode, b""
+        verdicts = [{"verdict": "yes" if "idiot" in o else "no", "reason": "checked"} for o in _opinions(prompt)]
+        return "ok", json.dumps(completion(json.dumps({"verdicts": verdicts}))).encode()
+
+
+def _opinions(prompt: str) -> list[str]:
+    marker = "Opinions (a JSON list of strings from the assistant's reply):\n"
+    return list(json.loads(prompt.split(marker, 1)[1]))
+
+
+@contextmanager
+def flaky_server() -> Iterator[tuple[FlakyJudge, str]]:
+    judge = FlakyJudge()
+    release = threading.Event()
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+            pass
+
+        def do_POST(self) -> None:
+            body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))) or b"{}")
+            mode, data = judge.answer(body)
+            if mode == "drop":  # close without a status line
+                self.connection.shutdown(socket.SHUT_RDWR)
+                return
+            if mode == "slow":  # answer long after the client's timeout
+                release.wait(5)
+                return
+            self.send_response({"500": 500, "503": 503}.get(mode, 200))
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield judge, f"http://127.0.0.1:{server.server_address[1]}/v1"
+    finally:
+        release.set()
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+def _scorer(url: str) -> Any:
+    return create_toxicity_scorer(engine="judge", model="judge-model", base_url=url, api_key="sk-test", **FAST)
+
+
+def test_judge_failing_mid_batch_keeps_finished_rows_and_marks_failed_ones(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TONE_EXPLORER_JUDGE_CONCURRENCY", "4")
+    with flaky_server() as (judge, url):
+        many = _scorer(url).score_many(ROWS)
+    hard = {row for row, mode in FAILING.items() if mode != "flaky"}
+    for row in range(len(ROWS)):
+        if row in hard:
+            assert math.isnan(many["score"][row]) and many["opinionCount"][row] is None
+            assert many["error"][row], row
+        else:  # finished rows are whole: score and counts, no error
+            assert (many["score"][row], many["toxicCount"][row], many["opinionCount"][row]) == (0.5, 1, 2)
+            assert many["error"][row] is None
+    assert "HTTP 500" in many["error"][3]
+    assert "did not answer within 0.5 s" in many["error"][5]
+    assert "cannot reach the judge" in many["error"][7]
+    assert judge.seen.count(9) == 2  # the transient 503 was retried by the judge itself
+
+
+def test_retrying_only_the_failed_rows_completes_the_batch() -> None:
+    """The library-level retry: score again just the rows whose error is set, and merge."""
+    with flaky_server() as (judge, url):
+        scorer = _scorer(url)
+        first = pd.DataFrame(scorer.score_many(ROWS))
+        failed = first.index[first["error"].notna()].tolist()
+        judge.healthy, judge.seen = True, []
+        again = pd.DataFrame(scorer.score_many([ROWS[i] for i in failed]), index=failed)
+    assert sorted(judge.seen) == failed == [3, 5, 7]  # only the failed rows went to the judge again
+    merged = first.copy()
+    merged.loc[failed] = again
+    assert merged["error"].isna().all() and merged["score"].tolist() == [0.5] * len(ROWS)
+
+
+def test_run_evals_with_a_failing_judge_reports_items_and_scores_the_rest() -> None:
+    with flaky_server() as (_, url):
+        out = run_evals([{"input": "q", "output": text} for text in ROWS], [_scorer(url)])
+    errors = [i["index"] for i in out["items"] if "error" in i["scorerResults"]["toxicity-scorer"]]
+    assert errors == [3, 5, 7]
+    assert out["summary"] == {"totalItems": 12, "errors": {"toxicity-scorer": 3}}
+    assert out["scores"]["toxicity-scorer"] == 0.5
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=(ImportError, TypeError),
+    reason="scoring.batch has no judge engine for toxicity (batch_rows._scorer builds the classifier only) and no "
+    "retry of failed rows (retry_errors); the Batch page has no 'Retry failed rows' button. See the issue 6 report.",
+)
+def test_batch_engine_retries_only_failed_judge_rows() -> None:
+    from scoring.batch import evaluate, retry_errors  # type: ignore[attr-defined]
+
+    df = pd.DataFrame({"input": ["q"] * len(ROWS), "output": ROWS})
+    with flaky_server() as (judge, url):
+        judge_options = {"engine": "judge", "model": "judge-model", "base_url": url}
+        result = evaluate(df, scorers=["toxicity"], toxicity=judge_options)  # type: ignore[call-arg]
+        assert result.errors["row"].tolist() == [4, 6, 8] and not result.complete
+        judge.healthy, judge.seen = True, []
+        retried = retry_errors(result, df, toxicity=judge_options)
+    assert sorted(judge.seen) == [3, 5, 7] and retried.complete
+    assert retried.table["toxicity-scorer"].tolist() == [0.5] * len(ROWS)
