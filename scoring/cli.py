@@ -195,15 +195,24 @@ def _evaluate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             from scoring.atomic import atomic_write
 
             fmt = OUT_FORMATS[target.suffix.lower()]
-            atomic_write(target, lambda f: _drain(results, builder, _Sink(f, fmt, neutralise=not args.raw_csv), notes))
-    if builder.rows == 0:
-        raise ValueError(f"{args.file} has no data rows to score (only a header?).")
+
+            def write(handle: IO[bytes]) -> None:
+                _drain(results, builder, _Sink(handle, fmt, neutralise=not args.raw_csv), notes)
+                _require_rows(builder, args.file)  # inside the write: a run that scored nothing leaves no file
+
+            atomic_write(target, write)
+    _require_rows(builder, args.file)
     summary = builder.summary(thresholds)
     out.write(format_summary(summary, builder.rows) + "\n")
     _report_notes(summary, notes, err)
     if target is not None:
         out.write(f"wrote {builder.rows:,} rows to {target}\n")
     return _verdict(summary, args.fail_under, args.fail_over, out)
+
+
+def _require_rows(builder: SummaryBuilder, file: str) -> None:
+    if builder.rows == 0:
+        raise ValueError(f"{file} has no data rows to score (only a header?).")
 
 
 def format_summary(summary: pd.DataFrame, rows: int) -> str:

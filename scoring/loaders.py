@@ -52,9 +52,12 @@ def _sniff_format(name: str, head: bytes) -> str:
         raise _fail(name, "old binary Excel (.xls) files are not supported; save it as .xlsx")
     if suffix in _FORMATS and _FORMATS[suffix] in {"parquet", "excel"}:
         raise _fail(name, f"the file is not a valid {suffix} file (its first bytes are {head[:8]!r})")
+    starts = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if starts.startswith(b"{"):  # JSON objects, whatever the extension says (a CSV header never starts so)
+        return "jsonl"
     if suffix in _FORMATS:
         return _FORMATS[suffix]
-    return "jsonl" if head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith((b"{", b"[")) else "csv"
+    return "jsonl" if starts.startswith(b"[") else "csv"
 
 
 def detect_encoding(name: str, head: bytes, rest: Iterable[bytes] = ()) -> str:
