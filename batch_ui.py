@@ -52,6 +52,8 @@ def _read(digest: str, name: str, _data: bytes) -> pd.DataFrame:
     check_upload_size(len(_data), name)
     table = read_table(_data, filename=name)
     check_row_count(len(table), name)
+    if table.empty:  # else a run "scores all 0 rows" and shows nan cards
+        raise ValueError(f"{name} has no data rows (only a header?): add rows of responses below the header.")
     return table
 
 

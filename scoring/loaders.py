@@ -171,7 +171,7 @@ def _read_jsonl(name: str, handle: IO[bytes], chunksize: int | None) -> Iterator
             raise _fail(name, f"not a valid JSON array of objects ({exc})") from exc
         if not all(isinstance(r, dict) for r in records):
             raise _fail(name, "a JSON array must hold objects like {'output': ...}")
-        yield from _slices(pd.DataFrame.from_records(records), chunksize)
+        yield from _slices(_records_frame(name, records), chunksize)
         return
     keys: dict[str, None] = {}  # every chunk gets every column of the file, in first-seen order
     for number, raw in enumerate(handle, start=1):
@@ -182,10 +182,18 @@ def _read_jsonl(name: str, handle: IO[bytes], chunksize: int | None) -> Iterator
         if (record := _json_object(name, number, raw)) is not None:
             batch.append(record)
         if chunksize is not None and len(batch) == chunksize:
-            yield pd.DataFrame.from_records(batch, columns=list(keys))
+            yield _records_frame(name, batch, list(keys))
             batch = []
     if batch or chunksize is None:
-        yield pd.DataFrame.from_records(batch, columns=list(keys))
+        yield _records_frame(name, batch, list(keys))
+
+
+def _records_frame(name: str, records: list[dict[str, object]], columns: list[str] | None = None) -> pd.DataFrame:
+    try:
+        return pd.DataFrame.from_records(records, columns=columns)
+    except UnicodeEncodeError as exc:  # a JSON escape such as "\ud800": half a UTF-16 pair, not a character
+        bad = f"\\u{ord(str(exc.object)[exc.start]):04x}"
+        raise _fail(name, f"it holds the JSON escape {bad}, a lone UTF-16 surrogate that is not text") from exc
 
 
 def _read_binary(name: str, fmt: str, handle: IO[bytes], chunksize: int | None) -> Iterator[pd.DataFrame]:

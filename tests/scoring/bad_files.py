@@ -38,6 +38,7 @@ FILE_CASES = [
     FileCase("Excel named .csv", "data.csv", _xlsx(), 1),
     FileCase("JSON Lines named .txt", "data.txt", b'{"input": "q", "output": "a"}\n', 1),
     FileCase("broken JSON line", "data.jsonl", b'{"output": "a"}\n{"output": \n', None, "line 2 is not valid JSON"),
+    FileCase("JSON escape of a lone surrogate", "half.jsonl", b'{"output": "bad \\ud800 half"}\n', None, "lone UTF-16"),
     FileCase("row longer than the header", "long.csv", b"input,output\nq,a\nq,a,extra\n", None, "Expected 2 fields"),
     FileCase("row shorter than the header", "short.csv", b"input,output,reference\nq,a\nq2\n", 2),
     FileCase("duplicate column names", "dupes.csv", b"output,output,input\na,b,q\n", 1),

@@ -8,6 +8,7 @@ Round trips through our own exports must give back every cell exactly.
 from __future__ import annotations
 
 import io
+import json
 import math
 from pathlib import Path
 
@@ -120,6 +121,25 @@ def test_chunked_reading_of_random_files_fails_only_with_named_value_errors(
 # Any text but lone surrogates (UTF-8 cannot hold them) and control characters other than tab and line
 # ends: the CSV loader takes a file with NUL bytes or many control characters for a binary file and
 # refuses it (with a named ValueError, which the fuzz tests above accept).
+ANY_STRING = st.text(alphabet=st.characters(codec=None, exclude_categories=()), max_size=20)
+
+
+RECORD = st.dictionaries(ANY_STRING, st.one_of(ANY_STRING, st.integers(), st.none()), min_size=1, max_size=3)
+
+
+@settings(max_examples=60, deadline=None)
+@given(records=st.lists(RECORD, min_size=1, max_size=4), array=st.booleans())
+def test_json_of_any_strings_loads_or_fails_naming_the_file(records: list[dict[str, object]], array: bool) -> None:
+    """JSON escapes can spell any string, lone surrogates included (not text: refused with a named error).
+
+    (A file holding only ``{}`` objects reads as an empty table: those rows have no field at all.)
+    """
+    text = json.dumps(records) if array else "".join(json.dumps(r) + "\n" for r in records)
+    df = _load_or_named_error(text.encode("ascii"), "escapes-Ω.json" if array else "escapes-Ω.jsonl")
+    if df is not None:
+        assert len(df) == len(records)
+
+
 CELL = st.text(alphabet=st.characters(exclude_categories=["Cs", "Cc"], include_characters="\t\n\r"), max_size=30)
 
 
