@@ -1,0 +1,213 @@
+"""Concurrent browser sessions against one ``streamlit run`` server: latency and per-session correctness.
+
+Run ``python -m bench.load`` (``--sessions 10 --rounds 3``). It starts the dashboard on a free port,
+then drives it with Playwright in Debian's headless Chromium: each session is its own browser context
+(its own Streamlit session) that pastes its own text into the Tone page and waits for the score the
+library gives that text. Latency is from pressing Ctrl+Enter to the score on screen. The same flow is
+first measured with one session alone (the baseline of this run), then with all sessions at once,
+while a probe times the server's health endpoint. Every session must see its own score, never another's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from playwright.async_api import Browser, async_playwright, expect
+
+from scoring import create_tone_scorer
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--no-first-run", "--disable-sync"]  # fmt: skip
+BOX = ".st-key-tone-text textarea"
+METRIC = '[data-testid="stMetricValue"]'
+POSITIVE = ["Thank you so much, this is wonderful!", "Great job, really helpful.", "I love how fast this was.",
+            "Your team is kind and brilliant.", "Happy to help, have a lovely day!"]  # fmt: skip
+NEGATIVE = ["This is awful and slow.", "I hate waiting this long.", "Terrible service, very disappointing.",
+            "The delay is frustrating and sad.", "Sadly the order was lost."]  # fmt: skip
+NEUTRAL = ["Your order number is {n}.", "The parcel left the depot on day {n}.", "Ticket {n} was updated."]
+
+
+@dataclass
+class Session:
+    """One browser session's texts, the scores the library gives them, and what it measured."""
+
+    texts: list[str]
+    expected: list[str]
+    latencies: list[float] = field(default_factory=list)
+    shown: list[str] = field(default_factory=list)
+    page_load: float = 0.0  # from opening the page to its first score on screen
+
+
+def plan(sessions: int, rounds: int, seed: int = 7) -> list[Session]:
+    """Return texts whose tone scores (3 decimals, as shown) all differ, so a mixed-up result cannot pass."""
+    rng, scorer, used = random.Random(seed), create_tone_scorer(), set[str]()
+    out: list[Session] = []
+    for s in range(sessions):
+        texts: list[str] = []
+        expected: list[str] = []
+        while len(texts) < rounds:
+            parts = rng.sample(POSITIVE, rng.randint(0, 3)) + rng.sample(NEGATIVE, rng.randint(0, 3))
+            parts.append(rng.choice(NEUTRAL).format(n=f"{s}-{len(texts)}-{rng.randint(0, 999)}"))
+            rng.shuffle(parts)
+            text = " ".join(parts)
+            score = f"{scorer.run(output=text).score:.3f}"
+            if score not in used:
+                used.add(score)
+                texts.append(text)
+                expected.append(score)
+        out.append(Session(texts, expected))
+    return out
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def health_latency(url: str) -> float:
+    start = time.perf_counter()
+    with urllib.request.urlopen(f"{url}/_stcore/health", timeout=30) as response:
+        response.read()
+    return time.perf_counter() - start
+
+
+@contextmanager
+def streamlit_server() -> Iterator[str]:
+    """Run ``streamlit run app.py`` on a free localhost port; yield its URL once healthy."""
+    port = free_port()
+    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port), "--server.address",
+           "127.0.0.1", "--server.headless", "true", "--server.fileWatcherType", "none"]  # fmt: skip
+    env = {**os.environ, "OPENAI_API_KEY": "", "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                health_latency(url)
+                break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"streamlit did not start (exit code {proc.poll()})") from None
+                time.sleep(0.25)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+async def _drive(browser: Browser, url: str, session: Session) -> None:
+    context = await browser.new_context(viewport={"width": 1200, "height": 900})
+    try:
+        page = await context.new_page()
+        start = time.perf_counter()
+        await page.goto(f"{url}/tone")
+        box, metric = page.locator(BOX), page.locator(METRIC).first
+        await metric.wait_for(timeout=120_000)
+        session.page_load = time.perf_counter() - start
+        for text, want in zip(session.texts, session.expected, strict=True):
+            if await metric.inner_text() == want:
+                raise RuntimeError(f"the page already shows {want}: the update could not be told apart")
+            await box.fill(text)
+            start = time.perf_counter()
+            await box.press("Control+Enter")
+            await expect(metric).to_have_text(want, timeout=120_000)
+            session.latencies.append(time.perf_counter() - start)
+            session.shown.append(await metric.inner_text())
+        assert await box.input_value() == session.texts[-1], "another session's text appeared in this one"
+    finally:
+        await context.close()
+
+
+async def _probe(url: str, stop: asyncio.Event, samples: list[float]) -> None:
+    while not stop.is_set():
+        samples.append(await asyncio.to_thread(health_latency, url))
+        await asyncio.sleep(0.2)
+
+
+async def measure(url: str, sessions: int, rounds: int) -> dict[str, object]:
+    """Return baseline (one session alone) and concurrent latencies, health-probe latencies and the sessions."""
+    work = plan(sessions + 1, rounds)
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            await _drive(browser, url, plan(1, 1, seed=99)[0])  # warm-up: first run of app.py, caches, plotly.js
+            await _drive(browser, url, work[0])  # the baseline: one session alone
+            stop, health = asyncio.Event(), list[float]()
+            probe = asyncio.create_task(_probe(url, stop, health))
+            start = time.perf_counter()
+            await asyncio.gather(*(_drive(browser, url, s) for s in work[1:]))
+            wall = time.perf_counter() - start
+            stop.set()
+            await probe
+        finally:
+            await browser.close()
+    return {"baseline": work[0], "sessions": work[1:], "health": health, "wall": wall}
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The q-th percentile (0-100), linear between closest ranks."""
+    ordered = sorted(values)
+    return statistics.quantiles(ordered, n=100, method="inclusive")[int(q) - 1] if len(ordered) > 1 else ordered[0]
+
+
+def _row(label: str, values: list[float], base: list[float]) -> str:
+    p50, p95 = percentile(values, 50), percentile(values, 95)
+    return (
+        f"| {label} | {len(values)} | {p50:.2f} | {p95:.2f} | {max(values):.2f} | {p50 / percentile(base, 50):.1f}x |"
+    )
+
+
+def report(result: dict[str, object], sessions: int, rounds: int) -> str:
+    """Return the measurements as a markdown table and two lines of context."""
+    baseline: Session = result["baseline"]  # type: ignore[assignment]
+    runs: list[Session] = result["sessions"]  # type: ignore[assignment]
+    health: list[float] = result["health"]  # type: ignore[assignment]
+    base, loaded = baseline.latencies, [x for s in runs for x in s.latencies]
+    lines = [
+        "| Run | Measurements | p50 (s) | p95 (s) | max (s) | p50 vs baseline |",
+        "| --- | ---: | ---: | ---: | ---: | ---: |",
+        _row("score update, 1 session alone (baseline)", base, base),
+        _row(f"score update, {sessions} sessions at once", loaded, base),
+        _row("page load to first score, 1 session alone", [baseline.page_load], [baseline.page_load]),
+        _row(f"page load to first score, {sessions} at once", [s.page_load for s in runs], [baseline.page_load]),
+        "",
+        f"Health endpoint during the concurrent run: p50 {percentile(health, 50) * 1000:.0f} ms, "
+        f"p95 {percentile(health, 95) * 1000:.0f} ms over {len(health)} probes. Wall time {result['wall']:.1f} s "
+        f"for {sessions} sessions x {rounds} updates; every session saw exactly its own scores.",
+        f"Machine: {os.cpu_count()} CPUs, load average after the run {', '.join(f'{x:.1f}' for x in os.getloadavg())}.",
+    ]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench.load", description=__doc__.splitlines()[0])
+    parser.add_argument("--sessions", type=int, default=10, help="concurrent browser sessions (10)")
+    parser.add_argument("--rounds", type=int, default=3, help="score updates per session (3)")
+    args = parser.parse_args()
+    with streamlit_server() as url:
+        result = asyncio.run(measure(url, args.sessions, args.rounds))
+    print(report(result, args.sessions, args.rounds))
+
+
+if __name__ == "__main__":
+    main()

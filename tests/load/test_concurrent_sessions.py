@@ -1,0 +1,32 @@
+"""Ten browser sessions scoring at once against one `streamlit run` server each get their own correct result.
+
+Driven by bench/load.py (which also reports latency: ``python -m bench.load``); this test checks only
+correctness and isolation, never timings.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from bench.load import CHROMIUM, Session, measure, streamlit_server
+
+pytestmark = [pytest.mark.load, pytest.mark.browser]
+SESSIONS = 10
+
+
+def test_ten_concurrent_sessions_each_see_their_own_scores() -> None:
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: run `make setup` (it installs Debian's chromium).")
+    with streamlit_server() as url:
+        result = asyncio.run(measure(url, SESSIONS, rounds=2))
+    sessions: list[Session] = result["sessions"]  # type: ignore[assignment]
+    assert len(sessions) == SESSIONS
+    for session in sessions:
+        assert session.shown == session.expected  # the score the library gives this session's own text
+        assert len(session.latencies) == 2 and session.page_load > 0
+    shown = [score for s in sessions for score in s.shown]
+    assert len(set(shown)) == len(shown)  # all different: a result shown in the wrong session would fail
+    assert result["health"], "the health probe never got an answer during the run"
