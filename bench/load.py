@@ -25,6 +25,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import psutil
 from playwright.async_api import Browser, async_playwright, expect
 
 from scoring import create_tone_scorer
@@ -39,6 +40,7 @@ POSITIVE = ["Thank you so much, this is wonderful!", "Great job, really helpful.
             "Your team is kind and brilliant.", "Happy to help, have a lovely day!"]  # fmt: skip
 NEGATIVE = ["This is awful and slow.", "I hate waiting this long.", "Terrible service, very disappointing.",
             "The delay is frustrating and sad.", "Sadly the order was lost."]  # fmt: skip
+SERVER_PID = [0]  # the pid of the server streamlit_server() started
 NEUTRAL = ["Your order number is {n}.", "The parcel left the depot on day {n}.", "Ticket {n} was updated."]
 
 
@@ -80,6 +82,24 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def cpu_seconds(root: psutil.Process, exclude: int | None = None) -> float:
+    """User + system CPU seconds of ``root`` and its live descendants (skipping the tree of pid ``exclude``)."""
+    skip = set()
+    if exclude is not None:
+        with_children = psutil.Process(exclude)
+        skip = {exclude, *(c.pid for c in with_children.children(recursive=True))}
+    total = 0.0
+    for proc in [root, *root.children(recursive=True)]:
+        if proc.pid in skip:
+            continue
+        try:
+            times = proc.cpu_times()
+        except psutil.Error:
+            continue
+        total += times.user + times.system
+    return total
+
+
 def health_latency(url: str) -> float:
     start = time.perf_counter()
     with urllib.request.urlopen(f"{url}/_stcore/health", timeout=30) as response:
@@ -89,12 +109,13 @@ def health_latency(url: str) -> float:
 
 @contextmanager
 def streamlit_server() -> Iterator[str]:
-    """Run ``streamlit run app.py`` on a free localhost port; yield its URL once healthy."""
+    """Run ``streamlit run app.py`` on a free localhost port; yield its URL once healthy (``SERVER_PID`` is set)."""
     port = free_port()
     cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port), "--server.address",
            "127.0.0.1", "--server.headless", "true", "--server.fileWatcherType", "none"]  # fmt: skip
     env = {**os.environ, "OPENAI_API_KEY": "", "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    SERVER_PID[0] = proc.pid
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 90
@@ -153,15 +174,18 @@ async def measure(url: str, sessions: int, rounds: int) -> dict[str, object]:
             await _drive(browser, url, plan(1, 1, seed=99)[0])  # warm-up: first run of app.py, caches, plotly.js
             await _drive(browser, url, work[0])  # the baseline: one session alone
             stop, health = asyncio.Event(), list[float]()
+            me, server = psutil.Process(), psutil.Process(SERVER_PID[0])
+            cpu_before = cpu_seconds(server), cpu_seconds(me, exclude=server.pid)
             probe = asyncio.create_task(_probe(url, stop, health))
             start = time.perf_counter()
             await asyncio.gather(*(_drive(browser, url, s) for s in work[1:]))
             wall = time.perf_counter() - start
+            cpu = cpu_seconds(server) - cpu_before[0], cpu_seconds(me, exclude=server.pid) - cpu_before[1]
             stop.set()
             await probe
         finally:
             await browser.close()
-    return {"baseline": work[0], "sessions": work[1:], "health": health, "wall": wall}
+    return {"baseline": work[0], "sessions": work[1:], "health": health, "wall": wall, "cpu": cpu}
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -182,6 +206,7 @@ def report(result: dict[str, object], sessions: int, rounds: int) -> str:
     baseline: Session = result["baseline"]  # type: ignore[assignment]
     runs: list[Session] = result["sessions"]  # type: ignore[assignment]
     health: list[float] = result["health"]  # type: ignore[assignment]
+    cpu: tuple[float, float] = result["cpu"]  # type: ignore[assignment]
     base, loaded = baseline.latencies, [x for s in runs for x in s.latencies]
     lines = [
         "| Run | Measurements | p50 (s) | p95 (s) | max (s) | p50 vs baseline |",
@@ -193,7 +218,8 @@ def report(result: dict[str, object], sessions: int, rounds: int) -> str:
         "",
         f"Health endpoint during the concurrent run: p50 {percentile(health, 50) * 1000:.0f} ms, "
         f"p95 {percentile(health, 95) * 1000:.0f} ms over {len(health)} probes. Wall time {result['wall']:.1f} s "
-        f"for {sessions} sessions x {rounds} updates; every session saw exactly its own scores.",
+        f"for {sessions} sessions x {rounds} updates; every session saw exactly its own scores. CPU time meanwhile: "
+        f"server {cpu[0]:.1f} s, browser (Chromium + Playwright) {cpu[1]:.1f} s.",
         f"Machine: {os.cpu_count()} CPUs, load average after the run {', '.join(f'{x:.1f}' for x in os.getloadavg())}.",
     ]
     return "\n".join(lines)
