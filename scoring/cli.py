@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import itertools
 import math
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -92,8 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _spec(args: argparse.Namespace) -> BatchSpec:
-    first = next(iter_table_chunks(args.file, chunksize=1), pd.DataFrame())
+def _spec(args: argparse.Namespace, first: pd.DataFrame) -> BatchSpec:
     columns = list(first.columns)
     guessed = guess_columns(columns)
     mapping = ColumnMap(args.output_column or guessed.output, args.input_column or guessed.input, guessed.ground_truth)
@@ -149,8 +149,9 @@ class _Sink:
 
 
 @contextlib.contextmanager
-def _scored(args: argparse.Namespace, spec: BatchSpec, progress: Callable[[int, int], object]) -> Iterator[Any]:
-    chunks = iter_table_chunks(args.file, chunksize=args.chunksize)
+def _scored(
+    args: argparse.Namespace, spec: BatchSpec, chunks: Iterator[pd.DataFrame], progress: Callable[[int, int], object]
+) -> Iterator[Any]:
     if args.dask is None:
         yield iter_scored(chunks, spec, workers=args.workers, on_progress=progress)
         return
@@ -182,13 +183,16 @@ def _evaluate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     target = Path(args.out) if args.out else None
     if target is not None and target.suffix.lower() not in OUT_FORMATS:
         raise ValueError(f"--out must end in {', '.join(OUT_FORMATS)}; got {args.out!r}.")
-    spec = _spec(args)
+    reader = iter_table_chunks(args.file, chunksize=args.chunksize)
+    first = next(reader, pd.DataFrame())
+    spec = _spec(args, first)
+    chunks = itertools.chain([first], reader)
     thresholds = dict(args.fail_under) | dict(args.fail_over)
     if unknown := sorted(set(thresholds) - set(spec.scorers)):
         raise ValueError(f"--fail-under/--fail-over name {unknown}, which --scorers does not run ({spec.scorers}).")
     builder, notes = SummaryBuilder(spec.scorers), list[pd.DataFrame]()
     bar = tqdm(unit=" rows", file=err, disable=True if args.no_progress else None, delay=1.0, mininterval=0.5)
-    with bar, _scored(args, spec, lambda done, _total: bar.update(done - bar.n)) as results:
+    with bar, _scored(args, spec, chunks, lambda done, _t: bar.update(done - bar.n)) as results:
         if target is None:
             _drain(results, builder, None, notes)
         else:
