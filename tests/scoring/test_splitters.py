@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -144,3 +146,10 @@ def test_smart_splitter_is_deterministic_and_ignores_outer_whitespace(text: str)
 def test_smart_splitter_handles_a_megabyte(text: str) -> None:
     spans = split_smart(text)
     assert spans and all(text[s.start : s.end] == s.text for s in spans[:1000])
+
+
+@given(st.text(alphabet="ab .!?\n\t😀", max_size=40))
+def test_split_mastra_equals_the_bare_regex(t: str) -> None:
+    """The linear search gives exactly the matches of Mastra's regex over the whole text."""
+    expected = [(m.group(), m.start(), m.end()) for m in re.finditer(r"[^.!?]+[.!?]+", t)] or [(t, 0, len(t))]
+    assert [(s.text, s.start, s.end) for s in split_mastra(t)] == expected
