@@ -188,6 +188,14 @@ async def measure(url: str, sessions: int, rounds: int) -> dict[str, object]:
     return {"baseline": work[0], "sessions": work[1:], "health": health, "wall": wall, "cpu": cpu}
 
 
+def run_measure(url: str, sessions: int, rounds: int) -> dict[str, object]:
+    """:func:`measure` in a thread of its own: callable even where an event loop already runs (pytest-playwright)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, measure(url, sessions, rounds)).result()
+
+
 def percentile(values: list[float], q: float) -> float:
     """The q-th percentile (0-100), linear between closest ranks."""
     ordered = sorted(values)
@@ -231,7 +239,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="score updates per session (3)")
     args = parser.parse_args()
     with streamlit_server() as url:
-        result = asyncio.run(measure(url, args.sessions, args.rounds))
+        result = run_measure(url, args.sessions, args.rounds)
     print(report(result, args.sessions, args.rounds))
 
 

@@ -6,12 +6,11 @@ correctness and isolation, never timings.
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import pytest
 
-from bench.load import CHROMIUM, Session, measure, streamlit_server
+from bench.load import CHROMIUM, Session, run_measure, streamlit_server
 
 pytestmark = [pytest.mark.load, pytest.mark.browser]
 SESSIONS = 10
@@ -21,7 +20,7 @@ def test_ten_concurrent_sessions_each_see_their_own_scores() -> None:
     if not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} is missing: run `make setup` (it installs Debian's chromium).")
     with streamlit_server() as url:
-        result = asyncio.run(measure(url, SESSIONS, rounds=2))
+        result = run_measure(url, SESSIONS, rounds=2)
     sessions: list[Session] = result["sessions"]  # type: ignore[assignment]
     assert len(sessions) == SESSIONS
     for session in sessions:
