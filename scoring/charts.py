@@ -7,6 +7,7 @@ User text reaches a figure only HTML-escaped (Plotly renders a subset of HTML in
 from __future__ import annotations
 
 import html
+import math
 import textwrap
 
 import pandas as pd
@@ -136,7 +137,7 @@ def similarity_figure(frame: pd.DataFrame, *, selected: str | None = "dice") -> 
             y=algorithms,
             orientation="h",
             marker={"color": colors},
-            text=[f"{v:.3f}" for v in values],
+            text=[f"{v:.3f}" if not math.isnan(v) else "n/a (too long)" for v in values],
             textposition="outside",
             hovertemplate="%{y}: %{x:.4f}<extra></extra>",
             name="similarity",

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from scoring.engines import get_engine
+from scoring.similarity import PARTIAL_RATIO_MAX_CHARS
 
 __all__ = [
     "ALGORITHM_NOTES",
@@ -201,13 +202,19 @@ ALGORITHM_NOTES: dict[str, str] = {
 }
 
 
+_TOO_LONG_NOTE = f"not computed: texts longer than {PARTIAL_RATIO_MAX_CHARS:,} characters take minutes"
+
+
 def similarity_frame(scores: Mapping[str, float]) -> pd.DataFrame:
     """Return one row per algorithm: algorithm, similarity, what it measures.
 
     >>> similarity_frame({"dice": 0.5}).values.tolist()[0][:2]
     ['dice', 0.5]
     """
-    rows = [(name, float(value), ALGORITHM_NOTES.get(name, "")) for name, value in scores.items()]
+    rows = [
+        (name, float(value), ALGORITHM_NOTES.get(name, "") if not math.isnan(value) else _TOO_LONG_NOTE)
+        for name, value in scores.items()
+    ]
     return pd.DataFrame(rows, columns=["algorithm", "similarity", "what it measures"])
 
 

@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -99,10 +100,24 @@ def _shared_bigrams(first: list[str], second: list[str]) -> list[int]:
     return [int(n) for n in shared.tolist()]
 
 
+#: partial_ratio aligns the shorter text with every window of the longer one; its time grows so fast
+#: with length (1 s at 5,000 characters each, 50 s at 20,000) that longer texts are refused.
+PARTIAL_RATIO_MAX_CHARS = 5_000
+
+
+def _partial_ratio(a: str, b: str) -> float:
+    if (shorter := min(len(a), len(b))) > PARTIAL_RATIO_MAX_CHARS:
+        raise ValueError(
+            f"partial_ratio accepts texts of up to {PARTIAL_RATIO_MAX_CHARS:,} characters (the shorter of the two); "
+            f"got {shorter:,}. Use ratio, token_set_ratio or dice for long texts."
+        )
+    return fuzz.partial_ratio(a, b) / 100.0
+
+
 ALGORITHMS: dict[str, Callable[[str, str], float]] = {
     "dice": dice,
     "ratio": lambda a, b: fuzz.ratio(a, b) / 100.0,
-    "partial_ratio": lambda a, b: fuzz.partial_ratio(a, b) / 100.0,
+    "partial_ratio": _partial_ratio,
     "token_sort_ratio": lambda a, b: fuzz.token_sort_ratio(a, b) / 100.0,
     "token_set_ratio": lambda a, b: fuzz.token_set_ratio(a, b) / 100.0,
     "levenshtein": Levenshtein.normalized_similarity,
@@ -125,8 +140,17 @@ def _similarity(algorithm: str, a: str, b: str) -> float:
 
 
 def similarities(a: str, b: str) -> dict[str, float]:
-    """Return every algorithm's similarity of two already-processed strings, each in [0, 1]."""
-    return {name: _similarity(name, a, b) for name in ALGORITHMS}
+    """Return every algorithm's similarity of two already-processed strings, each in [0, 1].
+
+    An algorithm that refuses texts this long (partial_ratio) gives NaN.
+    """
+    out = {}
+    for name in ALGORITHMS:
+        try:
+            out[name] = _similarity(name, a, b)
+        except ValueError:
+            out[name] = math.nan
+    return out
 
 
 @dataclass(frozen=True, slots=True)

@@ -109,3 +109,9 @@ def test_similarity_figure_has_one_bar_per_algorithm_and_highlights_dice() -> No
     colors = list(bar.marker.color)
     assert colors[list(scores).index("dice")] != colors[list(scores).index("ratio")]
     assert fig.layout.xaxis.range == (0, 1.12)
+
+
+def test_similarity_figure_labels_an_algorithm_that_was_not_computed() -> None:
+    frame = similarity_frame({"dice": 0.5, "partial_ratio": float("nan")})
+    assert "not computed" in frame.loc[1, "what it measures"]
+    assert similarity_figure(frame).data[0].text[1] == "n/a (too long)"

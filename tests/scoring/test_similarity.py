@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import math
+
 import pytest
 from hypothesis import given
 from hypothesis.strategies import text
@@ -74,3 +76,12 @@ def test_similarity_bounded_and_symmetric(a: str, b: str) -> None:
 def test_similarity_rejects_bad_options(kwargs: dict, match: str) -> None:
     with pytest.raises((ValueError, TypeError), match=match):
         create_content_similarity_scorer(**kwargs)
+
+
+def test_partial_ratio_refuses_long_texts_with_a_clear_error() -> None:
+    long_a, long_b = "good service " * 500, "bad service " * 500
+    with pytest.raises(ValueError, match="partial_ratio accepts texts of up to 5,000 characters"):
+        create_content_similarity_scorer(algorithm="partial_ratio").run(input=long_a, output=long_b)
+    table = similarities(long_a, long_b)
+    assert math.isnan(table["partial_ratio"])
+    assert all(0.0 <= v <= 1.0 for k, v in table.items() if k != "partial_ratio")
