@@ -28,6 +28,7 @@ from pathlib import Path
 import psutil
 from playwright.async_api import Browser, async_playwright, expect
 
+from bench.ws_session import score_texts
 from scoring import create_tone_scorer
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -188,12 +189,35 @@ async def measure(url: str, sessions: int, rounds: int) -> dict[str, object]:
     return {"baseline": work[0], "sessions": work[1:], "health": health, "wall": wall, "cpu": cpu}
 
 
+async def measure_protocol(url: str, sessions: int, rounds: int) -> tuple[list[float], list[float]]:
+    """Browserless sessions (the websocket protocol): one alone, then ``sessions`` at once; check every score."""
+    work = plan(sessions + 1, rounds, seed=11)
+
+    async def one(session: Session) -> list[float]:
+        shown, latencies = await score_texts(url, session.texts)
+        if shown != session.expected:
+            raise AssertionError(f"a session saw {shown}, not its own scores {session.expected}")
+        return latencies
+
+    base = await one(work[0])
+    loaded = await asyncio.gather(*(one(s) for s in work[1:]))
+    return base, [x for latencies in loaded for x in latencies]
+
+
 def run_measure(url: str, sessions: int, rounds: int) -> dict[str, object]:
     """:func:`measure` in a thread of its own: callable even where an event loop already runs (pytest-playwright)."""
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(max_workers=1) as pool:
         return pool.submit(asyncio.run, measure(url, sessions, rounds)).result()
+
+
+def run_protocol(url: str, sessions: int, rounds: int) -> tuple[list[float], list[float]]:
+    """:func:`measure_protocol` in a thread of its own (see :func:`run_measure`)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, measure_protocol(url, sessions, rounds)).result()
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -237,10 +261,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.load", description=__doc__.splitlines()[0])
     parser.add_argument("--sessions", type=int, default=10, help="concurrent browser sessions (10)")
     parser.add_argument("--rounds", type=int, default=3, help="score updates per session (3)")
+    parser.add_argument("--protocol-sessions", default="10,50", help="browserless session counts (10,50)")
     args = parser.parse_args()
+    counts = [int(n) for n in args.protocol_sessions.split(",") if n]
     with streamlit_server() as url:
         result = run_measure(url, args.sessions, args.rounds)
+        protocol = {n: run_protocol(url, n, args.rounds) for n in counts}
     print(report(result, args.sessions, args.rounds))
+    print("\nThe server alone, without browsers (the websocket protocol; the same flow and checks):\n")
+    print("| Run | Measurements | p50 (s) | p95 (s) | max (s) | p50 vs baseline |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    for n, (base, loaded) in protocol.items():
+        print(_row(f"score update, 1 session alone (baseline of the {n} below)", base, base))
+        print(_row(f"score update, {n} sessions at once", loaded, base))
 
 
 if __name__ == "__main__":

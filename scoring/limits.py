@@ -13,9 +13,10 @@ LLM judge concurrent requests   ``TONE_EXPLORER_JUDGE_CONCURRENCY``  4
 
 The upload limit is Streamlit's own setting, read the way Streamlit reads it (its environment variable
 first, then the project's config file), so the number the app checks and the one Streamlit enforces
-never disagree. The text limit exists because VADER and Mastra's sentence regex take time quadratic
-in the length of a sentence with no end punctuation (~0.7 s and ~2.5 s at 20,000 characters, 12 s at
-40,000): a longer text is refused with a message instead of stalling a run.
+never disagree. The text limit exists because scoring time grows faster than the text: VADER's "but"
+rule is quadratic in a sentence's words (one sentence of sentiment words: 0.07 s at 20,000 characters,
+2 s at 100,000, 154 s at 1,000,000; Levenshtein similarity 31 s at 1,000,000; ``python -m
+bench.long_text``). A longer text is refused with a message instead of stalling a run.
 
 >>> get_limits({"TONE_EXPLORER_MAX_ROWS": "500"}).max_rows
 500
