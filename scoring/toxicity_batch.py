@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from scoring.inputs import to_text
 from scoring.splitters import split_smart
 from scoring.toxicity_classifier import model_probabilities
 from scoring.toxicity_judge import JudgeError
-from scoring.toxicity_rules import RULES, normalise
+from scoring.toxicity_rules import candidate_rules, normalise
 
 if TYPE_CHECKING:
     from scoring.toxicity import ToxicityScorer
@@ -74,18 +72,13 @@ def _judge_many(scorer: ToxicityScorer, texts: list[str], questions: list[str]) 
     return {key: [row[j] for row in rows] for j, key in enumerate(keys)}
 
 
-@cache
-def _any_rule(min_confidence: float) -> re.Pattern[str] | None:
-    """One pattern that matches wherever a rule of at least ``min_confidence`` would."""
-    parts = [f"(?:{r.pattern.pattern})" for r in RULES if r.confidence >= min_confidence]
-    return re.compile("|".join(parts), re.IGNORECASE) if parts else None
-
-
 def any_rule_fires(text: str, min_confidence: float) -> bool:
-    """Whether a rule with confidence >= ``min_confidence`` fires on ``text`` (one regex search).
+    """Whether a rule with confidence >= ``min_confidence`` fires on ``text``.
+
+    Only the rules whose words occur in ``text`` are searched (:func:`scoring.toxicity_rules.candidate_rules`).
 
     >>> any_rule_fires("Watch your back.", 0.5), any_rule_fires("Watch your back.", 0.9)
     (True, False)
     """
-    pattern = _any_rule(min_confidence)
-    return bool(pattern and pattern.search(normalise(text)))
+    folded = normalise(text)
+    return any(r.confidence >= min_confidence and r.pattern.search(folded) for r in candidate_rules(folded))

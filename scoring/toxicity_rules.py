@@ -1,11 +1,10 @@
 """Transparent patterns for the rubric's kinds of toxicity that a profanity model misses.
 
-Each rule has a kind (one of :data:`KINDS`), a name, a confidence and a regular expression. In the
-patterns below a space stands for ``\\s+`` and ``{NAME}`` for a word list from ``_VOCAB``. The rules
-were written from general knowledge of abusive language and checked on the ``dev`` split of
-``tests/scoring/data/toxicity_labelled.csv``; ``bench/toxicity_eval.py`` reports how they do on the
-``heldout`` and ``fresh`` splits and on real human-rated texts. A rule fires on wording, not meaning:
-sarcasm, paraphrase, quotes and negation fool it (see ``KNOWN_GAPS`` in :mod:`scoring.toxicity_classifier`).
+Each rule has a kind (one of :data:`KINDS`), a name, a confidence and a regular expression; in the patterns below a
+space stands for ``\\s+`` and ``{NAME}`` for a word list from ``_VOCAB``. Written from general knowledge of abusive
+language, checked on the ``dev`` split of ``tests/scoring/data/toxicity_labelled.csv``; ``bench/toxicity_eval.py``
+reports how they do on the ``heldout`` and ``fresh`` splits and on real human-rated texts. A rule fires on wording,
+not meaning: sarcasm, paraphrase, quotes and negation fool it (``KNOWN_GAPS`` in :mod:`scoring.toxicity_classifier`).
 """
 
 from __future__ import annotations
@@ -13,7 +12,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["KINDS", "RULES", "Rule", "Trigger", "match_rules", "normalise"]
+from scoring.literals import LiteralIndex
+
+__all__ = ["KINDS", "RULES", "Rule", "Trigger", "candidate_rules", "match_rules", "normalise"]
 
 KINDS = ("personal_attack", "mockery", "hate", "dismissive", "threat")
 
@@ -278,6 +279,14 @@ def normalise(text: str) -> str:
     return text.replace("’", "'").replace("‘", "'").replace("`", "'")
 
 
+_INDEX = LiteralIndex([r.pattern for r in RULES])  # which rules' words a text holds
+
+
+def candidate_rules(folded: str) -> list[Rule]:
+    """Return, in order, the rules that may fire on ``normalise``-d text; no other rule can (their words are absent)."""
+    return [RULES[i] for i in _INDEX.candidates(folded)]
+
+
 def match_rules(text: str) -> list[Trigger]:
     """Return every rule that fires on ``text``, strongest first.
 
@@ -285,5 +294,6 @@ def match_rules(text: str) -> list[Trigger]:
     ['threat']
     """
     folded = normalise(text)
-    hits = [Trigger(r.kind, r.name, r.confidence, m.group().strip()) for r in RULES if (m := r.pattern.search(folded))]
+    found = [(r, m) for r in candidate_rules(folded) if (m := r.pattern.search(folded))]
+    hits = [Trigger(r.kind, r.name, r.confidence, m.group().strip()) for r, m in found]
     return sorted(hits, key=lambda t: -t.confidence)
