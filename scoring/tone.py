@@ -61,7 +61,9 @@ class ToneScorer:
     ) -> ScoreResult:
         """Score one response; ``input`` is accepted for a uniform API and not used."""
         text = to_text(output, "output")
-        reference = self.reference_tone or (to_text(ground_truth, "ground_truth") if ground_truth else None)
+        # An empty or blank ground truth means "no reference" (stability), not "compare with neutral".
+        truth = to_text(ground_truth, "ground_truth") if ground_truth is not None else ""
+        reference = self.reference_tone or (truth if truth.strip() else None)
         engine = get_engine(self.engine)
         spans = get_splitter(self.splitter)(text) or [Span(text, 0, len(text))]
         sentences = [
@@ -93,7 +95,7 @@ class ToneScorer:
         >>> create_tone_scorer(engine="afinn", splitter="mastra").score_many(["It was great. Thanks!"])["score"]
         [0.75]
         """
-        refs = [self.reference_tone or g or None for g in ground_truths or [None] * len(outputs)]
+        refs = [self.reference_tone or (g if g and g.strip() else None) for g in ground_truths or [None] * len(outputs)]
         engine = get_engine(self.engine)
         columns: dict[str, list[float]] = {k: [math.nan] * len(outputs) for k in ("score", *_METRICS)}
         compared = [i for i, r in enumerate(refs) if r]

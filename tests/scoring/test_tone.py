@@ -92,3 +92,11 @@ def test_tone_bounded_and_deterministic(t: str, engine: str, splitter: str) -> N
     a, b = s.run(output=t), s.run(output=t)
     assert 0.0 <= a.score <= 5.0
     assert a.score == b.score
+
+
+@pytest.mark.parametrize("truth", ["", "   ", "\n\t"])
+def test_blank_ground_truth_means_stability_in_run_and_score_many(truth: str) -> None:
+    scorer = create_tone_scorer()
+    result = scorer.run(output="Great. Awful.", ground_truth=truth)
+    assert "sentimentVariance" in result.analyze_step_result
+    assert scorer.score_many(["Great. Awful."], [truth])["score"] == [result.score]

@@ -246,10 +246,12 @@ def test_api_key_never_appears_in_outputs_errors_or_logs(caplog: pytest.LogCaptu
         with serve([Reply(status=status, body=echo)]) as fake, pytest.raises(JudgeError) as info:
             judge(fake.base_url, max_retries=0).run(output=TWO)
         seen += [str(info.value), repr(info.value), "".join(traceback.format_exception(info.value))]
-    with serve([Reply(f"{KEY} is not JSON")]) as fake, pytest.raises(JudgeError) as info:
-        judge(fake.base_url).run(output=TWO)
+    with serve([Reply(f"{KEY} is not JSON")]) as fake:
+        with pytest.raises(JudgeError) as info:
+            judge(fake.base_url).run(output=TWO)
         seen += [str(info.value), "".join(traceback.format_exception(info.value))]
         out = run_evals([{"output": TWO}], [judge(fake.base_url)])
+        assert "error" in out["items"][0]["scorerResults"]["toxicity-scorer"]  # type: ignore[index]
         seen.append(json.dumps(out))
     seen += [r.getMessage() for r in caplog.records] + [caplog.text]
     leaks = [s for s in seen if KEY in s]
