@@ -20,6 +20,8 @@ def _args() -> argparse.Namespace:
     parser.add_argument("--scale-rows", type=int, default=100_000, help="rows for the all-scorers CLI run (100000)")
     parser.add_argument("--memory-rows", default="100000,400000", help="two sizes for the peak-memory check")
     parser.add_argument("--quick", action="store_true", help="small sizes: a smoke run, not the README numbers")
+    parser.add_argument("--skip-throughput", action="store_true", help="only the CLI scale runs")
+    parser.add_argument("--skip-scale", action="store_true", help="only the throughput tables")
     return parser.parse_args()
 
 
@@ -76,6 +78,14 @@ def main() -> None:
     if args.quick:
         args.rows, args.mastra_rows, args.rounds, args.scale_rows, args.memory_rows = 2000, 300, 1, 5000, "5000,20000"
     print(f"Machine: {_machine()}\n")
+    if not args.skip_throughput:
+        _throughput(args)
+    if not args.skip_scale:
+        _scale(args)
+    print(f"\nLoad average at the end: {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
+
+
+def _throughput(args: argparse.Namespace) -> None:
     df = build_rows(args.rows)
     unique = build_rows(args.rows, unique=True)
     node: dict[str, dict[str, float]] = {}
@@ -93,6 +103,9 @@ def main() -> None:
     print("\n".join(_throughput_table(node, ours)) + "\n")
     print("### Against the raw npm libraries (same rows)\n")
     print("\n".join(_raw_table(node, ours)) + "\n")
+
+
+def _scale(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory() as folder:
         seconds, peak = cli_run(args.scale_rows, "tone,similarity,toxicity", 2, Path(folder))
         print("### Scale (CLI, `--workers 2`, CSV in and out)\n\n| Run | Rows | Seconds | Rows/s | Peak RSS (MB) |")
@@ -102,7 +115,6 @@ def main() -> None:
         for rows in (int(x) for x in args.memory_rows.split(",")):
             seconds, peak = cli_run(rows, "tone,similarity", 2, Path(folder))
             print(f"| tone + similarity | {rows:,} | {seconds:,.1f} | {rows / seconds:,.0f} | {peak:,.0f} |")
-    print(f"\nLoad average at the end: {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
 
 
 if __name__ == "__main__":

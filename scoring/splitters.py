@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 __all__ = ["SPLITTERS", "Span", "get_splitter", "split_mastra", "split_smart"]
@@ -59,18 +59,22 @@ _STARTERS = _words(
 _ACRONYM_RE = re.compile(r"(?:[a-z]{1,2}\.)+[a-z]{1,2}")
 _EMOJI = "[\u2600-\u27bf\u2b00-\u2bff\U0001f000-\U0001faff\ufe0f\u200d\u20e3]"
 _CLOSERS = "\"'”’)\\]}»*_`"
+_TERMINALS, _CJK, _BREAKS = ".!?…‽", "。！？", "\n\v\f\x1c-\x1e\x85\u2028\u2029"
 # Candidates: Latin terminal punctuation (+ closers, + emoji) before whitespace or the end; CJK
 # terminals (no space needed); a line break with the whitespace around it; an emoji before a
 # capitalised word.
-# Each alternative starts with a character class so the regex engine can skip ahead quickly; the
-# look-behinds right after the first character, and the possessive quantifiers, keep long runs
-# (1 MB of dots, spaces or emoji) linear.
+# The look-behinds right after each alternative's first character, and the possessive quantifiers,
+# keep long runs (1 MB of dots, spaces or emoji) linear.
 _CANDIDATE_RE = re.compile(
-    rf"(?P<p>[.!?…‽](?<![.!?…‽][.!?…‽])[.!?…‽]*+)(?P<c>[{_CLOSERS}]*+)(?:[ \t]*+{_EMOJI}++)*+(?=\s|$)"
-    rf"|(?P<cjk>[。！？](?<![。！？][。！？])[。！？]*+[{_CLOSERS}」』）】》]*+)(?:[ \t]*+{_EMOJI}++)*+"
-    r"|(?P<nl>(?:\r\n?|[\n\v\f\x1c-\x1e\x85\u2028\u2029])\s*+)"
+    rf"(?P<p>[{_TERMINALS}](?<![{_TERMINALS}][{_TERMINALS}])[{_TERMINALS}]*+)(?P<c>[{_CLOSERS}]*+)"
+    rf"(?:[ \t]*+{_EMOJI}++)*+(?=\s|$)"
+    rf"|(?P<cjk>[{_CJK}](?<![{_CJK}][{_CJK}])[{_CJK}]*+[{_CLOSERS}」』）】》]*+)(?:[ \t]*+{_EMOJI}++)*+"
+    rf"|(?P<nl>(?:\r\n?|[{_BREAKS}])\s*+)"
     rf"|(?P<emo>{_EMOJI}(?<!{_EMOJI}{_EMOJI}){_EMOJI}*+)(?=[ \t]+[^\W\d_a-z])"
 )
+# Every candidate starts with one of these characters. The regex engine skips to them with a fast
+# character-set scan, which it does not do for an alternation of groups (~4x less time on replies).
+_FIRST_RE = re.compile(rf"[{_TERMINALS}{_CJK}\r{_BREAKS}{_EMOJI[1:-1]}]")
 _NEXT_RE = re.compile(r"\s*[\"'“‘(\[*_`¿¡]*([\w'’]*)")
 _OPENERS = "(\"'“‘[{*_`"
 _WORDISH_RE = re.compile(rf"[^\W_]|{_EMOJI}")
@@ -147,6 +151,19 @@ def _line_break_ends(text: str, start: int, m: re.Match[str], fences: list[int])
     return before in ".!?…:;" or not text[m.end()].islower() or bool(_BULLET_RE.match(text, m.end()))
 
 
+def _candidates(text: str) -> Iterator[re.Match[str]]:
+    """Yield what ``_CANDIDATE_RE.finditer(text)`` yields: the leftmost match from each position on."""
+    search, match = _FIRST_RE.search, _CANDIDATE_RE.match
+    found = search(text)
+    while found is not None:
+        m = match(text, found.start())
+        if m is None:
+            found = search(text, found.start() + 1)
+        else:
+            yield m
+            found = search(text, m.end())
+
+
 def split_smart(text: str) -> list[Span]:
     """Split into sentences; a trailing fragment is kept, list items and lines stand apart.
 
@@ -161,7 +178,7 @@ def split_smart(text: str) -> list[Span]:
     caseless = text.lower() == text
     fences = _code_fences(text)
     start = 0
-    for m in _CANDIDATE_RE.finditer(text):
+    for m in _candidates(text):
         if m.group("nl") is not None:
             if m.start() > start and _line_break_ends(text, start, m, fences):
                 _emit(text, start, m.start(), out)

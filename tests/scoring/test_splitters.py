@@ -1,14 +1,18 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bench.splitter import GOLD_PATH, HELDOUT_PATH, GoldItem, accuracy, load_gold, splitters
+from scoring import splitters as module
 from scoring.splitters import Span, get_splitter, split_mastra, split_smart
 
+DATA = Path(__file__).parent / "data"
+DATA_FILES = ("sentences.txt", "sentences_heldout.txt", "toxicity_labelled.csv")
 DEV = load_gold(GOLD_PATH)
 HELDOUT = load_gold(HELDOUT_PATH)
 # Texts the smart splitter is known to get wrong, and why (strict: fixing one must update this).
@@ -153,3 +157,29 @@ def test_split_mastra_equals_the_bare_regex(t: str) -> None:
     """The linear search gives exactly the matches of Mastra's regex over the whole text."""
     expected = [(m.group(), m.start(), m.end()) for m in re.finditer(r"[^.!?]+[.!?]+", t)] or [(t, 0, len(t))]
     assert [(s.text, s.start, s.end) for s in split_mastra(t)] == expected
+
+
+def _candidate_matches(matches: object) -> list[tuple[tuple[int, int], dict[str, str | None]]]:
+    return [(m.span(), m.groupdict()) for m in matches]  # type: ignore[attr-defined]
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=_TEXTS)
+def test_candidate_scan_equals_the_candidate_regex(text: str) -> None:
+    """The fast scan (skip to a possible first character, then match) finds what finditer finds."""
+    expected = _candidate_matches(module._CANDIDATE_RE.finditer(text))
+    assert _candidate_matches(module._candidates(text)) == expected
+
+
+def test_candidate_scan_equals_the_candidate_regex_on_real_texts() -> None:
+    texts = [i.text for i in DEV + HELDOUT] + [(DATA / name).read_text(encoding="utf-8") for name in DATA_FILES]
+    for text in texts + [line for t in texts for line in t.splitlines()]:
+        assert _candidate_matches(module._candidates(text)) == _candidate_matches(module._CANDIDATE_RE.finditer(text))
+
+
+def test_every_candidate_starts_with_a_first_character() -> None:
+    chars = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF)
+    first = set(module._FIRST_RE.findall(chars))
+    for char in chars:  # "" lets the end match $, " A" is what an emoji candidate needs after it
+        if char not in first:
+            assert not any(module._CANDIDATE_RE.match(char + tail) for tail in ("", " A")), char
