@@ -2,9 +2,11 @@
 
 ``evaluate(df)`` is the whole thing in memory; the CLI and :mod:`scoring.distributed` stream chunks
 through :func:`iter_scored` and add them up with :class:`SummaryBuilder`. Rows whose text is missing
-are listed in ``skipped`` (never scored as empty); a scorer failing on a row is listed in ``errors``
-and the other rows are still scored. The summary's ``mean`` is what Mastra's ``runEvals`` reports
-as ``scores`` for the rows that were scored.
+are listed in ``skipped`` (never scored as empty); a scorer failing on a row (the LLM judge timing out,
+say) is listed in ``errors`` and the other rows are still scored; :func:`retry_errors` scores just
+those rows again. A tone score on text in a language the engine does not cover gets its reason in
+``tone-scorer.warnings``. The summary's ``mean`` is what Mastra's ``runEvals`` reports as ``scores``
+for the rows that were scored.
 """
 
 from __future__ import annotations
@@ -13,105 +15,57 @@ import math
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
-from dataclasses import dataclass, field
 
-import numpy as np
 import pandas as pd
 
-from scoring.batch_rows import (
-    ERROR_COLUMNS,
-    SCORER_IDS,
-    SKIPPED_COLUMNS,
-    BatchSpec,
-    ChunkResult,
-    make_spec,
-    score_frame,
-)
+from scoring.batch_result import DEFAULT_THRESHOLD, LOWER_IS_BETTER, BatchResult, SummaryBuilder, combine
+from scoring.batch_retry import retry_errors
+from scoring.batch_rows import SCORER_IDS, BatchSpec, ChunkResult, make_spec, score_frame, uses_judge
 from scoring.loaders import ColumnMap
 
 __all__ = [
+    "DEFAULT_THRESHOLD",
+    "LOWER_IS_BETTER",
     "SCORER_IDS",
     "BatchResult",
     "BatchSpec",
     "ChunkResult",
     "SummaryBuilder",
+    "combine",
     "evaluate",
     "iter_scored",
     "make_spec",
+    "retry_errors",
     "score_frame",
 ]
 
-LOWER_IS_BETTER = frozenset({"toxicity-scorer"})
-DEFAULT_THRESHOLD = 0.5
 Progress = Callable[[int, int], object]
-
-
-@dataclass
-class SummaryBuilder:
-    """Adds up chunk results into the per-scorer summary (keeps 8 bytes per scored row, for the median)."""
-
-    scorers: tuple[str, ...]
-    scores: dict[str, list[np.ndarray]] = field(default_factory=dict)
-    skipped: dict[str, int] = field(default_factory=dict)
-    errors: dict[str, int] = field(default_factory=dict)
-    rows: int = 0
-
-    def add(self, chunk: ChunkResult) -> None:
-        """Count one chunk's scores, skipped rows and errors."""
-        self.rows += len(chunk.table)
-        for scorer_id in self.scorers:
-            values = chunk.table[scorer_id].to_numpy(dtype=float) if scorer_id in chunk.table else np.empty(0)
-            self.scores.setdefault(scorer_id, []).append(values[~np.isnan(values)])
-            self.skipped[scorer_id] = self.skipped.get(scorer_id, 0) + int((chunk.skipped["scorer"] == scorer_id).sum())
-            self.errors[scorer_id] = self.errors.get(scorer_id, 0) + int((chunk.errors["scorer"] == scorer_id).sum())
-
-    def summary(self, thresholds: Mapping[str, float] | None = None) -> pd.DataFrame:
-        """Return one row per scorer: mean, median, min, max, threshold, share_under/over, count, skipped, errors.
-
-        ``better`` says which end is good ("lower" for toxicity): read share_over as the failing share there.
-        """
-        records = []
-        for scorer_id in self.scorers:
-            values = np.concatenate(self.scores.get(scorer_id) or [np.empty(0)])
-            threshold = float((thresholds or {}).get(scorer_id, DEFAULT_THRESHOLD))
-            count = len(values)
-            # mean: summed in row order, as runEvals does, so it equals Mastra's number exactly
-            mean = float(np.cumsum(values)[-1] / count) if count else math.nan
-            records.append({
-                "scorer": scorer_id, "mean": mean, "median": float(np.median(values)) if count else math.nan,
-                "min": float(values.min()) if count else math.nan, "max": float(values.max()) if count else math.nan,
-                "threshold": threshold, "share_under": float((values < threshold).mean()) if count else math.nan,
-                "share_over": float((values > threshold).mean()) if count else math.nan,
-                "count": count, "skipped": self.skipped.get(scorer_id, 0), "errors": self.errors.get(scorer_id, 0),
-                "better": "lower" if scorer_id in LOWER_IS_BETTER else "higher",
-            })  # fmt: skip
-        return pd.DataFrame.from_records(records).set_index("scorer")
-
-
-@dataclass(frozen=True, slots=True)
-class BatchResult:
-    """The whole run: ``table`` (input columns + results), ``summary``, ``skipped`` and ``errors``.
-
-    ``table`` keeps every input column unchanged and adds, per scorer, a column named by its id with
-    the score and ``<id>.<metric>`` columns. ``skipped`` lists (row, index, scorer, column, reason) for
-    rows not scored because text was missing; ``errors`` lists (row, index, scorer, error). ``row``
-    counts data rows from 1; ``index`` is the row's label in the input DataFrame.
-    """
-
-    table: pd.DataFrame
-    summary: pd.DataFrame
-    skipped: pd.DataFrame
-    errors: pd.DataFrame
-
-    @property
-    def complete(self) -> bool:
-        """True when every row was scored by every scorer."""
-        return bool(self.skipped.empty and self.errors.empty)
 
 
 def _score_chunk(args: tuple[pd.DataFrame, BatchSpec, int]) -> ChunkResult:
     df, spec, offset = args
     return score_frame(df, spec, row_offset=offset)
+
+
+def _rows_reporter(progress: Progress, before: int, total: int) -> Callable[[int], None]:
+    def report(rows: int) -> None:
+        progress(before + rows, max(total, before + rows))
+
+    return report
+
+
+def _in_process(
+    jobs: Iterator[tuple[pd.DataFrame, BatchSpec, int]], progress: Progress | None, total: int
+) -> Iterator[ChunkResult]:
+    """Score jobs here; a judge's finished rows are reported as they come (``progress(done, total)``)."""
+    done = 0
+    for df, spec, offset in jobs:
+        if progress is None or not uses_judge(spec):
+            result = score_frame(df, spec, row_offset=offset)
+        else:
+            result = score_frame(df, spec, row_offset=offset, on_rows=_rows_reporter(progress, done, total))
+        done += len(result.table)
+        yield result
 
 
 def iter_scored(
@@ -122,12 +76,16 @@ def iter_scored(
     on_progress: Progress | None = None,
     total: int = 0,
 ) -> Iterator[ChunkResult]:
-    """Score chunks in order, in ``workers`` processes when > 1; ``on_progress(done_rows, total)``."""
+    """Score chunks in order, in ``workers`` processes when > 1; ``on_progress(done_rows, total)``.
+
+    With the LLM judge the run stays in this process whatever ``workers`` says: the judge waits on the
+    network, ``judge_concurrency`` requests at a time, and more processes would multiply that bound.
+    """
     _check_workers(workers)
     done = 0
     jobs = _with_offsets(chunks, spec)
-    if workers == 1:
-        results: Iterator[ChunkResult] = map(_score_chunk, jobs)
+    if workers == 1 or uses_judge(spec):
+        results: Iterator[ChunkResult] = _in_process(jobs, on_progress, total)
     else:
         results = _in_pool(jobs, workers)
     for result in results:
@@ -172,20 +130,6 @@ def _in_pool(jobs: Iterator[tuple[pd.DataFrame, BatchSpec, int]], workers: int) 
                 future.cancel()
 
 
-def combine(chunks: Sequence[ChunkResult], spec: BatchSpec, thresholds: Mapping[str, float] | None) -> BatchResult:
-    """Join chunk results into one :class:`BatchResult`."""
-    builder = SummaryBuilder(spec.scorers)
-    for chunk in chunks:
-        builder.add(chunk)
-    frames = [c for c in chunks]
-    table = pd.concat([c.table for c in frames]) if frames else pd.DataFrame()
-    skipped = (
-        pd.concat([c.skipped for c in frames], ignore_index=True) if frames else pd.DataFrame(columns=SKIPPED_COLUMNS)
-    )
-    errors = pd.concat([c.errors for c in frames], ignore_index=True) if frames else pd.DataFrame(columns=ERROR_COLUMNS)
-    return BatchResult(table, builder.summary(thresholds), skipped, errors)
-
-
 def evaluate(
     df: pd.DataFrame,
     *,
@@ -198,6 +142,7 @@ def evaluate(
     on_progress: Progress | None = None,
     workers: int = 1,
     thresholds: Mapping[str, float] | None = None,
+    toxicity: Mapping[str, object] | None = None,
 ) -> BatchResult:
     """Score every row of ``df`` with each scorer ("tone", "similarity", "toxicity" or their ids).
 
@@ -205,7 +150,10 @@ def evaluate(
     The tone reference is ``reference_tone`` for all rows or ``reference_column`` per row; with neither,
     tone measures stability across sentences. ``thresholds`` ({scorer id: value}, default 0.5) sets the
     summary's ``share_under``. ``workers`` > 1 scores in that many processes (worth it from a few
-    thousand rows). ``on_progress(done_rows, total_rows)`` is called after each piece.
+    thousand rows). ``on_progress(done_rows, total_rows)`` is called after each piece (and, with the
+    judge, as its rows finish). ``toxicity`` passes options to ``create_toxicity_scorer``, e.g.
+    ``{"engine": "judge", "model": "gpt-4o-mini", "base_url": ..., "api_key": ...}``; judge requests run
+    ``judge_concurrency`` at a time in this process, and a row the judge fails on is an error, not a score.
 
     >>> import pandas as pd
     >>> df = pd.DataFrame({"input": ["Hi", "Hey"], "output": ["Great, thanks!", None]})
@@ -217,7 +165,7 @@ def evaluate(
         raise TypeError(f"df must be a pandas DataFrame; got {type(df).__name__}.")
     spec = make_spec(
         list(df.columns), scorers=scorers, column_map=columns, reference_tone=reference_tone,
-        reference_column=reference_column, engine=engine, splitter=splitter,
+        reference_column=reference_column, engine=engine, splitter=splitter, toxicity=toxicity,
     )  # fmt: skip
     _check_workers(workers)
     size = max(500, min(5000, math.ceil(len(df) / (4 * workers))))

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
-from functools import cache
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -15,12 +15,18 @@ from scoring.inputs import to_text
 from scoring.limits import check_text_length, max_text_chars
 from scoring.loaders import ColumnMap, guess_columns
 
-__all__ = ["SCORER_IDS", "BatchSpec", "ChunkResult", "make_spec", "score_frame"]
+__all__ = ["SCORER_IDS", "TOXICITY_OPTIONS", "BatchSpec", "ChunkResult", "make_spec", "score_frame", "uses_judge"]
 
 #: Short names accepted for each scorer id.
 SCORER_IDS = {"tone": "tone-scorer", "similarity": "content-similarity-scorer", "toxicity": "toxicity-scorer"}
 SKIPPED_COLUMNS = ["row", "index", "scorer", "column", "reason"]
 ERROR_COLUMNS = ["row", "index", "scorer", "error"]
+#: The keyword options of ``create_toxicity_scorer`` a batch accepts in ``toxicity={...}``.
+TOXICITY_OPTIONS = frozenset(
+    {"engine", "threshold", "model", "base_url", "api_key", "timeout", "max_retries", "parse_retries", "backoff",
+     "max_backoff"}
+)  # fmt: skip
+RowsDone = Callable[[int], object]
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +40,34 @@ class BatchSpec:
     reference_column: str | None = None
     engine: str = "vader"
     splitter: str = "smart"
+    #: ``create_toxicity_scorer`` options as sorted (name, value) pairs; never shown (it may hold a key)
+    toxicity: tuple[tuple[str, object], ...] = field(default=(), repr=False)
+
+
+def uses_judge(spec: BatchSpec) -> bool:
+    """Whether the run asks an LLM judge (network-bound: it runs in one process, requests in parallel)."""
+    return "toxicity-scorer" in spec.scorers and dict(spec.toxicity).get("engine") == "judge"
+
+
+def without_secrets(spec: BatchSpec) -> BatchSpec:
+    """Return ``spec`` without the judge's API key (what a result may keep)."""
+    return replace(spec, toxicity=tuple((k, v) for k, v in spec.toxicity if k != "api_key"))
+
+
+def toxicity_options(options: object, scorer_ids: Sequence[str]) -> tuple[tuple[str, object], ...]:
+    """Check ``toxicity={...}`` options by building the scorer once; return them as sorted pairs."""
+    if options is None:
+        return ()
+    if not isinstance(options, Mapping):
+        raise TypeError(f"toxicity must be a dict of create_toxicity_scorer options; got {type(options).__name__}.")
+    if "toxicity-scorer" not in scorer_ids:
+        raise ValueError("toxicity options apply only when scorers include 'toxicity'.")
+    if unknown := sorted(str(k) for k in options if k not in TOXICITY_OPTIONS):
+        raise ValueError(f"toxicity options must be among {sorted(TOXICITY_OPTIONS)}; got {unknown}.")
+    factory = _toxicity_factory()
+    assert factory is not None  # _scorer_id checked it
+    factory(**options)  # checks every value; its messages never contain the key
+    return tuple(sorted((str(k), v) for k, v in options.items()))
 
 
 def _toxicity_factory() -> Callable[..., object] | None:
@@ -66,8 +100,12 @@ def make_spec(
     reference_column: str | None = None,
     engine: str = "vader",
     splitter: str = "smart",
+    toxicity: Mapping[str, object] | None = None,
 ) -> BatchSpec:
-    """Check the options against the table's ``columns`` and return the spec; raise ValueError naming the problem."""
+    """Check the options against the table's ``columns`` and return the spec; raise ValueError naming the problem.
+
+    ``toxicity`` holds options of ``create_toxicity_scorer`` (e.g. ``{"engine": "judge", "model": ...}``).
+    """
     from scoring.tone import create_tone_scorer
 
     if isinstance(scorers, str) or not scorers:
@@ -93,10 +131,11 @@ def make_spec(
     if clash := sorted({c for c in names for i in ids if c == i or c.startswith(i + ".")}):
         raise ValueError(f"the table already has result column(s) {clash}: drop or rename them before scoring again.")
     create_tone_scorer(reference_tone, engine=engine, splitter=splitter)  # checks engine and splitter
-    return BatchSpec(ids, mapping.output, mapping.input, reference_tone, reference_column, engine, splitter)
+    checked = toxicity_options(toxicity, ids)
+    return BatchSpec(ids, mapping.output, mapping.input, reference_tone, reference_column, engine, splitter, checked)
 
 
-@cache
+@lru_cache(maxsize=32)
 def _scorer(scorer_id: str, spec: BatchSpec) -> object:
     """Build a scorer once per process (engines and classifiers load once)."""
     from scoring.similarity import create_content_similarity_scorer
@@ -108,7 +147,7 @@ def _scorer(scorer_id: str, spec: BatchSpec) -> object:
         return create_content_similarity_scorer()
     factory = _toxicity_factory()
     assert factory is not None  # make_spec checked it
-    return factory()
+    return factory(**dict(spec.toxicity))
 
 
 def _is_missing(value: object) -> bool:
@@ -144,8 +183,13 @@ class ChunkResult:
     errors: pd.DataFrame
 
 
-def score_frame(df: pd.DataFrame, spec: BatchSpec, *, row_offset: int = 0) -> ChunkResult:
-    """Score every row of ``df``; ``row_offset`` is the number of rows before it in the file."""
+def score_frame(
+    df: pd.DataFrame, spec: BatchSpec, *, row_offset: int = 0, on_rows: RowsDone | None = None
+) -> ChunkResult:
+    """Score every row of ``df``; ``row_offset`` is the number of rows before it in the file.
+
+    ``on_rows(n)`` is called, in the calling thread, as the LLM judge finishes rows of this chunk.
+    """
     labels = {str(c): c for c in df.columns}  # the spec names columns as text; a label may be a number
 
     def texts(name: str | None, role: str) -> tuple[list[str | None], dict[int, str]]:
@@ -158,7 +202,7 @@ def score_frame(df: pd.DataFrame, spec: BatchSpec, *, row_offset: int = 0) -> Ch
     rows, index = np.arange(len(df)) + row_offset + 1, list(df.index)
     skipped: list[tuple[object, ...]] = []
     errors: list[tuple[object, ...]] = []
-    columns: dict[str, list[float]] = {}
+    columns: dict[str, list[object]] = {}
     for scorer_id in spec.scorers:
         others, other_why, other_column = needs.get(scorer_id, (inputs, in_why, spec.input))
         why = {**other_why, **out_why}
@@ -167,33 +211,41 @@ def score_frame(df: pd.DataFrame, spec: BatchSpec, *, row_offset: int = 0) -> Ch
             for i in sorted(why)
         )
         todo = [i for i in range(len(df)) if i not in why]
-        result, failed = _run_scorer(scorer_id, spec, [outputs[i] or "" for i in todo], [others[i] for i in todo])
+        result, failed = _run_scorer(
+            scorer_id, spec, [outputs[i] or "" for i in todo], [others[i] for i in todo], on_rows
+        )
         errors.extend((int(rows[todo[k]]), index[todo[k]], scorer_id, message) for k, message in failed.items())
         for key, values in result.items():
-            columns[scorer_id if key == "score" else f"{scorer_id}.{key}"] = _spread(values, todo, len(df))
+            columns[scorer_id if key == "score" else f"{scorer_id}.{key}"] = _spread(values, todo, len(df), key)
     table = pd.concat([df, pd.DataFrame(columns, index=df.index)], axis=1)
     skipped_df = pd.DataFrame(skipped, columns=SKIPPED_COLUMNS).sort_values(["row", "scorer"], kind="stable")
     return ChunkResult(table, skipped_df.reset_index(drop=True), pd.DataFrame(errors, columns=ERROR_COLUMNS))
 
 
-def _spread(values: Sequence[float], todo: list[int], n: int) -> list[float]:
-    out = [math.nan] * n
+def _spread(values: Sequence[object], todo: list[int], n: int, key: str) -> list[object]:
+    out: list[object] = ["" if key == "warnings" else math.nan] * n  # a row not scored has no warning either
     for i, value in zip(todo, values, strict=True):
         out[i] = value
     return out
 
 
 def _run_scorer(
-    scorer_id: str, spec: BatchSpec, outputs: list[str], others: list[str | None]
-) -> tuple[dict[str, list[float]], dict[int, str]]:
+    scorer_id: str, spec: BatchSpec, outputs: list[str], others: list[str | None], on_rows: RowsDone | None
+) -> tuple[dict[str, list[Any]], dict[int, str]]:
     """Return the score and metric columns for these rows, and error messages by position."""
     scorer: Any = _scorer(scorer_id, spec)
     if scorer_id == "content-similarity-scorer":
         return scorer.score_many([o or "" for o in others], outputs), {}
     if scorer_id == "tone-scorer":
-        return scorer.score_many(outputs, others if spec.reference_column else None), {}
+        refs = others if spec.reference_column else None
+        return {**scorer.score_many(outputs, refs), "warnings": _tone_warnings(outputs, refs, spec)}, {}
     try:  # toxicity: {"score", <metrics>..., "error"}; a row's error leaves its score NaN
-        result = dict(scorer.score_many(outputs, others if spec.input else None))
+        if uses_judge(spec):
+            from scoring.toxicity_judge_batch import judge_many
+
+            result = judge_many(scorer, outputs, others if spec.input else None, on_row=on_rows)
+        else:
+            result = dict(scorer.score_many(outputs, others if spec.input else None))
     except Exception as exc:  # the model or judge failing as a whole: every row gets the error
         message = f"{type(exc).__name__}: {exc}"
         return {"score": [math.nan] * len(outputs)}, dict.fromkeys(range(len(outputs)), message)
@@ -201,6 +253,21 @@ def _run_scorer(
     failed = {k: str(m) for k, m in enumerate(messages) if m}
     numbers = {key: [_number(v) for v in values] for key, values in result.items()}
     return numbers, failed
+
+
+def _tone_warnings(outputs: list[str], refs: Sequence[str | None] | None, spec: BatchSpec) -> list[str]:
+    """Each row's tone warnings (a language the engine does not cover), joined; "" when none.
+
+    The reference tone is checked once; each distinct (output, reference) pair once.
+    """
+    from scoring.tone import tone_warnings
+
+    found: dict[tuple[str, str | None], str] = {}
+    texts = refs if refs is not None else [spec.reference_tone] * len(outputs)
+    for pair in zip(outputs, texts, strict=True):
+        if pair not in found:
+            found[pair] = " ".join(tone_warnings(pair[0], pair[1] or None, spec.engine))
+    return [found[pair] for pair in zip(outputs, texts, strict=True)]
 
 
 def _number(value: object) -> float:

@@ -61,6 +61,7 @@ def test_evaluate_keeps_input_columns_unchanged_and_names_result_columns() -> No
         "tone-scorer",
         "tone-scorer.avgSentiment",
         "tone-scorer.sentimentVariance",
+        "tone-scorer.warnings",
     ]
     assert result.complete
 
@@ -230,3 +231,52 @@ def test_evaluate_number_labels_duplicate_index_and_duplicate_columns() -> None:
     twice = pd.DataFrame([["good", "x", "y"]], columns=["output", "output", "input"])
     with pytest.raises(ValueError, match=r"\['output'\] appear more than once"):
         evaluate(twice, scorers=["tone"])
+
+
+@pytest.mark.parametrize("options", [{}, {"reference_column": "ref"}, {"reference_tone": "Wir helfen gern, danke!"}])
+def test_tone_warnings_per_row_equal_the_one_text_run(options: dict) -> None:
+    result = evaluate(_frame(), scorers=["tone"], **options)
+    tone = create_tone_scorer(options.get("reference_tone"))
+    refs = TEXTS[::-1] if "reference_column" in options else [None] * len(TEXTS)
+    expected = [" ".join(tone.run(output=t, ground_truth=r).warnings) for t, r in zip(TEXTS, refs, strict=True)]
+    assert result.table["tone-scorer.warnings"].tolist() == expected
+    warned = [i + 1 for i, w in enumerate(expected) if w]
+    assert warned and result.warned_rows() == warned and result.summary.loc["tone-scorer", "warned"] == len(warned)
+    assert "German" in result.table["tone-scorer.warnings"].iloc[5]
+    assert result.complete  # a warning is not an error: the row is scored
+
+
+def test_tone_warnings_empty_for_english_and_for_rows_not_scored() -> None:
+    df = pd.DataFrame({"output": ["Thanks, that was great!", None, "Das ist wirklich gut, danke schön!"]})
+    result = evaluate(df, scorers=["tone"])
+    warnings = result.table["tone-scorer.warnings"].tolist()
+    assert warnings[0] == "" and warnings[1] == "" and warnings[2].startswith("output looks like German")
+    assert result.warned_rows() == [3] and result.warned_rows("content-similarity-scorer") == []
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"scorers": ["tone"], "toxicity": {"engine": "judge"}}, ValueError, "apply only when scorers include"),
+        ({"scorers": ["toxicity"], "toxicity": {"engine": "llm"}}, ValueError, "engine must be one of"),
+        ({"scorers": ["toxicity"], "toxicity": {"temperature": 0}}, ValueError, "toxicity options must be among"),
+        ({"scorers": ["toxicity"], "toxicity": "judge"}, TypeError, "toxicity must be a dict"),
+        ({"scorers": ["toxicity"], "toxicity": {"engine": "judge", "api_key": ""}}, ValueError, "needs an API key"),
+    ],
+)
+def test_evaluate_rejects_bad_toxicity_options(
+    kwargs: dict, error: type[Exception], message: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    with pytest.raises(error, match=message):
+        evaluate(_frame(), **kwargs)
+
+
+def test_toxicity_classifier_threshold_reaches_the_scorer() -> None:
+    pytest.importorskip("scoring.toxicity")
+    from scoring.toxicity import create_toxicity_scorer
+
+    result = evaluate(_frame(), scorers=["toxicity"], toxicity={"engine": "classifier", "threshold": 0.9})
+    expected = create_toxicity_scorer(threshold=0.9).score_many(TEXTS, QUESTIONS)["score"]
+    assert result.table["toxicity-scorer"].tolist() == expected

@@ -146,21 +146,100 @@ def test_run_evals_with_a_failing_judge_reports_items_and_scores_the_rest() -> N
     assert out["scores"]["toxicity-scorer"] == 0.5
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=(ImportError, TypeError),
-    reason="scoring.batch has no judge engine for toxicity (batch_rows._scorer builds the classifier only) and no "
-    "retry of failed rows (retry_errors); the Batch page has no 'Retry failed rows' button. See the issue 6 report.",
-)
 def test_batch_engine_retries_only_failed_judge_rows() -> None:
-    from scoring.batch import evaluate, retry_errors  # type: ignore[attr-defined]
+    from scoring.batch import evaluate, retry_errors
 
     df = pd.DataFrame({"input": ["q"] * len(ROWS), "output": ROWS})
     with flaky_server() as (judge, url):
-        judge_options = {"engine": "judge", "model": "judge-model", "base_url": url}
-        result = evaluate(df, scorers=["toxicity"], toxicity=judge_options)  # type: ignore[call-arg]
+        judge_options = {"engine": "judge", "model": "judge-model", "base_url": url, **FAST}
+        result = evaluate(df, scorers=["toxicity"], toxicity=judge_options)
         assert result.errors["row"].tolist() == [4, 6, 8] and not result.complete
         judge.healthy, judge.seen = True, []
         retried = retry_errors(result, df, toxicity=judge_options)
     assert sorted(judge.seen) == [3, 5, 7] and retried.complete
     assert retried.table["toxicity-scorer"].tolist() == [0.5] * len(ROWS)
+
+
+def test_batch_judge_keeps_concurrency_bounded_reports_rows_and_stays_in_process(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """TONE_EXPLORER_JUDGE_CONCURRENCY bounds requests in flight even with workers=2; progress moves per row."""
+    from scoring.batch import evaluate
+    from tests.scoring.fake_openai import Reply, serve
+
+    monkeypatch.setenv("TONE_EXPLORER_JUDGE_CONCURRENCY", "3")
+    lock, state = threading.Lock(), {"now": 0, "peak": 0}
+
+    def reply(body: dict[str, Any]) -> Reply:
+        with lock:
+            state["now"] += 1
+            state["peak"] = max(state["peak"], state["now"])
+        threading.Event().wait(0.05)
+        with lock:
+            state["now"] -= 1
+        opinions = _opinions(body["messages"][-1]["content"])
+        return Reply(json.dumps({"verdicts": [{"verdict": "no", "reason": "fine"} for _ in opinions]}))
+
+    calls: list[tuple[int, int]] = []
+    df = pd.DataFrame({"input": ["q"] * len(ROWS), "output": ROWS})
+    with serve(reply) as fake:
+        options = {"engine": "judge", "model": "judge-model", "base_url": fake.base_url, "api_key": "sk-secret-1"}
+        result = evaluate(
+            df, scorers=["toxicity"], toxicity=options, workers=2, on_progress=lambda d, t: calls.append((d, t))
+        )
+    assert result.complete and result.table["toxicity-scorer"].tolist() == [0.0] * len(ROWS)
+    assert len(fake.requests) == len(ROWS)  # one request per row: verdicts only, no reason in a batch
+    assert 1 < state["peak"] <= 3
+    assert [d for d, _ in calls] == sorted(d for d, _ in calls) and len(calls) > 2 and calls[-1] == (12, 12)
+    assert "sk-secret-1" not in repr(result.spec) + repr(result) and "api_key" not in dict(result.spec.toxicity)
+
+
+def test_retry_errors_checks_its_arguments_and_keeps_the_rest() -> None:
+    from scoring.batch import evaluate, retry_errors
+
+    df = pd.DataFrame({"input": ["q"] * len(ROWS), "output": ROWS})
+    with flaky_server() as (judge, url):
+        options = {"engine": "judge", "model": "judge-model", "base_url": url, **FAST}
+        result = evaluate(df, scorers=["tone", "toxicity"], toxicity=options)
+        with pytest.raises(ValueError, match="one table must not mix them"):
+            retry_errors(result, df, toxicity={"engine": "classifier"})
+        with pytest.raises(ValueError, match="df must be the table that was scored"):
+            retry_errors(result, df.head(3))
+        still = retry_errors(result)  # the judge still fails on those rows: they stay errors
+        judge.healthy = True
+        progress: list[tuple[int, int]] = []
+        fixed = retry_errors(still, toxicity=options, on_progress=lambda d, t: progress.append((d, t)))
+    assert still.errors["row"].tolist() == [4, 6, 8] and not still.complete
+    pd.testing.assert_frame_equal(still.table, result.table)
+    assert fixed.complete and progress[-1] == (3, 3)
+    assert fixed.summary.loc["toxicity-scorer", ["count", "errors"]].tolist() == [12, 0]
+    assert fixed.summary.loc["toxicity-scorer", "mean"] == 0.5
+    pd.testing.assert_frame_equal(fixed.table.drop(columns=[c for c in fixed.table if "toxicity" in c]),
+                                  result.table.drop(columns=[c for c in result.table if "toxicity" in c]))  # fmt: skip
+    assert retry_errors(fixed) is fixed  # nothing failed: nothing to do
+
+
+def _insult_verdicts(body: dict[str, Any]) -> Any:
+    from tests.scoring.fake_openai import Reply
+
+    opinions = _opinions(body["messages"][-1]["content"])
+    return Reply(
+        json.dumps({"verdicts": [{"verdict": "yes" if "idiot" in o else "no", "reason": "r"} for o in opinions]})
+    )
+
+
+def test_retry_adds_metric_columns_when_every_row_had_failed() -> None:
+    """A judge refusing every row leaves only the score column; the retry adds the metrics, in place."""
+    from scoring.batch import evaluate, retry_errors
+    from tests.scoring.fake_openai import Reply, error_body, serve
+
+    df = pd.DataFrame({"output": ["You are an idiot.", "Fine answer."]})
+    with serve([Reply(status=401, body=error_body("bad key"))]) as fake:
+        options = {"engine": "judge", "model": "m", "base_url": fake.base_url, "api_key": "wrong", "timeout": 10}
+        failed = evaluate(df, scorers=["toxicity", "tone"], toxicity=options)
+        assert failed.errors["row"].tolist() == [1, 2] and "refused the API key" in failed.errors["error"][0]
+        fake.script = _insult_verdicts
+        fixed = retry_errors(failed, toxicity={**options, "api_key": "right"})
+    fresh_columns = ["output", "toxicity-scorer", "toxicity-scorer.toxicCount", "toxicity-scorer.opinionCount"]
+    assert list(fixed.table.columns[:4]) == fresh_columns and fixed.complete
+    assert fixed.table["toxicity-scorer"].tolist() == [1.0, 0.0]
