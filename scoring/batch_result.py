@@ -14,7 +14,15 @@ import pandas as pd
 
 from scoring.batch_rows import ERROR_COLUMNS, SKIPPED_COLUMNS, BatchSpec, ChunkResult, without_secrets
 
-__all__ = ["DEFAULT_THRESHOLD", "LOWER_IS_BETTER", "BatchResult", "SummaryBuilder", "combine", "warnings_column"]
+__all__ = [
+    "DEFAULT_THRESHOLD",
+    "LOWER_IS_BETTER",
+    "BatchResult",
+    "SummaryBuilder",
+    "combine",
+    "warned_mask",
+    "warnings_column",
+]
 
 LOWER_IS_BETTER = frozenset({"toxicity-scorer"})
 DEFAULT_THRESHOLD = 0.5
@@ -25,7 +33,7 @@ def warnings_column(scorer_id: str) -> str:
     return f"{scorer_id}.warnings"
 
 
-def _warned(table: pd.DataFrame, scorer_id: str) -> np.ndarray:
+def warned_mask(table: pd.DataFrame, scorer_id: str) -> np.ndarray:
     """Return a boolean mask of the rows whose warnings cell for ``scorer_id`` is not empty."""
     column = warnings_column(scorer_id)
     if column not in table.columns:
@@ -54,7 +62,7 @@ class SummaryBuilder:
             self.scores.setdefault(scorer_id, []).append(values[~np.isnan(values)])
             self.skipped[scorer_id] = self.skipped.get(scorer_id, 0) + int((chunk.skipped["scorer"] == scorer_id).sum())
             self.errors[scorer_id] = self.errors.get(scorer_id, 0) + int((chunk.errors["scorer"] == scorer_id).sum())
-            self.warned[scorer_id] = self.warned.get(scorer_id, 0) + int(_warned(chunk.table, scorer_id).sum())
+            self.warned[scorer_id] = self.warned.get(scorer_id, 0) + int(warned_mask(chunk.table, scorer_id).sum())
 
     def summary(self, thresholds: Mapping[str, float] | None = None) -> pd.DataFrame:
         """Return one row per scorer: mean, median, min, max, threshold, share_under/over, count, skipped, errors,
@@ -106,7 +114,7 @@ class BatchResult:
 
     def warned_rows(self, scorer_id: str = "tone-scorer") -> list[int]:
         """Return the rows (counted from 1) whose ``scorer_id`` score came with a warning."""
-        return [int(i) + 1 for i in np.flatnonzero(_warned(self.table, scorer_id))]
+        return [int(i) + 1 for i in np.flatnonzero(warned_mask(self.table, scorer_id))]
 
 
 def combine(

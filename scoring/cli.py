@@ -16,15 +16,18 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any, TextIO
 
+import numpy as np
 import pandas as pd
 
 from scoring.batch import SCORER_IDS, ChunkResult, SummaryBuilder, iter_scored
-from scoring.batch_rows import BatchSpec, make_spec
+from scoring.batch_result import warned_mask
+from scoring.batch_rows import BatchSpec, make_spec, uses_judge
+from scoring.cli_sink import OUT_FORMATS, Sink
 from scoring.loaders import ACCEPTED, ColumnMap, guess_columns, iter_table_chunks
 
 __all__ = ["main"]
 
-OUT_FORMATS = {".csv": "csv", ".jsonl": "jsonl", ".parquet": "parquet"}
+WARNED_SHOWN = 12
 EPILOG = """\
 examples:
   python -m scoring evaluate replies.csv --scorers tone,similarity --out results.csv
@@ -32,11 +35,17 @@ examples:
   python -m scoring evaluate big.parquet --scorers tone,toxicity --workers 2 --fail-over toxicity-scorer=0.1
   python -m scoring evaluate big.csv --dask                       # local Dask cluster (--workers processes)
   python -m scoring evaluate big.csv --dask tcp://scheduler:8786  # an existing cluster
+  OPENAI_API_KEY=... python -m scoring evaluate replies.csv --scorers toxicity --toxicity-engine judge \
+      --judge-model gpt-4o-mini                                   # the LLM judge (key from the environment only)
 
 Output keeps every input column unchanged and adds, per scorer, a column named by its id (tone-scorer,
 content-similarity-scorer, toxicity-scorer) holding the score and <id>.<metric> columns. Rows with missing
 text are not scored: they are counted in the summary and listed on stderr. CSV cells that a spreadsheet
-would run as formulas get a leading ' (see --raw-csv). The output appears only when complete.
+would run as formulas get a leading ' (see --raw-csv). The output appears only when complete. Rows the judge
+fails on are listed on stderr and have no score. Rows whose tone score is on a language the sentiment engine
+does not cover are counted under "warned" and explained in tone-scorer.warnings. A file mixing UTF-8 and
+Windows-1252 lines is read line by line, with a warning naming the lines. There is no row limit (the
+dashboard's TONE_EXPLORER_MAX_ROWS does not apply): files are streamed in chunks.
 
 exit codes: 0 thresholds met; 1 a threshold missed; 2 bad input or options; 130 interrupted."""
 
@@ -90,6 +99,16 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--dask", nargs="?", const="local", metavar="ADDRESS",
                     help="run on Dask: a local cluster of --workers (min 2) processes or tcp://host:port")  # fmt: skip
     ev.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    tox = ev.add_argument_group("toxicity engine (the API key is read from OPENAI_API_KEY only, never a flag)")
+    tox.add_argument(
+        "--toxicity-engine",
+        choices=["classifier", "judge"],
+        help="classifier (offline, default) or judge: an OpenAI-compatible chat model; its requests run "
+        "in this process, TONE_EXPLORER_JUDGE_CONCURRENCY at a time (--workers and --dask do not apply)",
+    )
+    tox.add_argument("--judge-model", metavar="M", help="the judge's chat model (default gpt-4o-mini)")
+    tox.add_argument("--judge-base-url", metavar="URL", help="the judge's endpoint (default: OPENAI_BASE_URL, "
+                     "else OpenAI); a local server such as http://localhost:11434/v1 needs no key")  # fmt: skip
     return parser
 
 
@@ -101,51 +120,18 @@ def _spec(args: argparse.Namespace, first: pd.DataFrame) -> BatchSpec:
         raise ValueError(f"{args.file}: no output column found among {columns}: name it with --output-column.")
     scorers = [s.strip() for s in args.scorers.split(",") if s.strip()]
     return make_spec(columns, scorers=scorers, column_map=mapping, reference_tone=args.reference_tone,
-                     reference_column=args.reference_column, engine=args.engine, splitter=args.splitter)  # fmt: skip
+                     reference_column=args.reference_column, engine=args.engine, splitter=args.splitter,
+                     toxicity=_toxicity(args))  # fmt: skip
 
 
-class _Sink:
-    """Appends chunk tables to an open binary file as CSV, JSON Lines or Parquet (via scoring.export)."""
-
-    def __init__(self, handle: IO[bytes], fmt: str, *, neutralise: bool) -> None:
-        self.handle, self.fmt, self.neutralise = handle, fmt, neutralise
-        self.columns: list[str] | None = None
-        self.parquet: Any = None
-
-    def write(self, table: pd.DataFrame) -> None:
-        from scoring.export import to_csv_bytes, to_jsonl_bytes, to_parquet_bytes
-
-        table = table.reset_index(drop=True)
-        if self.columns is None:
-            self.columns = [str(c) for c in table.columns]
-        elif [str(c) for c in table.columns] != self.columns:
-            raise ValueError(f"a later chunk has columns {list(table.columns)}, the first had {self.columns}.")
-        if self.fmt == "csv":
-            data = to_csv_bytes(table, neutralise=self.neutralise)
-            header = to_csv_bytes(table.iloc[:0], neutralise=self.neutralise)
-            self.handle.write(data if self.handle.tell() == 0 else data[len(header) :])
-        elif self.fmt == "jsonl":
-            self.handle.write(to_jsonl_bytes(table))
-        else:
-            self._parquet(to_parquet_bytes(table))
-
-    def _parquet(self, data: bytes) -> None:
-        import io
-
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-
-        chunk = pq.read_table(io.BytesIO(data))
-        if self.parquet is None:
-            self.parquet = pq.ParquetWriter(self.handle, chunk.schema)
-        try:
-            self.parquet.write_table(chunk.cast(self.parquet.schema))
-        except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError) as exc:
-            raise ValueError(f"column types change between chunks ({exc}); write .csv or .jsonl instead.") from exc
-
-    def close(self) -> None:
-        if self.parquet is not None:
-            self.parquet.close()
+def _toxicity(args: argparse.Namespace) -> dict[str, object] | None:
+    """The toxicity scorer's options from the flags (None: none given); the key comes from the environment."""
+    given = {"model": args.judge_model, "base_url": args.judge_base_url}
+    if args.toxicity_engine is None and not any(given.values()):
+        return None
+    if args.toxicity_engine != "judge" and any(given.values()):
+        raise ValueError("--judge-model and --judge-base-url need --toxicity-engine judge.")
+    return {"engine": args.toxicity_engine or "classifier", **{k: v for k, v in given.items() if v}}
 
 
 @contextlib.contextmanager
@@ -162,10 +148,14 @@ def _scored(
 
 
 def _drain(
-    results: Iterator[ChunkResult], builder: SummaryBuilder, sink: _Sink | None, notes: list[pd.DataFrame]
-) -> None:
+    results: Iterator[ChunkResult], builder: SummaryBuilder, sink: Sink | None, notes: list[pd.DataFrame]
+) -> list[int]:
+    """Write and count every chunk; return the first rows whose tone score has a warning."""
+    warned: list[int] = []
     try:
         for chunk in results:
+            if len(warned) < WARNED_SHOWN:
+                warned += [builder.rows + 1 + int(i) for i in np.flatnonzero(warned_mask(chunk.table, "tone-scorer"))]
             builder.add(chunk)
             if sink is not None:
                 sink.write(chunk.table)
@@ -175,6 +165,21 @@ def _drain(
     finally:  # also on Ctrl-C: a Parquet writer left open prints a traceback when collected after its file
         if sink is not None:
             sink.close()
+    return warned[:WARNED_SHOWN]
+
+
+def _open_input(args: argparse.Namespace, err: TextIO) -> tuple[BatchSpec, Iterator[pd.DataFrame]]:
+    """Start reading the file (its warnings go to ``err``) and check the options against its first chunk."""
+    reader = iter_table_chunks(args.file, chunksize=args.chunksize)
+    first = next(reader, pd.DataFrame())
+    for warning in first.attrs.get("warnings", []):
+        err.write(f"warning: {warning}\n")
+    spec = _spec(args, first)
+    if uses_judge(spec) and args.dask is not None:
+        raise ValueError("--dask does not run the LLM judge (it waits on the network, not the CPU): drop --dask.")
+    if uses_judge(spec) and args.workers > 1:
+        err.write("note: the LLM judge runs in this process; --workers does not apply to it.\n")
+    return spec, itertools.chain([first], reader)
 
 
 def _evaluate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -183,25 +188,22 @@ def _evaluate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     target = Path(args.out) if args.out else None
     if target is not None and target.suffix.lower() not in OUT_FORMATS:
         raise ValueError(f"--out must end in {', '.join(OUT_FORMATS)}; got {args.out!r}.")
-    reader = iter_table_chunks(args.file, chunksize=args.chunksize)
-    first = next(reader, pd.DataFrame())
-    spec = _spec(args, first)
-    chunks = itertools.chain([first], reader)
+    spec, chunks = _open_input(args, err)
     thresholds = dict(args.fail_under) | dict(args.fail_over)
     if unknown := sorted(set(thresholds) - set(spec.scorers)):
         raise ValueError(f"--fail-under/--fail-over name {unknown}, which --scorers does not run ({spec.scorers}).")
-    builder, notes = SummaryBuilder(spec.scorers), list[pd.DataFrame]()
+    builder, notes, warned = SummaryBuilder(spec.scorers), list[pd.DataFrame](), list[int]()
     bar = tqdm(unit=" rows", file=err, disable=True if args.no_progress else None, delay=1.0, mininterval=0.5)
     with bar, _scored(args, spec, chunks, lambda done, _t: bar.update(done - bar.n)) as results:
         if target is None:
-            _drain(results, builder, None, notes)
+            warned = _drain(results, builder, None, notes)
         else:
             from scoring.atomic import atomic_write
 
             fmt = OUT_FORMATS[target.suffix.lower()]
 
             def write(handle: IO[bytes]) -> None:
-                _drain(results, builder, _Sink(handle, fmt, neutralise=not args.raw_csv), notes)
+                warned[:] = _drain(results, builder, Sink(handle, fmt, neutralise=not args.raw_csv), notes)
                 _require_rows(builder, args.file)  # inside the write: a run that scored nothing leaves no file
 
             atomic_write(target, write)
@@ -209,6 +211,7 @@ def _evaluate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     summary = builder.summary(thresholds)
     out.write(format_summary(summary, builder.rows) + "\n")
     _report_notes(summary, notes, err)
+    _report_warned(summary, warned, err)
     if target is not None:
         out.write(f"wrote {builder.rows:,} rows to {target}\n")
     return _verdict(summary, args.fail_under, args.fail_over, out)
@@ -222,13 +225,14 @@ def _require_rows(builder: SummaryBuilder, file: str) -> None:
 def format_summary(summary: pd.DataFrame, rows: int) -> str:
     """Return the summary as a fixed-width text table."""
     lines = [f"{rows:,} rows", f"{'scorer':<27}{'mean':>8}{'median':>8}{'min':>8}{'failing':>16}{'scored':>9}"
-             f"{'skipped':>9}{'errors':>8}"]  # fmt: skip
+             f"{'skipped':>9}{'errors':>8}{'warned':>8}"]  # fmt: skip
     for scorer_id, r in summary.iterrows():
         low = r["better"] == "lower"  # show the failing share: under the threshold, or over it for toxicity
         share = f"{r['share_over' if low else 'share_under']:.1%} {'>' if low else '<'}{r['threshold']:g}"
         under = share if r["count"] else "-"
         numbers = "".join(f"{r[k]:>8.4f}" if r["count"] else f"{'-':>8}" for k in ("mean", "median", "min"))
-        lines.append(f"{scorer_id!s:<27}{numbers}{under:>16}{r['count']:>9,}{r['skipped']:>9,}{r['errors']:>8,}")
+        counts = f"{r['count']:>9,}{r['skipped']:>9,}{r['errors']:>8,}{r['warned']:>8,}"
+        lines.append(f"{scorer_id!s:<27}{numbers}{under:>16}{counts}")
     return "\n".join(lines)
 
 
@@ -240,6 +244,16 @@ def _report_notes(summary: pd.DataFrame, notes: list[pd.DataFrame], err: TextIO)
     for frame in notes:
         for record in frame.to_dict("records"):
             err.write(f"  row {record['row']}: {record['scorer']}: {record.get('reason', record.get('error'))}\n")
+
+
+def _report_warned(summary: pd.DataFrame, rows: list[int], err: TextIO) -> None:
+    count = int(summary["warned"].get("tone-scorer", 0))
+    if count:
+        more = f" and {count - len(rows):,} more" if count > len(rows) else ""
+        err.write(
+            f"warning: tone-scorer: {count:,} rows are not English (the response or its reference); their tone "
+            f"scores are not meaningful (see tone-scorer.warnings): row {', '.join(map(str, rows))}{more}.\n"
+        )
 
 
 Limits = Sequence[tuple[str, float]]

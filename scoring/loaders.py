@@ -1,6 +1,8 @@
 """Read tables of responses: CSV (sniffed delimiter and encoding), JSONL, Parquet and Excel.
 
 CSV cells are read as text exactly as written ("007" stays "007"); only empty cells are missing.
+A CSV mixing UTF-8 and Windows-1252 lines is decoded line by line (:mod:`scoring.encodings`); what
+was done is in ``df.attrs["warnings"]`` (of the first chunk when streaming), naming the lines.
 Duplicate header names get pandas' suffixes (``a``, ``a.1``). Every error names the file and what is
 accepted; nothing is dropped silently (a row with too many fields is an error, one with too few is
 padded with missing cells, which the batch runner then reports).
@@ -21,6 +23,7 @@ from typing import IO
 import pandas as pd
 
 from scoring.columns import ColumnMap, guess_columns
+from scoring.encodings import mixed_lines
 
 __all__ = ["ACCEPTED", "ColumnMap", "guess_columns", "iter_table_chunks", "read_table"]
 
@@ -132,14 +135,17 @@ def _read_csv(name: str, handle: IO[bytes], chunksize: int | None) -> Iterator[p
     head = handle.read(_SAMPLE)
     encoding, delimiter = _csv_options(name, head, iter(lambda: handle.read(1 << 20), b""))
     handle.seek(0)
+    stream, encoding, warnings = mixed_lines(name, handle, encoding)
     try:
         reader = pd.read_csv(
-            handle, sep=delimiter, encoding=encoding, dtype=str, keep_default_na=False,
+            stream, sep=delimiter, encoding=encoding, dtype=str, keep_default_na=False,
             na_values=[""], skip_blank_lines=True, chunksize=chunksize, engine="c",
         )  # fmt: skip
         for frame in [reader] if isinstance(reader, pd.DataFrame) else reader:
             if not isinstance(frame.index, pd.RangeIndex):  # pandas took a longer first row's extra field as index
                 raise _fail(name, "the first data row has more fields than the header")
+            if warnings:  # the first frame carries the file's warnings
+                frame.attrs["warnings"], warnings = warnings, []
             yield frame
     except pd.errors.EmptyDataError as exc:
         raise _fail(name, "the file is empty (expected a header row naming the columns)") from exc

@@ -96,11 +96,6 @@ def test_cli_missing_file_exits_2(tmp_path: Path) -> None:
     assert code == 2 and "nope.csv: no such file" in err
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="loaders decode a whole file with one encoding: a CSV mixing UTF-8 and Windows-1252 lines is read as "
-    "cp1252 and its UTF-8 lines turn into mojibake ('café' -> 'cafÃ©') without a word. See the issue 6 report.",
-)
 def test_mixed_encodings_are_read_line_by_line_or_refused() -> None:
     try:
         df = read_table(MIXED_ENCODINGS, filename="mixed.csv")
@@ -108,3 +103,16 @@ def test_mixed_encodings_are_read_line_by_line_or_refused() -> None:
         assert "mixed.csv" in str(exc) and "line" in str(exc)
         return
     assert df["output"].tolist() == ["café ok", "naïve"]
+    assert df.attrs["warnings"] == [
+        "mixed.csv mixes text encodings: 1 line(s) are not UTF-8 and were read as Windows-1252 (the other lines are "
+        "UTF-8): line 3. Check the accents on those lines."
+    ]
+
+
+def test_cli_prints_the_mixed_encoding_warning_on_stderr(tmp_path: Path) -> None:
+    path = tmp_path / "mixed.csv"
+    path.write_bytes(MIXED_ENCODINGS)
+    code, out, err = _cli("evaluate", path, "--scorers", "tone", "--out", tmp_path / "o.jsonl", "--no-progress")
+    assert code == 0 and "2 rows" in out
+    assert f"warning: {path} mixes text encodings: 1 line(s) are not UTF-8" in err and "line 3." in err
+    assert pd.read_json(tmp_path / "o.jsonl", lines=True)["output"].tolist() == ["café ok", "naïve"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -167,5 +168,74 @@ def test_cli_help_documents_every_option() -> None:
     )
     for option in ["--scorers", "--reference-tone", "--reference-column", "--engine", "--splitter", "--out",
                    "--fail-under", "--fail-over", "--workers", "--chunksize", "--dask", "--output-column",
-                   "--input-column", "exit codes"]:  # fmt: skip
+                   "--input-column", "--toxicity-engine", "--judge-model", "--judge-base-url", "OPENAI_API_KEY",
+                   "exit codes"]:  # fmt: skip
         assert option in proc.stdout
+
+
+def test_cli_has_no_row_limit_whatever_the_dashboard_limit_says(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """TONE_EXPLORER_MAX_ROWS caps a dashboard run; the CLI streams any number of rows."""
+    monkeypatch.setenv("TONE_EXPLORER_MAX_ROWS", "5")
+    target = tmp_path / "r.jsonl"
+    code, out, err = _run(
+        "evaluate", _write(tmp_path, rows=25), "--scorers", "tone", "--chunksize", "4", "--out", target
+    )
+    assert code == 0 and "25 rows" in out, err
+    assert len(pd.read_json(target, lines=True)) == 25
+
+
+def test_cli_counts_and_lists_rows_not_in_english(tmp_path: Path) -> None:
+    path = tmp_path / "mixed.csv"
+    texts = ["Thanks, happy to help!", "Das ist wirklich großartig, vielen Dank!", "Great, see you soon."] * 5
+    pd.DataFrame({"output": texts}).to_csv(path, index=False)
+    code, out, err = _run("evaluate", path, "--scorers", "tone", "--chunksize", "4", "--no-progress")
+    header, tone = out.splitlines()[1], out.splitlines()[2]
+    assert code == 0 and header.split()[-1] == "warned" and tone.split()[-1] == "5"
+    assert "warning: tone-scorer: 5 rows are not English" in err and "row 2, 5, 8, 11, 14." in err
+
+
+def _judge_reply(body: dict) -> object:
+    from tests.scoring.fake_openai import Reply, error_body
+
+    prompt = body["messages"][-1]["content"]
+    if "FAIL" in prompt:
+        return Reply(status=400, body=error_body("cannot judge this"))
+    opinions = json.loads(prompt.split("Opinions (a JSON list of strings from the assistant's reply):\n", 1)[1])
+    return Reply(
+        json.dumps({"verdicts": [{"verdict": "yes" if "idiot" in o else "no", "reason": "r"} for o in opinions]})
+    )
+
+
+def test_cli_toxicity_judge_with_the_key_from_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.scoring.fake_openai import serve
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-cli-secret-7")
+    path = tmp_path / "r.csv"
+    pd.DataFrame({"input": ["q"] * 4, "output": ["Fine.", "You idiot. Fine.", "FAIL here.", "Thanks!"]}).to_csv(path)
+    target = tmp_path / "o.jsonl"
+    with serve(_judge_reply) as fake:
+        code, out, err = _run("evaluate", path, "--scorers", "toxicity", "--toxicity-engine", "judge", "--judge-model",
+                              "m", "--judge-base-url", fake.base_url, "--out", target, "--workers", "2")  # fmt: skip
+    assert code == 0, err
+    assert pd.read_json(target, lines=True)["toxicity-scorer"].tolist()[:2] == [0.0, 0.5]
+    assert "row 3: toxicity-scorer: the judge at" in err and "HTTP 400" in err
+    assert "note: the LLM judge runs in this process" in err
+    assert {r["headers"]["authorization"] for r in fake.requests} == {"Bearer sk-cli-secret-7"}
+    assert "sk-cli-secret-7" not in out + err + target.read_text()
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--scorers", "toxicity", "--judge-model", "m"], "--judge-model and --judge-base-url need --toxicity-engine"),
+        (["--scorers", "tone", "--toxicity-engine", "judge"], "toxicity options apply only when scorers include"),
+        (["--scorers", "toxicity", "--toxicity-engine", "judge", "--judge-base-url", "http://127.0.0.1:9/v1",
+          "--dask"], "--dask does not run the LLM judge"),
+        (["--scorers", "toxicity", "--toxicity-engine", "judge", "--judge-base-url", "ftp://x"], "base_url must be"),
+    ],
+)  # fmt: skip
+def test_cli_judge_option_errors_exit_2(tmp_path: Path, argv: list[str], message: str) -> None:
+    code, _, err = _run("evaluate", _write(tmp_path), *argv)
+    assert code == 2 and message in err, err

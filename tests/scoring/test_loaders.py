@@ -163,3 +163,48 @@ def test_iter_table_chunks_checks_chunksize(tmp_path: Path) -> None:
 )
 def test_guess_columns_maps_common_names(columns: list[str], expected: ColumnMap) -> None:
     assert guess_columns(columns) == expected
+
+
+def _mixed(*lines: tuple[str, str]) -> bytes:
+    """A file whose lines are each encoded as given: ("utf-8" | "cp1252", text)."""
+    return b"".join(text.encode(encoding) + b"\n" for encoding, text in lines)
+
+
+def test_mostly_utf8_file_is_decoded_line_by_line_and_the_other_lines_named() -> None:
+    data = _mixed(("utf-8", "output,input"), ("utf-8", "café,q"), ("cp1252", "naïve “quotes”,q"),
+                  ("utf-8", "über,q"), ("cp1252", "déjà,q"), ("utf-8", "plain,q"))  # fmt: skip
+    df = read_table(data, filename="m.csv")
+    assert df["output"].tolist() == ["café", "naïve “quotes”", "über", "déjà", "plain"]
+    assert df.attrs["warnings"] == [
+        "m.csv mixes text encodings: 2 line(s) are not UTF-8 and were read as Windows-1252 (the other lines are "
+        "UTF-8): line 3, 5. Check the accents on those lines."
+    ]
+
+
+def test_mostly_cp1252_file_stays_cp1252_and_names_the_utf8_looking_lines() -> None:
+    data = _mixed(("cp1252", "output"), ("cp1252", "naïve"), ("utf-8", "café"), ("cp1252", "déjà"))
+    df = read_table(data, filename="w.csv")
+    assert df["output"].tolist() == ["naïve", "cafÃ©", "déjà"]  # as the file says most of its lines are
+    assert "1 line(s) look like UTF-8 but were read as Windows-1252" in df.attrs["warnings"][0]
+    assert "line 3." in df.attrs["warnings"][0]
+
+
+def test_one_encoding_files_carry_no_warning() -> None:
+    for data in (_csv(";").encode("cp1252"), _csv(",").encode("utf-8"), "output\ncafé\n".encode("latin-1")):
+        assert "warnings" not in read_table(data, filename="x.csv").attrs
+
+
+def test_a_byte_cp1252_leaves_undefined_falls_back_to_latin1_on_its_line() -> None:
+    data = "output\ncafé\n".encode() + b"odd \x81 byte\n"
+    assert read_table(data, filename="x.csv")["output"].tolist() == ["café", "odd \x81 byte"]
+
+
+def test_mixed_encodings_stream_in_chunks_with_quoted_newlines(tmp_path: Path) -> None:
+    rows = [("utf-8" if i % 3 else "cp1252", f'"réponse {i}\nsuite",q{i}') for i in range(1, 40)]
+    path = tmp_path / "big.csv"
+    path.write_bytes(_mixed(("utf-8", "output,input"), *rows))
+    chunks = list(iter_table_chunks(path, chunksize=7))
+    whole = pd.concat(chunks)
+    assert whole["output"].tolist() == [f"réponse {i}\nsuite" for i in range(1, 40)]
+    assert "13 line(s) are not UTF-8" in chunks[0].attrs["warnings"][0]
+    assert all("warnings" not in c.attrs for c in chunks[1:])  # the file's warning comes once
