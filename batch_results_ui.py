@@ -20,15 +20,22 @@ from scoring.report import render_report
 
 
 def show_status(result: Any) -> list[str]:
-    """Say first whether the run is complete; list skipped and failed rows. Returns the problem lines."""
+    """Say first whether the run is complete; list skipped and failed rows, and rows not in English.
+
+    Returns the problem lines (for the report).
+    """
     lines = problem_lines(result.skipped, result.errors, len(result.table))
     if not lines:
         st.success(f"All {len(result.table):,} rows were scored by every scorer.", icon=":material/check_circle:")
-        return lines
-    st.warning("**Partial results.** " + " ".join(lines), icon=":material/warning:")
-    with st.expander(f"Rows not scored ({len(result.skipped)}) and errors ({len(result.errors)})"):
-        st.dataframe(result.skipped, hide_index=True, key="batch.skipped")
-        st.dataframe(result.errors, hide_index=True, key="batch.errors")
+    else:
+        st.warning("**Partial results.** " + " ".join(lines), icon=":material/warning:")
+        with st.expander(f"Rows not scored ({len(result.skipped)}) and errors ({len(result.errors)})"):
+            st.dataframe(result.skipped, hide_index=True, key="batch.skipped")
+            st.dataframe(result.errors, hide_index=True, key="batch.errors")
+    if notice := result.language_notice():
+        st.warning(f"{notice} The column tone-scorer.warnings in the table says which language.",
+                   icon=":material/translate:")  # fmt: skip
+        lines = [*lines, notice]
     return lines
 
 
@@ -139,9 +146,14 @@ def show_rows(table: pd.DataFrame, group: str | None, options: RunOptions) -> No
     st.caption(f"{len(view):,} of {len(table):,} rows · click a column header to sort · select a row for details")
     shown = view.set_axis(view.index + 1) if pd.api.types.is_integer_dtype(view.index) else view
     scores = score_columns(table)
-    config = {s: st.column_config.ProgressColumn(s, min_value=0.0, max_value=1.0, format="%.3f") for s in scores}
+    config: dict[str, Any] = {
+        s: st.column_config.ProgressColumn(s, min_value=0.0, max_value=1.0, format="%.3f") for s in scores
+    }
+    warned = [c for c in ("tone-scorer.warnings",) if c in table.columns and table[c].astype("string").ne("").any()]
+    config |= {c: st.column_config.TextColumn(c, width="medium") for c in warned}
     text = [c for c in (group, options.columns.output, options.columns.input) if c]
-    order = [*scores, *text, *(str(c) for c in table.columns if c not in scores and c not in text)]
+    first = [*scores, *warned, *text]
+    order = [*first, *(str(c) for c in table.columns if c not in first)]
     event = st.dataframe(shown.rename_axis("row"), column_config=config, column_order=order, on_select="rerun",
                          selection_mode="single-row", key="batch.rows", height=360)  # fmt: skip
     if event.selection.rows:
@@ -165,6 +177,7 @@ def drill_down(row: pd.Series, name: str, options: RunOptions) -> None:
         reference = str(row[options.reference_column]) or None
     result = ui.attempt(ui.tone_result, output, reference, options.engine, "smart")
     if result is not None:
+        ui.show_warnings(result)
         ui.tone_chart(result, options.engine, key=f"batch.drill.{name}", title=f"Row {name}: sentiment per sentence")
 
 
@@ -203,6 +216,7 @@ def report_args(
         "rows": f"{len(result.table):,}",
         "scorers": ", ".join(result.summary.index),
         "engine": options.engine,
+        **({"toxicity engine": options.toxicity_engine} if "toxicity" in options.scorers else {}),
         "reference tone": reference,
         "generated": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
     }

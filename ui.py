@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
@@ -174,6 +175,40 @@ def text_source(page: str, label: str, *, height: int = 160) -> str:
     if error := st.session_state.pop(f"{page}.upload_error", None):
         st.error(error)
     return text
+
+
+@dataclass(frozen=True)
+class JudgeSettings:
+    """The toxicity sidebar's values; the key is never part of the repr."""
+
+    threshold: float
+    base_url: str
+    model: str
+    api_key: str = field(repr=False)
+
+
+def judge_settings() -> JudgeSettings:
+    """The toxicity settings in the sidebar, shared by the Toxicity and Batch pages (same session keys).
+
+    The API key is taken from the environment or Streamlit secrets when set there (never shown), else
+    from a password field.
+    """
+    with st.sidebar:
+        st.subheader("Toxicity settings")
+        threshold = st.slider(
+            "Classifier threshold", 0.05, 0.95, step=0.05, key="toxicity.threshold", persist_state="session"
+        )
+        base_url = st.text_input(
+            "Judge base URL", key="toxicity.base_url", persist_state="session", placeholder="https://api.openai.com/v1"
+        )
+        model = st.text_input("Judge model", key="toxicity.model", persist_state="session")
+        api_key, key_source = judge_api_key()
+        if key_source == "password field":
+            st.text_input("Judge API key", type="password", key="toxicity.api_key", persist_state="session")
+            api_key = st.session_state["toxicity.api_key"]
+        else:
+            st.caption(f"Judge API key: taken from the {key_source}.")
+    return JudgeSettings(float(threshold), base_url, model, api_key)
 
 
 def judge_api_key() -> tuple[str, str]:

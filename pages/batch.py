@@ -6,6 +6,7 @@ import batch_results_ui as results_ui
 import batch_ui
 import ui
 
+ui.init_state()  # also when Streamlit runs this page alone (the judge settings share the Toxicity page's keys)
 st.title("Batch evaluation")
 st.caption("Score every response in a file with the tone, similarity and toxicity scorers; compare versions A and B.")
 
@@ -14,6 +15,8 @@ if loaded is None:
     st.info("Upload a file of responses, or pick the bundled sample, to start.", icon=":material/upload_file:")
     st.stop()
 st.caption(f"**{loaded.name}** · {len(loaded.table):,} rows · columns: {', '.join(map(str, loaded.table.columns))}")
+for warning in loaded.warnings:
+    st.warning(warning, icon=":material/text_format:")
 
 with st.container(border=True):
     available = ["tone", "similarity"] + (["toxicity"] if ui.create_toxicity_scorer is not None else [])
@@ -32,6 +35,7 @@ if result is None:
     st.stop()
 
 problems = results_ui.show_status(result)
+ui.attempt(batch_ui.retry_button, loaded, run_options, result)
 results_ui.show_cards(result)
 group, a, b, pair_on = results_ui.ab_settings(result.table, loaded, run_options)
 figs = results_ui.figures(result.table, run_options, group)

@@ -14,21 +14,8 @@ engine = st.radio(
     "Engine", ["classifier", "judge"], key="toxicity.engine", horizontal=True, persist_state="session",
     format_func={"classifier": "Offline classifier (no data leaves this machine)", "judge": "LLM judge"}.get,
 )  # fmt: skip
-with st.sidebar:
-    st.subheader("Toxicity settings")
-    threshold = st.slider(
-        "Classifier threshold", 0.05, 0.95, step=0.05, key="toxicity.threshold", persist_state="session"
-    )
-    base_url = st.text_input(
-        "Judge base URL", key="toxicity.base_url", persist_state="session", placeholder="https://api.openai.com/v1"
-    )
-    model = st.text_input("Judge model", key="toxicity.model", persist_state="session")
-    api_key, key_source = ui.judge_api_key()
-    if key_source == "password field":
-        st.text_input("Judge API key", type="password", key="toxicity.api_key", persist_state="session")
-        api_key = st.session_state["toxicity.api_key"]
-    else:
-        st.caption(f"Judge API key: taken from the {key_source}.")
+settings = ui.judge_settings()
+threshold, base_url, model, api_key = settings.threshold, settings.base_url, settings.model, settings.api_key
 
 question = st.text_input(
     "Input (optional: the question the reply answers)", key="toxicity.input", persist_state="session"

@@ -116,6 +116,24 @@ class BatchResult:
         """Return the rows (counted from 1) whose ``scorer_id`` score came with a warning."""
         return [int(i) + 1 for i in np.flatnonzero(warned_mask(self.table, scorer_id))]
 
+    def language_notice(self, *, shown: int = 12) -> str | None:
+        """One sentence on the rows whose tone score is on a language the engine does not cover, or None.
+
+        >>> t = pd.DataFrame({"tone-scorer": [0.9, 1.0], "tone-scorer.warnings": ["", "output looks like German"]})
+        >>> BatchResult(t, pd.DataFrame(), pd.DataFrame(), pd.DataFrame()).language_notice()
+        '1 of 2 rows is not English (the response or its reference), so its tone score is not meaningful: row 2.'
+        """
+        rows = self.warned_rows()
+        if not rows:
+            return None
+        listed = ", ".join(map(str, rows[:shown])) + (f" and {len(rows) - shown:,} more" if len(rows) > shown else "")
+        what = "rows is not English" if len(rows) == 1 else "rows are not English"
+        its = "its tone score is" if len(rows) == 1 else "their tone scores are"
+        return (
+            f"{len(rows):,} of {len(self.table):,} {what} (the response or its reference), so {its} not meaningful: "
+            f"row {listed}."
+        )
+
 
 def combine(
     chunks: Sequence[ChunkResult], spec: BatchSpec, thresholds: Mapping[str, float] | None = None

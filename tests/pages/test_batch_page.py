@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import csv
+import json
 from collections.abc import Callable
 from statistics import fmean
+from typing import Any
 
+import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
 import batch_ui
 from scoring import create_content_similarity_scorer, create_tone_scorer
 from tests.pages.conftest import metrics
+from tests.scoring.bad_files import MIXED_ENCODINGS
+from tests.scoring.fake_openai import Reply, error_body, serve
 
 BATCH = "pages/batch.py"
 Open = Callable[..., AppTest]
@@ -108,3 +113,116 @@ def test_bad_mapping_is_an_error_message_not_a_crash(open_page: Open, runs: list
     assert not at.exception
     assert any("input" in e.value for e in at.error)
     assert not at.get("download_button")
+
+
+KEY = "sk-batch-page-secret-5150"
+JUDGE_ROWS = [
+    "Thanks, the refund is on its way.",
+    "You are an idiot. Read the manual.",
+    "FAIL-ME This answer is fine.",
+    "Great, happy to help!",
+    "FAIL-ME Another fine answer.",
+]
+
+
+class FlakyJudge:
+    """Verdicts per opinion ("idiot" is toxic); HTTP 500 for rows marked FAIL-ME until ``healthy``."""
+
+    def __init__(self) -> None:
+        self.healthy = False
+
+    def __call__(self, body: dict[str, Any]) -> Reply:
+        prompt = body["messages"][-1]["content"]
+        if "FAIL-ME" in prompt and not self.healthy:
+            return Reply(status=500, body=error_body("the upstream model is down"))
+        opinions = json.loads(prompt.split("Opinions (a JSON list of strings from the assistant's reply):\n", 1)[1])
+        verdicts = [{"verdict": "yes" if "idiot" in o else "no", "reason": "checked"} for o in opinions]
+        return Reply(json.dumps({"verdicts": verdicts}))
+
+
+def _upload(at: AppTest, name: str, data: bytes) -> AppTest:
+    at.file_uploader(key="batch.upload").set_value((name, data, "text/csv")).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _tree_text(node: Any) -> str:
+    children = getattr(node, "children", {})
+    return str(getattr(node, "proto", "")) + "".join(
+        _tree_text(c) for c in (children.values() if isinstance(children, dict) else children)
+    )
+
+
+def test_judge_run_with_failed_rows_then_retry_only_those(open_page: Open, runs: list[dict[str, object]]) -> None:
+    judge = FlakyJudge()
+    data = pd.DataFrame({"input": ["q"] * 5, "output": JUDGE_ROWS}).to_csv(index=False).encode()
+    with serve(judge) as fake:
+        at = _upload(open_page(BATCH, state={"batch.source": "file", "batch.scorers": ["tone", "toxicity"]}),
+                     "replies.csv", data)  # fmt: skip
+        at.radio(key="batch.tox_engine").set_value("judge").run()
+        at.text_input(key="toxicity.base_url").set_value(fake.base_url)
+        at.text_input(key="toxicity.model").set_value("judge-model")
+        at.text_input(key="toxicity.api_key").set_value(KEY).run()
+        at.button(key="batch.run_button").click().run()
+        assert not at.exception, [e.value for e in at.exception]
+        banner = at.warning[0].value
+        assert banner.startswith("**Partial results.**") and "toxicity-scorer: 2 of 5 rows failed: row 3, 5" in banner
+        assert "HTTP 500" in banner and at.button(key="batch.retry").proto.label == "Retry failed rows (2)"
+        judge.healthy, before = True, len(fake.requests)
+        at.button(key="batch.retry").click().run()
+        assert not at.exception, [e.value for e in at.exception]
+        retried = [r["body"]["messages"][-1]["content"] for r in fake.requests[before:]]
+    assert len(retried) == 2 and all("FAIL-ME" in r for r in retried)  # only the failed rows were asked again
+    assert at.success[0].value == "All 5 rows were scored by every scorer."
+    assert not [b for b in at.button if b.key == "batch.retry"]
+    assert metrics(at)["toxicity-scorer · mean"] == f"{(0 + 0.5 + 0 + 0 + 0) / 5:.3f}"
+    assert at.dataframe(key="batch.rows").value["toxicity-scorer"].notna().all()
+    assert runs[0]["toxicity"] == {"engine": "judge", "model": "judge-model", "base_url": fake.base_url,
+                                   "api_key": KEY}  # fmt: skip
+    assert {r["headers"]["authorization"] for r in fake.requests} == {f"Bearer {KEY}"}
+    assert KEY not in _tree_text(at._tree)  # typed in a password field, never shown
+
+
+def test_judge_without_a_key_says_where_to_put_one(open_page: Open, runs: list[dict[str, object]]) -> None:
+    at = open_page(BATCH, state={"batch.scorers": ["toxicity"], "batch.tox_engine": "judge"})
+    at.button(key="batch.run_button").click().run()
+    assert not at.exception and not runs
+    assert any("needs an API key" in e.value and "sidebar" in e.value for e in at.error)
+
+
+def test_key_from_secrets_is_used_and_not_shown(open_page: Open, runs: list[dict[str, object]]) -> None:
+    with serve(FlakyJudge()) as fake:
+        at = AppTest.from_file(str(batch_ui.Path(__file__).resolve().parents[2] / BATCH), default_timeout=60)
+        at.secrets["OPENAI_API_KEY"] = KEY
+        at.session_state["batch.scorers"] = ["toxicity"]
+        at.session_state["batch.tox_engine"] = "judge"
+        at.session_state["toxicity.base_url"] = fake.base_url
+        at.run()
+        at.button(key="batch.run_button").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert "Judge API key: taken from the Streamlit secrets." in [c.value for c in at.sidebar.caption]
+    assert not [t for t in at.sidebar.text_input if t.key == "toxicity.api_key"]
+    assert runs[0]["toxicity"]["api_key"] == KEY and KEY not in _tree_text(at._tree)  # type: ignore[index]
+
+
+def test_rows_not_in_english_get_a_notice_and_a_column(open_page: Open, runs: list[dict[str, object]]) -> None:
+    texts = ["Thanks, happy to help!", "Das ist wirklich großartig, vielen Dank!", "Great, see you soon.",
+             "Merci beaucoup pour votre aide, à bientôt !"]  # fmt: skip
+    data = pd.DataFrame({"output": texts}).to_csv(index=False).encode()
+    at = _upload(open_page(BATCH, state={"batch.source": "file", "batch.scorers": ["tone"]}), "langs.csv", data)
+    at.button(key="batch.run_button").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    notices = [w.value for w in at.warning if "not English" in w.value]
+    assert notices == [
+        "2 of 4 rows are not English (the response or its reference), so their tone scores are not meaningful: "
+        "row 2, 4. The column tone-scorer.warnings in the table says which language."
+    ]
+    table = at.dataframe(key="batch.rows").value
+    assert table.loc[2, "tone-scorer.warnings"].startswith("output looks like German")
+    assert table.loc[1, "tone-scorer.warnings"] == ""
+
+
+def test_a_file_mixing_encodings_is_read_with_a_warning(open_page: Open, runs: list[dict[str, object]]) -> None:
+    at = _upload(open_page(BATCH, state={"batch.source": "file"}), "mixed.csv", MIXED_ENCODINGS)
+    assert any(w.value.startswith("mixed.csv mixes text encodings") and "line 3" in w.value for w in at.warning)
+    assert "2 rows" in " ".join(c.value for c in at.caption)
