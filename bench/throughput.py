@@ -3,8 +3,9 @@
 Run ``python -m bench`` (or ``make bench``); ``--quick`` for a smoke run. Rows are real texts from the
 VADER ground truth (/work/shared/data, or the bundled sample): each row's output joins 3 texts into a
 multi-sentence reply, its input is one more text. Every implementation scores the same rows; each
-figure is the best of ``--rounds`` passes, with our sentence caches cleared before each pass. The scale
-runs call the CLI in a subprocess and sample the RSS of its whole process tree.
+figure is the best of ``--rounds`` passes, with our per-text caches (sentence sentiment, language guess)
+cleared before each pass. The scale runs call the CLI in a subprocess and sample the RSS of its whole
+process tree.
 """
 
 from __future__ import annotations
@@ -24,7 +25,9 @@ import psutil
 from scoring import afinn
 from scoring.batch import evaluate
 from scoring.engines import get_engine
+from scoring.language import detect_language
 from scoring.similarity import dice_many
+from scoring.tone import create_tone_scorer
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA_DIRS = [ROOT.parent / "shared" / "data" / "vader-ground-truth", ROOT / "tests" / "scoring" / "data"]
@@ -80,8 +83,10 @@ def node_timings(df: pd.DataFrame, mastra_rows: int, rounds: int) -> dict[str, d
 
 
 def _clear_caches() -> None:
+    """Forget every per-text result (sentence sentiment, language guess): each pass scores its texts afresh."""
     for name in ("vader", "afinn"):
         get_engine(name).polarity.cache_clear()  # type: ignore[attr-defined]
+    detect_language.cache_clear()
 
 
 def best_of(rounds: int, fn: Callable[[], object]) -> float:
@@ -110,6 +115,10 @@ def python_timings(df: pd.DataFrame, unique: pd.DataFrame, rounds: int) -> dict[
             seconds = best_of(rounds, lambda o=options, r=rows, w=workers: evaluate(r, workers=w, **o))  # type: ignore[misc]
             out[f"{label}|{workers}"] = (len(rows), seconds)
     outputs, inputs = df["output"].tolist(), df["input"].tolist()
+    tone = create_tone_scorer()  # where the batch path's time goes: the scorer alone, without its language check
+    out["tone vader/smart, ToneScorer.score_many alone (no language check)|1"] = (
+        len(df), best_of(rounds, lambda: tone.score_many(outputs))
+    )  # fmt: skip
     out["raw afinn|1"] = (len(df), best_of(rounds, lambda: afinn.comparatives(outputs)))
     out["raw dice|1"] = (len(df), best_of(rounds, lambda: dice_many(inputs, outputs)))
     return out
