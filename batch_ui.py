@@ -16,6 +16,7 @@ import streamlit as st
 import ui
 from scoring.batch import evaluate, retry_errors
 from scoring.compare import stack_files
+from scoring.explain import escape_markdown
 from scoring.limits import check_row_count, check_upload_size, get_limits
 from scoring.loaders import ColumnMap, guess_columns, read_table
 
@@ -174,8 +175,8 @@ def _toxicity_options(options: RunOptions) -> RunOptions:
                           format_func=TOX_ENGINES.get)  # fmt: skip
     settings = ui.judge_settings()
     if tox_engine == "judge":
-        st.caption(f"Judge: model **{settings.model or 'gpt-4o-mini'}** at "
-                   f"**{settings.base_url or 'the OpenAI API'}** (sidebar); one request per row.")  # fmt: skip
+        model, where = escape_markdown(settings.model or "gpt-4o-mini"), escape_markdown(settings.base_url or "")
+        st.caption(f"Judge: model **{model}** at **{where or 'the OpenAI API'}** (sidebar); one request per row.")
     return replace(options, toxicity_engine=tox_engine, toxicity_threshold=settings.threshold,
                    judge_model=settings.model.strip(), judge_base_url=settings.base_url.strip())  # fmt: skip
 
@@ -214,7 +215,8 @@ def _with_progress(label: str, rows: int, run: Any) -> Any:
         except (ValueError, TypeError, OSError):
             status.update(label="Not scored: see the message below", state="error", expanded=False)
             raise
-        status.update(label=f"Scored {rows:,} rows", state="complete", expanded=False)
+        failed = f"; {len(result.errors):,} failed (see below)" if len(result.errors) else ""
+        status.update(label=f"Scored {rows:,} rows{failed}", state="complete", expanded=False)
     return result
 
 

@@ -5,6 +5,7 @@ import streamlit as st
 import batch_results_ui as results_ui
 import batch_ui
 import ui
+from scoring.explain import escape_markdown
 
 ui.init_state()  # also when Streamlit runs this page alone (the judge settings share the Toxicity page's keys)
 st.title("Batch evaluation")
@@ -14,7 +15,8 @@ loaded = ui.attempt(batch_ui.pick_data)
 if loaded is None:
     st.info("Upload a file of responses, or pick the bundled sample, to start.", icon=":material/upload_file:")
     st.stop()
-st.caption(f"**{loaded.name}** · {len(loaded.table):,} rows · columns: {', '.join(map(str, loaded.table.columns))}")
+columns = escape_markdown(", ".join(map(str, loaded.table.columns)))
+st.caption(f"**{escape_markdown(loaded.name)}** · {len(loaded.table):,} rows · columns: {columns}")
 for warning in loaded.warnings:
     st.warning(warning, icon=":material/text_format:")
 
