@@ -35,8 +35,8 @@ examples:
   python -m scoring evaluate big.parquet --scorers tone,toxicity --workers 2 --fail-over toxicity-scorer=0.1
   python -m scoring evaluate big.csv --dask                       # local Dask cluster (--workers processes)
   python -m scoring evaluate big.csv --dask tcp://scheduler:8786  # an existing cluster
-  OPENAI_API_KEY=... python -m scoring evaluate replies.csv --scorers toxicity --toxicity-engine judge \
-      --judge-model gpt-4o-mini                                   # the LLM judge (key from the environment only)
+  OPENAI_API_KEY=... python -m scoring evaluate replies.csv --scorers toxicity --toxicity-engine judge
+                                          # the LLM judge (also --judge-model M, --judge-base-url URL)
 
 Output keeps every input column unchanged and adds, per scorer, a column named by its id (tone-scorer,
 content-similarity-scorer, toxicity-scorer) holding the score and <id>.<metric> columns. Rows with missing
