@@ -1,0 +1,88 @@
+"""``python -m bench.ab REV``: the CLI as committed (HEAD) against the CLI of git revision REV, same rows, same run.
+
+Before/after numbers for a speed change: both trees (exported with ``git archive``, so uncommitted work in the
+working tree counts in neither) score the same CSV (VADER-text rows, as ``python -m bench``
+builds them) with the same Python, alternating, ``--rounds`` times each; each keeps its best time. The two
+output files must be byte-identical (a speed change must not change a score); the run fails if they differ.
+``--files`` names paths to take from REV while the rest comes from this tree (e.g. only the files a change
+touched, so that other work since REV does not count); without it the whole of REV is used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import filecmp
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from bench.throughput import ROOT, build_rows
+
+
+def _args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m bench.ab", description=__doc__)
+    parser.add_argument("rev", help="git revision to compare with (e.g. HEAD~3)")
+    parser.add_argument("--rows", type=int, default=100_000, help="rows to score (100000)")
+    parser.add_argument("--scorers", default="tone,similarity,toxicity", help="scorers (tone,similarity,toxicity)")
+    parser.add_argument("--workers", type=int, default=2, help="CLI --workers (2)")
+    parser.add_argument("--rounds", type=int, default=3, help="runs of each tree; the best counts (3)")
+    parser.add_argument("--files", nargs="*", help="take only these paths from REV (files missing there are removed)")
+    return parser.parse_args()
+
+
+def _tree(rev: str, files: list[str] | None, folder: Path) -> Path:
+    """Write REV (or HEAD with ``files`` as they were at REV) into ``folder``; return it."""
+    folder.mkdir()
+    archive = subprocess.run(["git", "archive", "HEAD" if files else rev], cwd=ROOT, capture_output=True, check=True)
+    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive.stdout, check=True)
+    if files:
+        for path in files:
+            shown = subprocess.run(["git", "show", f"{rev}:{path}"], cwd=ROOT, capture_output=True, check=False)
+            (folder / path).unlink(missing_ok=True)
+            if shown.returncode == 0:
+                (folder / path).parent.mkdir(parents=True, exist_ok=True)
+                (folder / path).write_bytes(shown.stdout)
+    return folder
+
+
+def _run(tree: Path, source: Path, out: Path, args: argparse.Namespace) -> float:
+    command = [sys.executable, "-m", "scoring", "evaluate", str(source), "--scorers", args.scorers,
+               "--workers", str(args.workers), "--out", str(out), "--no-progress"]  # fmt: skip
+    start = time.perf_counter()
+    proc = subprocess.run(command, cwd=tree, capture_output=True, check=False)
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"CLI failed in {tree}: {proc.stderr.decode()[-2000:]}")
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    args = _args()
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        trees = {
+            "before": _tree(args.rev, args.files, folder / "before"),
+            "after": _tree("HEAD", None, folder / "after"),
+        }
+        source = folder / "rows.csv"
+        build_rows(args.rows, seed=args.rows).to_csv(source, index=False)
+        best = dict.fromkeys(trees, float("inf"))
+        loads = [os.getloadavg()[0]]
+        for _ in range(args.rounds):
+            for name, tree in trees.items():
+                best[name] = min(best[name], _run(tree, source, folder / f"{name}.csv", args))
+                loads.append(os.getloadavg()[0])
+        same = filecmp.cmp(folder / "before.csv", folder / "after.csv", shallow=False)
+    what = f"{args.rev} ({' '.join(args.files)})" if args.files else args.rev
+    print(f"{args.rows:,} rows, --scorers {args.scorers}, --workers {args.workers}, best of {args.rounds}; "
+          f"1-min load average {min(loads):.1f}-{max(loads):.1f}")  # fmt: skip
+    print(f"before ({what}): {best['before']:.1f} s; after (HEAD): {best['after']:.1f} s; "
+          f"{best['before'] / best['after']:.2f}x; outputs byte-identical: {same}")  # fmt: skip
+    if not same:
+        raise SystemExit(1)
+
+
+if __name__ == "__main__":
+    main()
