@@ -110,21 +110,20 @@ def _period_ends(text: str, i: int, nxt: str, caseless: bool) -> bool:
     return caseless or not lower
 
 
-def _ends(text: str, m: re.Match[str], caseless: bool) -> bool:
-    """Whether the punctuation candidate ``m`` ends a sentence."""
-    if m.group("cjk") is not None:
+def _ends(text: str, m: re.Match[str], caseless: bool, kind: str | None) -> bool:
+    """Whether the punctuation candidate ``m`` (``kind``: its last group) ends a sentence."""
+    if kind == "cjk":
         return not (m.group("cjk")[-1] in "」』" and text.startswith("と", m.end()))
-    punct = m.group("p")
-    nxt_m = _NEXT_RE.match(text, m.end())
-    nxt = nxt_m.group(1) if nxt_m else ""
+    punct, closers = m.group("p", "c")
+    nxt = _NEXT_RE.match(text, m.end()).group(1)  # type: ignore[union-attr]  # every part optional: always matches
     lower = nxt[:1].islower()
     if punct == ".":
-        if m.group("c"):
+        if closers:
             return caseless or not lower
         return _period_ends(text, m.start(), nxt, caseless)
     if punct.strip(".") == "" or punct.strip("…") == "":  # ellipsis
         return not lower
-    return not (lower and m.group("c")) or caseless  # "Ready?" she asked.
+    return not (lower and closers) or caseless  # "Ready?" she asked.
 
 
 def _code_fences(text: str) -> list[int]:
@@ -179,15 +178,16 @@ def split_smart(text: str) -> list[Span]:
     fences = _code_fences(text)
     start = 0
     for m in _candidates(text):
-        if m.group("nl") is not None:
+        kind = m.lastgroup  # "c" (Latin terminals, then closers), "cjk", "nl" or "emo"
+        if kind == "nl":
             if m.start() > start and _line_break_ends(text, start, m, fences):
                 _emit(text, start, m.start(), out)
                 start = m.end()
             continue
-        if m.group("emo") is not None:
+        if kind == "emo":
             if not _WORDISH_RE.search(text, start, m.start()):
                 continue
-        elif not _ends(text, m, caseless):
+        elif not _ends(text, m, caseless, kind):
             continue
         _emit(text, start, m.end(), out)
         start = m.end()

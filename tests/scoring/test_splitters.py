@@ -169,6 +169,8 @@ def test_candidate_scan_equals_the_candidate_regex(text: str) -> None:
     """The fast scan (skip to a possible first character, then match) finds what finditer finds."""
     expected = _candidate_matches(module._CANDIDATE_RE.finditer(text))
     assert _candidate_matches(module._candidates(text)) == expected
+    for m in module._candidates(text):  # split_smart dispatches on lastgroup: "c" stands for the "p" alternative
+        assert m.lastgroup == ("c" if m.group("p") is not None else next(k for k in ("cjk", "nl", "emo") if m[k]))
 
 
 def test_candidate_scan_equals_the_candidate_regex_on_real_texts() -> None:
