@@ -105,7 +105,7 @@ def problem_lines(skipped: pd.DataFrame, errors: pd.DataFrame, total_rows: int) 
     lines = []
     by_rows: dict[tuple[str, tuple[object, ...]], list[str]] = {}
     for scorer, part in skipped.groupby("scorer", sort=False):
-        reasons = "; ".join(dict.fromkeys(str(r) for r in part["reason"]))
+        reasons = "; ".join(dict.fromkeys(str(r).rstrip(".") for r in part["reason"]))
         by_rows.setdefault((reasons, tuple(part["row"].tolist())), []).append(str(scorer))
     for (reasons, rows), scorers in by_rows.items():
         lines.append(
@@ -113,7 +113,7 @@ def problem_lines(skipped: pd.DataFrame, errors: pd.DataFrame, total_rows: int) 
             "They have no score and are left out of the means."
         )
     for scorer, part in errors.groupby("scorer", sort=False):
-        first = str(part["error"].iloc[0])
+        first = str(part["error"].iloc[0]).rstrip(".")
         lines.append(
             f"{scorer}: {len(part)} of {total_rows} rows failed: row {row_list(part['row'].tolist())} "
             f"(first error: {first}). They have no score and are left out of the means."

@@ -137,9 +137,11 @@ def _read_csv(name: str, handle: IO[bytes], chunksize: int | None) -> Iterator[p
     handle.seek(0)
     stream, encoding, warnings = mixed_lines(name, handle, encoding)
     try:
+        # Blank lines stay rows (reported as missing text later): pandas would drop them silently, and
+        # with them a one-column row holding only spaces.
         reader = pd.read_csv(
             stream, sep=delimiter, encoding=encoding, dtype=str, keep_default_na=False,
-            na_values=[""], skip_blank_lines=True, chunksize=chunksize, engine="c",
+            na_values=[""], skip_blank_lines=False, chunksize=chunksize, engine="c",
         )  # fmt: skip
         for frame in [reader] if isinstance(reader, pd.DataFrame) else reader:
             if not isinstance(frame.index, pd.RangeIndex):  # pandas took a longer first row's extra field as index

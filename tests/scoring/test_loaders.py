@@ -208,3 +208,16 @@ def test_mixed_encodings_stream_in_chunks_with_quoted_newlines(tmp_path: Path) -
     assert whole["output"].tolist() == [f"réponse {i}\nsuite" for i in range(1, 40)]
     assert "13 line(s) are not UTF-8" in chunks[0].attrs["warnings"][0]
     assert all("warnings" not in c.attrs for c in chunks[1:])  # the file's warning comes once
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        (b"output\nhello\n \nbye\n", ["hello", " ", "bye"]),
+        (b"output\nhello\n\nbye\n", ["hello", None, "bye"]),
+        (b"id,output\n1,hello\n\n2,bye\n", ["hello", None, "bye"]),
+    ],
+)
+def test_blank_lines_stay_rows_so_nothing_is_dropped(data: bytes, expected: list[str | None]) -> None:
+    column = read_table(data, filename="blank.csv")["output"]
+    assert [None if pd.isna(v) else v for v in column] == expected
