@@ -152,11 +152,21 @@ def test_smart_splitter_handles_a_megabyte(text: str) -> None:
     assert spans and all(text[s.start : s.end] == s.text for s in spans[:1000])
 
 
+def _mastra_regex(t: str) -> list[tuple[str, int, int]]:
+    return [(m.group(), m.start(), m.end()) for m in re.finditer(r"[^.!?]+[.!?]+", t)] or [(t, 0, len(t))]
+
+
+@settings(max_examples=300)
 @given(st.text(alphabet="ab .!?\n\t😀", max_size=40))
 def test_split_mastra_equals_the_bare_regex(t: str) -> None:
     """The linear search gives exactly the matches of Mastra's regex over the whole text."""
-    expected = [(m.group(), m.start(), m.end()) for m in re.finditer(r"[^.!?]+[.!?]+", t)] or [(t, 0, len(t))]
-    assert [(s.text, s.start, s.end) for s in split_mastra(t)] == expected
+    assert [(s.text, s.start, s.end) for s in split_mastra(t)] == _mastra_regex(t)
+
+
+def test_split_mastra_equals_the_bare_regex_on_real_texts() -> None:
+    texts = [i.text for i in DEV + HELDOUT] + [(DATA / name).read_text(encoding="utf-8") for name in DATA_FILES]
+    for t in texts + [line for text in texts for line in text.splitlines()] + ["", "...", "!a", "a", "a?!"]:
+        assert [(s.text, s.start, s.end) for s in split_mastra(t)] == _mastra_regex(t)
 
 
 def _candidate_matches(matches: object) -> list[tuple[tuple[int, int], dict[str, str | None]]]:
