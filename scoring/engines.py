@@ -71,6 +71,8 @@ def _negated(word: str) -> bool:
 
 # vaderSentiment 3.3.2's scoring, step for step and in the same float operations (so the same compound to the
 # last bit), on words lower-cased once: its own code lower-cases the whole sentence again for every check.
+# The rules are vaderSentiment's (MIT License, Copyright (c) 2016 C.J. Hutto); its lexicon and constants are
+# imported from the package, and property tests check this port against its polarity_scores.
 def _negation_check(valence: float, low: list[str], start_i: int, i: int) -> float:
     """``SentimentIntensityAnalyzer._negation_check``; ``low`` holds the words lower-cased."""
     w1 = low[i - 1]
