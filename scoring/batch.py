@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor
 
 import pandas as pd
 
@@ -22,6 +22,7 @@ from scoring.batch_result import DEFAULT_THRESHOLD, LOWER_IS_BETTER, BatchResult
 from scoring.batch_retry import retry_errors
 from scoring.batch_rows import SCORER_IDS, BatchSpec, ChunkResult, make_spec, score_frame, uses_judge
 from scoring.loaders import ColumnMap
+from scoring.ordered import in_order
 
 __all__ = [
     "DEFAULT_THRESHOLD",
@@ -116,18 +117,8 @@ def _in_pool(jobs: Iterator[tuple[pd.DataFrame, BatchSpec, int]], workers: int) 
     # (Streamlit, Dask): there the fork server starts clean workers.
     method = "fork" if threading.active_count() == 1 and sys.platform == "linux" else "forkserver"
     context = multiprocessing.get_context(method if method in multiprocessing.get_all_start_methods() else "spawn")
-    pending: list[Future[ChunkResult]] = []
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        try:
-            for job in jobs:
-                pending.append(pool.submit(_score_chunk, job))
-                if len(pending) >= 2 * workers:
-                    yield pending.pop(0).result()
-            while pending:
-                yield pending.pop(0).result()
-        finally:
-            for future in pending:
-                future.cancel()
+        yield from in_order(lambda job: pool.submit(_score_chunk, job), jobs, 2 * workers)
 
 
 def evaluate(

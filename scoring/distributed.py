@@ -21,6 +21,7 @@ import pandas as pd
 
 from scoring.batch import Progress
 from scoring.batch_rows import BatchSpec, ChunkResult, score_frame
+from scoring.ordered import in_order
 
 __all__ = ["dask_client", "iter_scored_dask", "parse_address"]
 
@@ -77,16 +78,15 @@ def iter_scored_dask(
 
 def _in_order(chunks: Iterable[pd.DataFrame], spec: BatchSpec, client: Any) -> Iterator[ChunkResult]:
     in_flight = 2 * max(1, len(client.scheduler_info().get("workers", {})))
-    pending: list[Any] = []
+
+    def submit(job: tuple[pd.DataFrame, int]) -> Any:
+        return client.submit(score_frame, job[0], spec, row_offset=job[1], pure=False)
+
+    yield from in_order(submit, _with_offsets(chunks), in_flight)
+
+
+def _with_offsets(chunks: Iterable[pd.DataFrame]) -> Iterator[tuple[pd.DataFrame, int]]:
     offset = 0
-    try:
-        for chunk in chunks:
-            pending.append(client.submit(score_frame, chunk, spec, row_offset=offset, pure=False))
-            offset += len(chunk)
-            if len(pending) >= in_flight:
-                yield pending.pop(0).result()
-        while pending:
-            yield pending.pop(0).result()
-    finally:
-        for future in pending:
-            future.cancel()
+    for chunk in chunks:
+        yield chunk, offset
+        offset += len(chunk)
