@@ -2,7 +2,10 @@
 
 import sys
 
-from scoring.cli import main
-
 if __name__ == "__main__":
+    try:
+        from scoring.cli import main
+    except KeyboardInterrupt:  # Ctrl-C while the libraries load: nothing started, nothing written
+        sys.stderr.write("interrupted: no output file was written.\n")
+        sys.exit(130)
     sys.exit(main())

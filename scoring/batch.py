@@ -12,8 +12,9 @@ for the rows that were scored.
 from __future__ import annotations
 
 import math
+import signal
 import sys
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 
 import pandas as pd
@@ -76,7 +77,7 @@ def iter_scored(
     workers: int = 1,
     on_progress: Progress | None = None,
     total: int = 0,
-) -> Iterator[ChunkResult]:
+) -> Generator[ChunkResult, None, None]:
     """Score chunks in order, in ``workers`` processes when > 1; ``on_progress(done_rows, total)``.
 
     With the LLM judge the run stays in this process whatever ``workers`` says: the judge waits on the
@@ -117,8 +118,20 @@ def _in_pool(jobs: Iterator[tuple[pd.DataFrame, BatchSpec, int]], workers: int) 
     # (Streamlit, Dask): there the fork server starts clean workers.
     method = "fork" if threading.active_count() == 1 and sys.platform == "linux" else "forkserver"
     context = multiprocessing.get_context(method if method in multiprocessing.get_all_start_methods() else "spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_ignore_ctrl_c)
+    try:
         yield from in_order(lambda job: pool.submit(_score_chunk, job), jobs, 2 * workers)
+    finally:  # also on Ctrl-C, an error or an early close: drop what has not started, let the rest finish
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _ignore_ctrl_c() -> None:
+    """Workers leave Ctrl-C to the parent, which stops the pool in order.
+
+    A worker that dies mid-write (Ctrl-C reaches the whole process group; so would terminate()) leaves
+    the pool's queues half-written and the parent waiting forever; a finishing chunk costs a moment.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def evaluate(

@@ -138,13 +138,18 @@ def _toxicity(args: argparse.Namespace) -> dict[str, object] | None:
 def _scored(
     args: argparse.Namespace, spec: BatchSpec, chunks: Iterator[pd.DataFrame], progress: Callable[[int, int], object]
 ) -> Iterator[Any]:
+    """Yield the scored chunks; on the way out (done, an error, Ctrl-C) stop the workers before returning."""
     if args.dask is None:
-        yield iter_scored(chunks, spec, workers=args.workers, on_progress=progress)
+        with contextlib.closing(iter_scored(chunks, spec, workers=args.workers, on_progress=progress)) as results:
+            yield results
         return
     from scoring.distributed import dask_client, iter_scored_dask, parse_address
 
-    with dask_client(parse_address(args.dask), workers=max(args.workers, 2)) as client:
-        yield iter_scored_dask(chunks, spec, client, on_progress=progress)
+    with (
+        dask_client(parse_address(args.dask), workers=max(args.workers, 2)) as client,
+        contextlib.closing(iter_scored_dask(chunks, spec, client, on_progress=progress)) as results,
+    ):
+        yield results
 
 
 def _drain(

@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from typing import Any
 
 import pandas as pd
@@ -66,7 +66,7 @@ def iter_scored_dask(
     *,
     on_progress: Progress | None = None,
     total: int = 0,
-) -> Iterator[ChunkResult]:
+) -> Generator[ChunkResult, None, None]:
     """Score chunks on the cluster behind ``client``; yield results in order, as ``iter_scored`` does."""
     done = 0
     for result in _in_order(chunks, spec, client):

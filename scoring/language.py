@@ -35,6 +35,7 @@ _UPPER_RE, _LOWER_RE, _CAPS_RE = re.compile(r"[A-Z]"), re.compile(r"[a-z]"), re.
 _NON_LATIN_RE = re.compile(r"[^\W\d_A-Za-z\u00c0-\u024f\u1e00-\u1eff]")
 _ASCII_WORD_RE = re.compile(r"[a-z']+")
 _NON_ASCII_LETTER_RE = re.compile(r"[^\W\d_a-zA-Z]")
+_NOT_WORD_CHAR = {c: " " for c in range(128) if not ("a" <= chr(c) <= "z" or chr(c) == "'")}  # [^a-z'] in ASCII
 # Function words that are rare as words in other languages written in Latin script
 # (no "is", "die", "an", "me", "to", "do", "was", "will", "of", "for", "so", "we").
 _ENGLISH_WORDS = frozenset(
@@ -70,7 +71,8 @@ def _detector() -> Any:
     return LangDetector(LangDetectConfig(model="lite", max_input_length=None, normalize_input=False))
 
 
-def _clean(text: str) -> str:
+def _strip_noise(text: str) -> str:
+    """The first MAX_CHARS characters without URLs, addresses, tags, inline code and emoticons."""
     text = text[:MAX_CHARS]
     if not text.isascii():  # unpaired surrogates would make fastText raise
         text = text.encode("utf-8", "replace").decode("utf-8")
@@ -78,20 +80,30 @@ def _clean(text: str) -> str:
         text = _NOISE_RE.sub(" ", text)
     if ":" in text or ";" in text or "=" in text or "<3" in text:
         text = _EMOTICON_RE.sub(" ", text)
+    return text
+
+
+def _normalise(text: str) -> str:
+    """Single spaces; all-caps text (more capitals than small letters) lower-cased, as the model wants."""
     text = " ".join(text.split())
     if _CAPS_RE.search(text) and len(_UPPER_RE.findall(text)) > len(_LOWER_RE.findall(text)):
         return text.lower()
     return text
 
 
+def _clean(text: str) -> str:
+    return _normalise(_strip_noise(text))
+
+
 def _looks_english(text: str) -> bool:
     # Only letters a-z count: a text with any other letter (é, ß, ж, 中) goes to the model. Emoji, curly
     # quotes and other symbols don't stop the fast path (they sent 15% of English replies to fastText).
-    if not text.isascii():
-        if _NON_ASCII_LETTER_RE.search(text):
-            return False
-        text = text.replace("’", "'")
-    words = _ASCII_WORD_RE.findall(text.lower())
+    if text.isascii():  # words are the runs of a-z and ': translate the rest to spaces, then split
+        words = text.lower().translate(_NOT_WORD_CHAR).split()
+    elif _NON_ASCII_LETTER_RE.search(text):
+        return False
+    else:
+        words = _ASCII_WORD_RE.findall(text.lower().replace("’", "'"))
     return bool(words) and sum(w in _ENGLISH_WORDS for w in words) >= ENGLISH_WORD_SHARE * len(words)
 
 
@@ -106,11 +118,12 @@ def detect_language(text: str) -> LanguageGuess | None:
     """
     if not isinstance(text, str):
         raise TypeError(f"text must be a string; got {type(text).__name__}.")
-    clean = _clean(text)
-    if not _LETTER_RE.search(clean):
+    stripped = _strip_noise(text)
+    if not _LETTER_RE.search(stripped):
         return None
-    if _looks_english(clean):
+    if _looks_english(stripped):  # the decision ignores spacing and case: normalise only for the model
         return LanguageGuess("en", "English", 1.0)
+    clean = _normalise(stripped)
     best = _detector().detect(clean, model="lite", k=1)[0]
     code = str(best["lang"])
     share = 0.0 if clean.isascii() else len(_NON_LATIN_RE.findall(clean)) / len(_LETTER_RE.findall(clean))
