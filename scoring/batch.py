@@ -11,11 +11,13 @@ for the rows that were scored.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import signal
 import sys
+from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 
 import pandas as pd
 
@@ -45,8 +47,10 @@ Progress = Callable[[int, int], object]
 
 
 def _score_chunk(args: tuple[pd.DataFrame, BatchSpec, int]) -> ChunkResult:
+    """Score a chunk in a worker; send back only the new columns (the parent has the input ones)."""
     df, spec, offset = args
-    return score_frame(df, spec, row_offset=offset)
+    result = score_frame(df, spec, row_offset=offset)
+    return dataclasses.replace(result, table=result.table.iloc[:, len(df.columns) :])
 
 
 def _rows_reporter(progress: Progress, before: int, total: int) -> Callable[[int], None]:
@@ -119,8 +123,16 @@ def _in_pool(jobs: Iterator[tuple[pd.DataFrame, BatchSpec, int]], workers: int) 
     method = "fork" if threading.active_count() == 1 and sys.platform == "linux" else "forkserver"
     context = multiprocessing.get_context(method if method in multiprocessing.get_all_start_methods() else "spawn")
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_ignore_ctrl_c)
+    sent: deque[pd.DataFrame] = deque()  # the chunks in flight, to put their input columns back
+
+    def submit(job: tuple[pd.DataFrame, BatchSpec, int]) -> Future[ChunkResult]:
+        sent.append(job[0])
+        return pool.submit(_score_chunk, job)
+
     try:
-        yield from in_order(lambda job: pool.submit(_score_chunk, job), jobs, 2 * workers)
+        for result in in_order(submit, jobs, 2 * workers):
+            table = pd.concat([sent.popleft(), result.table], axis=1)
+            yield dataclasses.replace(result, table=table)
     finally:  # also on Ctrl-C, an error or an early close: drop what has not started, let the rest finish
         pool.shutdown(wait=True, cancel_futures=True)
 

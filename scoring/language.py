@@ -76,11 +76,17 @@ def _strip_noise(text: str) -> str:
     text = text[:MAX_CHARS]
     if not text.isascii():  # unpaired surrogates would make fastText raise
         text = text.encode("utf-8", "replace").decode("utf-8")
-    if "@" in text or "/" in text or "#" in text or "`" in text or "www." in text:
+    if "`" in text:  # inline code may span spaces
         text = _NOISE_RE.sub(" ", text)
+    elif _has_noise(text):  # nothing else spans whitespace: clean just the words that can match (much faster)
+        text = " ".join(_NOISE_RE.sub(" ", word) if _has_noise(word) else word for word in text.split())
     if ":" in text or ";" in text or "=" in text or "<3" in text:
         text = _EMOTICON_RE.sub(" ", text)
     return text
+
+
+def _has_noise(text: str) -> bool:
+    return "@" in text or "#" in text or "://" in text or "www." in text
 
 
 def _normalise(text: str) -> str:
@@ -104,7 +110,7 @@ def _looks_english(text: str) -> bool:
         return False
     else:
         words = _ASCII_WORD_RE.findall(text.lower().replace("’", "'"))
-    return bool(words) and sum(w in _ENGLISH_WORDS for w in words) >= ENGLISH_WORD_SHARE * len(words)
+    return bool(words) and sum(map(_ENGLISH_WORDS.__contains__, words)) >= ENGLISH_WORD_SHARE * len(words)
 
 
 @lru_cache(maxsize=65_536)

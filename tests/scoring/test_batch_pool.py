@@ -12,6 +12,7 @@ import pytest
 
 from scoring import batch
 from scoring.batch import iter_scored, make_spec
+from scoring.columns import ColumnMap
 
 
 class _Recorded(ProcessPoolExecutor):
@@ -51,3 +52,20 @@ def test_workers_ignore_ctrl_c_and_leave_it_to_the_parent() -> None:
         pid = pool.submit(os.getpid).result()
         os.kill(pid, signal.SIGINT)
         assert pool.submit(os.getpid).result() == pid  # the same worker, alive and still working
+
+
+def test_workers_send_back_only_new_columns_and_the_table_matches_one_process() -> None:
+    """Input columns stay in the parent and are put back in place, whatever they hold."""
+    rows = 1200
+    df = pd.DataFrame(
+        {
+            "input": ["Where is my order?"] * rows,
+            "output": [f"It ships today. Sorry for the wait, item {i}!" for i in range(rows)],
+            "notes": [None, "", "x" * 300] * (rows // 3),
+        }
+    )
+    columns = ColumnMap(output="output", input="input")
+    one = batch.evaluate(df, scorers=["tone", "similarity"], columns=columns)
+    two = batch.evaluate(df, scorers=["tone", "similarity"], columns=columns, workers=2)
+    pd.testing.assert_frame_equal(one.table, two.table)
+    assert list(two.table.columns[:3]) == ["input", "output", "notes"]

@@ -118,3 +118,30 @@ def test_tone_result_carries_language_warnings() -> None:
     reference = create_tone_scorer("Vielen Dank, alles war wunderbar.").run(output="Thanks, all was great.")
     assert len(reference.warnings) == 1 and reference.warnings[0].startswith("reference looks like German")
     assert create_tone_scorer().run(output="  ").warnings == ("output is empty: there is no tone to score.",)
+
+
+_PIECES = [*"ab.+-@#`/:; =()DPx<3\n\t_é1", "www.", "http://", "@x.co", " the ", " and "]
+_NOISY = st.lists(st.sampled_from(_PIECES), max_size=30).map("".join)
+
+
+def _clean_whole_text(text: str) -> str:
+    """The cleaning rule stated plainly: each regex over the whole text, then spaces and case normalised."""
+    text = text[: language.MAX_CHARS]
+    if any(mark in text for mark in ("@", "/", "#", "`", "www.")):
+        text = language._NOISE_RE.sub(" ", text)
+    if any(mark in text for mark in (":", ";", "=", "<3")):
+        text = language._EMOTICON_RE.sub(" ", text)
+    return language._normalise(text)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(_NOISY)
+def test_word_by_word_noise_removal_equals_the_whole_text_rule(text: str) -> None:
+    assert language._normalise(language._strip_noise(text)) == _clean_whole_text(text)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.text(alphabet=st.characters(max_codepoint=127), max_size=60))
+def test_ascii_words_by_translate_equal_the_regex(text: str) -> None:
+    lower = text.lower()
+    assert lower.translate(language._NOT_WORD_CHAR).split() == language._ASCII_WORD_RE.findall(lower)
