@@ -19,9 +19,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from bench.engines_vs_humans import DEFAULT_DATA, load
-from scoring.language import _detector, coverage_warning, detect_language, is_english
+from scoring.language import _detector, _looks_english, _strip_noise, coverage_warning, detect_language, is_english
 
 LANGUAGES = Path(__file__).resolve().parent.parent / "tests" / "scoring" / "data" / "languages.tsv"
+LATIN = LANGUAGES.with_name("languages_latin.tsv")
 
 
 def load_languages(path: Path = LANGUAGES) -> list[tuple[str, str]]:
@@ -81,15 +82,17 @@ def english_false_positives(folder: Path) -> None:
 
 
 def other_languages(rows: list[tuple[str, str]]) -> None:
+    """Per language: top-1 right, warned, and taken as English by the fast path (without the model)."""
     codes = sorted({c for c, _ in rows} - {"en"})
-    print("| language | texts | top-1 correct | warned |")
-    print("| --- | --- | --- | --- |")
-    for code in [*codes, "en"]:
+    print("| language | texts | top-1 correct | warned | English by the fast path |")
+    print("| --- | --- | --- | --- | --- |")
+    for code in [*codes, "en"] if "en" in {c for c, _ in rows} else codes:
         texts = [t for c, t in rows if c == code]
         guesses = [detect_language(t) for t in texts]
         right = sum(g is not None and g.code == code for g in guesses)
         warned = sum(not is_english(g) for g in guesses)
-        print(f"| {code} | {len(texts)} | {right} | {warned} |")
+        fast = sum(_looks_english(_strip_noise(t)) for t in texts)
+        print(f"| {code} | {len(texts)} | {right} | {warned} | {fast} |")
 
 
 def compare(rows: list[tuple[str, str]], folder: Path) -> None:
@@ -112,6 +115,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     rows = load_languages()
     english_false_positives(args.data)
     other_languages(rows)
+    print(f"\nLatin-script replies, half typed without diacritics ({LATIN.name}):\n")
+    other_languages(load_languages(LATIN))
     if args.candidates:
         compare(rows, args.data)
 

@@ -36,12 +36,16 @@ _NON_LATIN_RE = re.compile(r"[^\W\d_A-Za-z\u00c0-\u024f\u1e00-\u1eff]")
 _ASCII_WORD_RE = re.compile(r"[a-z']+")
 _NON_ASCII_LETTER_RE = re.compile(r"[^\W\d_a-zA-Z]")
 _NOT_WORD_CHAR = {c: " " for c in range(128) if not ("a" <= chr(c) <= "z" or chr(c) == "'")}  # [^a-z'] in ASCII
-# Function words that are rare as words in other languages written in Latin script
-# (no "is", "die", "an", "me", "to", "do", "was", "will", "of", "for", "so", "we").
+# Function words that are rare as words in other languages written in Latin script (no "is", "die", "an",
+# "me", "to", "do", "was", "will", "of", "for", "so", "we", "he", "at", "by", "in", "also", "even", "most").
 _ENGLISH_WORDS = frozenset(
     """the and you your are this that with have has not what it's i'm i've don't can't won't we're you're
     they their there would could should been about from just very really thanks thank please my our it but
-    if him who how why when where which than any some more much many got great good bad love like""".split()
+    if him who how why when where which than any some more much many got great good bad love like
+    were had she them these those into only because does did doesn't didn't isn't wasn't aren't his its
+    then too each every being there's that's what's let's i'd i'll you'll we'll they're who's anyone
+    everyone someone something nothing everything anything though although while whether until since
+    without within between against during""".split()
 )
 _NAMES = {
     "en": "English", "fr": "French", "de": "German", "es": "Spanish", "it": "Italian", "pt": "Portuguese",
@@ -79,7 +83,10 @@ def _strip_noise(text: str) -> str:
     if "`" in text:  # inline code may span spaces
         text = _NOISE_RE.sub(" ", text)
     elif _has_noise(text):  # nothing else spans whitespace: clean just the words that can match (much faster)
-        text = " ".join(_NOISE_RE.sub(" ", word) if _has_noise(word) else word for word in text.split())
+        words = text.split()
+        text = " ".join(
+            [_NOISE_RE.sub(" ", w) if "@" in w or "#" in w or "://" in w or "www." in w else w for w in words]
+        )
     if ":" in text or ";" in text or "=" in text or "<3" in text:
         text = _EMOTICON_RE.sub(" ", text)
     return text

@@ -11,7 +11,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-__all__ = ["SPLITTERS", "Span", "get_splitter", "split_mastra", "split_smart"]
+__all__ = ["SPLITTERS", "Span", "get_sentence_texts", "get_splitter", "split_mastra", "split_smart"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +35,11 @@ def split_mastra(text: str) -> list[Span]:
     last = max(text.rfind("."), text.rfind("!"), text.rfind("?"))
     spans = [Span(m.group(), m.start(), m.end()) for m in _MASTRA_RE.finditer(text, 0, last + 1)]
     return spans or [Span(text, 0, len(text))]
+
+
+def _mastra_texts(text: str) -> list[str]:
+    last = max(text.rfind("."), text.rfind("!"), text.rfind("?"))
+    return _MASTRA_RE.findall(text, 0, last + 1) or [text]
 
 
 def _words(s: str) -> frozenset[str]:
@@ -218,3 +223,15 @@ def get_splitter(name: str) -> Callable[[str], list[Span]]:
     if not isinstance(name, str) or name not in SPLITTERS:
         raise ValueError(f"splitter must be one of {sorted(SPLITTERS)}; got {name!r}.")
     return SPLITTERS[name]
+
+
+def get_sentence_texts(name: str) -> Callable[[str], list[str]]:
+    """The splitter ``name`` as a function returning just the sentences' texts (never empty): the batch path.
+
+    >>> get_sentence_texts("mastra")("Great. Thanks!")
+    ['Great.', ' Thanks!']
+    """
+    split = get_splitter(name)
+    if split is split_mastra:
+        return _mastra_texts  # the same matches, without building spans
+    return lambda text: [span.text for span in split(text)] or [text]

@@ -21,7 +21,7 @@ from scoring.engines import SentimentEngine, get_engine
 from scoring.inputs import check_scale, to_text
 from scoring.language import coverage_warning
 from scoring.result import ScoreResult, new_run_id
-from scoring.splitters import Span, get_splitter
+from scoring.splitters import Span, get_sentence_texts, get_splitter
 
 __all__ = ["ToneScorer", "create_tone_scorer", "tone_warnings"]
 
@@ -105,8 +105,8 @@ class ToneScorer:
                 metrics, raw = _compare_values(response, ref)
                 _store(columns, i, metrics, max(0.0, 1.0 - raw) * self.scale)
         stable = [i for i, r in enumerate(refs) if not r]
-        split = get_splitter(self.splitter)
-        sentences = {t: [s.text for s in split(t)] or [t] for t in dict.fromkeys(outputs[i] for i in stable)}
+        split = get_sentence_texts(self.splitter)
+        sentences = {t: split(t) for t in dict.fromkeys(outputs[i] for i in stable)}
         flat = engine.polarities([s for texts in sentences.values() for s in texts])
         by_text, start = {}, 0
         for text, texts in sentences.items():

@@ -145,3 +145,12 @@ def test_word_by_word_noise_removal_equals_the_whole_text_rule(text: str) -> Non
 def test_ascii_words_by_translate_equal_the_regex(text: str) -> None:
     lower = text.lower()
     assert lower.translate(language._NOT_WORD_CHAR).split() == language._ASCII_WORD_RE.findall(lower)
+
+
+def test_no_latin_script_reply_in_another_language_takes_the_english_fast_path() -> None:
+    """400 replies in 20 Latin-script languages (half without diacritics) all go to the model."""
+    from bench.language import LATIN
+
+    rows = load_languages(LATIN)
+    assert len(rows) == 400 and "en" not in {code for code, _ in rows}
+    assert [text for _, text in rows if language._looks_english(language._strip_noise(text))] == []

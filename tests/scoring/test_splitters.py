@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from bench.splitter import GOLD_PATH, HELDOUT_PATH, GoldItem, accuracy, load_gold, splitters
 from scoring import splitters as module
-from scoring.splitters import Span, get_splitter, split_mastra, split_smart
+from scoring.splitters import Span, get_sentence_texts, get_splitter, split_mastra, split_smart
 
 DATA = Path(__file__).parent / "data"
 DATA_FILES = ("sentences.txt", "sentences_heldout.txt", "toxicity_labelled.csv")
@@ -161,6 +161,13 @@ def _mastra_regex(t: str) -> list[tuple[str, int, int]]:
 def test_split_mastra_equals_the_bare_regex(t: str) -> None:
     """The linear search gives exactly the matches of Mastra's regex over the whole text."""
     assert [(s.text, s.start, s.end) for s in split_mastra(t)] == _mastra_regex(t)
+    assert get_sentence_texts("mastra")(t) == [m[0] for m in _mastra_regex(t)]  # the batch path's texts
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=_TEXTS)
+def test_sentence_texts_of_the_smart_splitter_are_its_spans(text: str) -> None:
+    assert get_sentence_texts("smart")(text) == ([s.text for s in split_smart(text)] or [text])
 
 
 def test_split_mastra_equals_the_bare_regex_on_real_texts() -> None:
