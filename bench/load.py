@@ -14,12 +14,8 @@ import argparse
 import asyncio
 import os
 import random
-import socket
 import statistics
-import subprocess
-import sys
 import time
-import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -28,6 +24,8 @@ from pathlib import Path
 import psutil
 from playwright.async_api import Browser, async_playwright, expect
 
+from bench import server
+from bench.server import health_latency
 from bench.ws_session import score_texts
 from scoring import create_tone_scorer
 
@@ -77,12 +75,6 @@ def plan(sessions: int, rounds: int, seed: int = 7) -> list[Session]:
     return out
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def cpu_seconds(root: psutil.Process, exclude: int | None = None) -> float:
     """User + system CPU seconds of ``root`` and its live descendants (skipping the tree of pid ``exclude``)."""
     skip = set()
@@ -101,40 +93,12 @@ def cpu_seconds(root: psutil.Process, exclude: int | None = None) -> float:
     return total
 
 
-def health_latency(url: str) -> float:
-    start = time.perf_counter()
-    with urllib.request.urlopen(f"{url}/_stcore/health", timeout=30) as response:
-        response.read()
-    return time.perf_counter() - start
-
-
 @contextmanager
 def streamlit_server() -> Iterator[str]:
-    """Run ``streamlit run app.py`` on a free localhost port; yield its URL once healthy (``SERVER_PID`` is set)."""
-    port = free_port()
-    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port), "--server.address",
-           "127.0.0.1", "--server.headless", "true", "--server.fileWatcherType", "none"]  # fmt: skip
-    env = {**os.environ, "OPENAI_API_KEY": "", "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    SERVER_PID[0] = proc.pid
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 90
-        while True:
-            try:
-                health_latency(url)
-                break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"streamlit did not start (exit code {proc.poll()})") from None
-                time.sleep(0.25)
-        yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+    """Run the dashboard on a free localhost port; yield its URL once healthy (``SERVER_PID`` is set)."""
+    with server.streamlit_server() as running:
+        SERVER_PID[0] = running.pid
+        yield running.url
 
 
 async def _drive(browser: Browser, url: str, session: Session) -> None:

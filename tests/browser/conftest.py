@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, ConsoleMessage, Page, expect, sync_playwright
+
+from bench.server import streamlit_server
 
 ROOT = Path(__file__).resolve().parents[2]
 # The README's screenshots are refreshed only on request (UPDATE_SCREENSHOTS=1); ordinary runs write to
@@ -31,28 +28,6 @@ CHROMIUM_ARGS = [
 ]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _wait_healthy(url: str, proc: subprocess.Popen[bytes], timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(
-                f"streamlit exited with {proc.returncode}: {proc.stdout.read().decode() if proc.stdout else ''}"
-            )
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-                if response.read().decode().strip() == "ok":
-                    return
-        except OSError:
-            time.sleep(0.25)
-    raise TimeoutError(f"{url} was not healthy after {timeout} s")
-
-
 def _warm_up(browser: Browser, url: str) -> None:
     """Run app.py once. Until its st.navigation first runs, Streamlit treats `pages/` as a v1 pages folder
     (file-name links "app", "batch", ...), which a fast click or a deep link to a fresh server would hit."""
@@ -64,22 +39,9 @@ def _warm_up(browser: Browser, url: str) -> None:
 
 @pytest.fixture(scope="session")
 def app_url(browser: Browser) -> Iterator[str]:
-    port = _free_port()
-    env = {**os.environ, "OPENAI_API_KEY": "", "PYTHONUNBUFFERED": "1"}
-    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port)]
-    cmd += ["--server.address", "127.0.0.1", "--server.headless", "true", "--server.fileWatcherType", "none"]
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_healthy(url, proc)
-        _warm_up(browser, url)
-        yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+    with streamlit_server(timeout=60) as server:
+        _warm_up(browser, server.url)
+        yield server.url
 
 
 @pytest.fixture(scope="session")
