@@ -51,8 +51,10 @@ _ALWAYS_JOIN = _words("e.g i.e cf vs viz incl esp resp w.r.t approx ca")
 _TITLES = _words("mr mrs ms mx dr prof st mt gen col lt sgt capt cmdr gov sen rep rev hon messrs fr mme mlle")
 _BEFORE_NUMBER = _words(
     """no nos vol vols fig figs p pp ch chap sec sect eq eqs ref refs art par para pg tel ext est op
-    jan feb mar apr jun jul aug sep sept oct nov dec"""
+    jan feb mar apr jun jul aug sep sept oct nov dec mo di mi"""
 )
+# German dates put a period after the day: "am 3. Juni" (months as written capitalised; "Mo." etc. join above).
+_GERMAN_MONTHS = _words("januar jänner februar märz april mai juni juli august september oktober november dezember")
 _CAN_END = _words("etc inc ltd co corp llc plc al jr sr bros dept a.m p.m min max hr hrs sec secs approx")
 _STARTERS = _words(
     """the a an this that these those it its it's i i'm i've i'll we we're we've we'll you you're you'll
@@ -110,6 +112,8 @@ def _period_ends(text: str, i: int, nxt: str, caseless: bool) -> bool:
         return False
     if word in _CAN_END:
         return not lower
+    if word.isdigit() and len(word) <= 2 and nxt.lower().rstrip(".,") in _GERMAN_MONTHS:  # "3. Juni"
+        return False
     if (len(word) == 1 and word.isalpha()) or _ACRONYM_RE.fullmatch(word):  # initials, U.S.
         return not lower and nxt.lower() in _STARTERS
     return caseless or not lower
