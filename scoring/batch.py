@@ -17,7 +17,8 @@ import signal
 import sys
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any
 
 import pandas as pd
 
@@ -44,9 +45,10 @@ __all__ = [
 ]
 
 Progress = Callable[[int, int], object]
+Job = tuple[pd.DataFrame, BatchSpec, int]  # a chunk, the spec, the number of rows before it
 
 
-def _score_chunk(args: tuple[pd.DataFrame, BatchSpec, int]) -> ChunkResult:
+def _score_chunk(args: Job) -> ChunkResult:
     """Score a chunk in a worker; send back only the new columns (the parent has the input ones)."""
     df, spec, offset = args
     result = score_frame(df, spec, row_offset=offset)
@@ -60,9 +62,7 @@ def _rows_reporter(progress: Progress, before: int, total: int) -> Callable[[int
     return report
 
 
-def _in_process(
-    jobs: Iterator[tuple[pd.DataFrame, BatchSpec, int]], progress: Progress | None, total: int
-) -> Iterator[ChunkResult]:
+def _in_process(jobs: Iterator[Job], progress: Progress | None, total: int) -> Iterator[ChunkResult]:
     """Score jobs here; a judge's finished rows are reported as they come (``progress(done, total)``)."""
     done = 0
     for df, spec, offset in jobs:
@@ -89,7 +89,7 @@ def iter_scored(
     """
     _check_workers(workers)
     done = 0
-    jobs = _with_offsets(chunks, spec)
+    jobs = with_offsets(chunks, spec)
     if workers == 1 or uses_judge(spec):
         results: Iterator[ChunkResult] = _in_process(jobs, on_progress, total)
     else:
@@ -106,14 +106,33 @@ def _check_workers(workers: object) -> None:
         raise ValueError(f"workers must be a positive integer; got {workers!r}.")
 
 
-def _with_offsets(chunks: Iterable[pd.DataFrame], spec: BatchSpec) -> Iterator[tuple[pd.DataFrame, BatchSpec, int]]:
+def with_offsets(chunks: Iterable[pd.DataFrame], spec: BatchSpec) -> Iterator[Job]:
+    """Each chunk as a job: the chunk, ``spec`` and the number of rows before it."""
     offset = 0
     for chunk in chunks:
         yield chunk, spec, offset
         offset += len(chunk)
 
 
-def _in_pool(jobs: Iterator[tuple[pd.DataFrame, BatchSpec, int]], workers: int) -> Iterator[ChunkResult]:
+def scored_elsewhere(
+    submit: Callable[[Callable[[Job], ChunkResult], Job], Any], jobs: Iterable[Job], in_flight: int
+) -> Iterator[ChunkResult]:
+    """Score jobs in other processes, ``in_flight`` at a time, yielding results in order.
+
+    ``submit(fn, job)`` runs ``fn(job)`` elsewhere and returns a future (a process pool's or a Dask client's
+    submit). Only the score columns travel back; the input columns are put back here.
+    """
+    sent: deque[pd.DataFrame] = deque()  # the chunks in flight
+
+    def send(job: Job) -> Any:
+        sent.append(job[0])
+        return submit(_score_chunk, job)
+
+    for result in in_order(send, jobs, in_flight):
+        yield dataclasses.replace(result, table=pd.concat([sent.popleft(), result.table], axis=1))
+
+
+def _in_pool(jobs: Iterator[Job], workers: int) -> Iterator[ChunkResult]:
     """Run jobs in a process pool, at most 2 per worker in flight (memory stays flat), results in order."""
     import multiprocessing
     import threading
@@ -123,16 +142,8 @@ def _in_pool(jobs: Iterator[tuple[pd.DataFrame, BatchSpec, int]], workers: int) 
     method = "fork" if threading.active_count() == 1 and sys.platform == "linux" else "forkserver"
     context = multiprocessing.get_context(method if method in multiprocessing.get_all_start_methods() else "spawn")
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_ignore_ctrl_c)
-    sent: deque[pd.DataFrame] = deque()  # the chunks in flight, to put their input columns back
-
-    def submit(job: tuple[pd.DataFrame, BatchSpec, int]) -> Future[ChunkResult]:
-        sent.append(job[0])
-        return pool.submit(_score_chunk, job)
-
     try:
-        for result in in_order(submit, jobs, 2 * workers):
-            table = pd.concat([sent.popleft(), result.table], axis=1)
-            yield dataclasses.replace(result, table=table)
+        yield from scored_elsewhere(pool.submit, jobs, 2 * workers)
     finally:  # also on Ctrl-C, an error or an early close: drop what has not started, let the rest finish
         pool.shutdown(wait=True, cancel_futures=True)
 

@@ -19,9 +19,8 @@ from typing import Any
 
 import pandas as pd
 
-from scoring.batch import Progress
-from scoring.batch_rows import BatchSpec, ChunkResult, score_frame
-from scoring.ordered import in_order
+from scoring.batch import Progress, scored_elsewhere, with_offsets
+from scoring.batch_rows import BatchSpec, ChunkResult
 
 __all__ = ["dask_client", "iter_scored_dask", "parse_address"]
 
@@ -78,15 +77,4 @@ def iter_scored_dask(
 
 def _in_order(chunks: Iterable[pd.DataFrame], spec: BatchSpec, client: Any) -> Iterator[ChunkResult]:
     in_flight = 2 * max(1, len(client.scheduler_info().get("workers", {})))
-
-    def submit(job: tuple[pd.DataFrame, int]) -> Any:
-        return client.submit(score_frame, job[0], spec, row_offset=job[1], pure=False)
-
-    yield from in_order(submit, _with_offsets(chunks), in_flight)
-
-
-def _with_offsets(chunks: Iterable[pd.DataFrame]) -> Iterator[tuple[pd.DataFrame, int]]:
-    offset = 0
-    for chunk in chunks:
-        yield chunk, offset
-        offset += len(chunk)
+    return scored_elsewhere(lambda fn, job: client.submit(fn, job, pure=False), with_offsets(chunks, spec), in_flight)
