@@ -83,10 +83,7 @@ def _strip_noise(text: str) -> str:
     if "`" in text:  # inline code may span spaces
         text = _NOISE_RE.sub(" ", text)
     elif _has_noise(text):  # nothing else spans whitespace: clean just the words that can match (much faster)
-        words = text.split()
-        text = " ".join(
-            [_NOISE_RE.sub(" ", w) if "@" in w or "#" in w or "://" in w or "www." in w else w for w in words]
-        )
+        text = " ".join([_NOISE_RE.sub(" ", w) if _has_noise(w) else w for w in text.split()])
     if ":" in text or ";" in text or "=" in text or "<3" in text:
         text = _EMOTICON_RE.sub(" ", text)
     return text
@@ -102,10 +99,6 @@ def _normalise(text: str) -> str:
     if _CAPS_RE.search(text) and len(_UPPER_RE.findall(text)) > len(_LOWER_RE.findall(text)):
         return text.lower()
     return text
-
-
-def _clean(text: str) -> str:
-    return _normalise(_strip_noise(text))
 
 
 def _looks_english(text: str) -> bool:

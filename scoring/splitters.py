@@ -32,14 +32,16 @@ def split_mastra(text: str) -> list[Span]:
     No match can start after the last terminal, so the search stops there: the same matches in
     linear time (the bare regex rescans an unpunctuated tail from every position: quadratic).
     """
-    last = max(text.rfind("."), text.rfind("!"), text.rfind("?"))
-    spans = [Span(m.group(), m.start(), m.end()) for m in _MASTRA_RE.finditer(text, 0, last + 1)]
+    spans = [Span(m.group(), m.start(), m.end()) for m in _MASTRA_RE.finditer(text, 0, _after_last_terminal(text))]
     return spans or [Span(text, 0, len(text))]
 
 
 def _mastra_texts(text: str) -> list[str]:
-    last = max(text.rfind("."), text.rfind("!"), text.rfind("?"))
-    return _MASTRA_RE.findall(text, 0, last + 1) or [text]
+    return _MASTRA_RE.findall(text, 0, _after_last_terminal(text)) or [text]
+
+
+def _after_last_terminal(text: str) -> int:
+    return max(text.rfind("."), text.rfind("!"), text.rfind("?")) + 1
 
 
 def _words(s: str) -> frozenset[str]:
