@@ -16,16 +16,13 @@ import os
 import random
 import statistics
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import psutil
 from playwright.async_api import Browser, async_playwright, expect
 
-from bench import server
-from bench.server import health_latency
+from bench.server import Server, health_latency, streamlit_server
 from bench.ws_session import score_texts
 from scoring import create_tone_scorer
 
@@ -39,7 +36,6 @@ POSITIVE = ["Thank you so much, this is wonderful!", "Great job, really helpful.
             "Your team is kind and brilliant.", "Happy to help, have a lovely day!"]  # fmt: skip
 NEGATIVE = ["This is awful and slow.", "I hate waiting this long.", "Terrible service, very disappointing.",
             "The delay is frustrating and sad.", "Sadly the order was lost."]  # fmt: skip
-SERVER_PID = [0]  # the pid of the server streamlit_server() started
 NEUTRAL = ["Your order number is {n}.", "The parcel left the depot on day {n}.", "Ticket {n} was updated."]
 
 
@@ -93,14 +89,6 @@ def cpu_seconds(root: psutil.Process, exclude: int | None = None) -> float:
     return total
 
 
-@contextmanager
-def streamlit_server() -> Iterator[str]:
-    """Run the dashboard on a free localhost port; yield its URL once healthy (``SERVER_PID`` is set)."""
-    with server.streamlit_server() as running:
-        SERVER_PID[0] = running.pid
-        yield running.url
-
-
 async def _drive(browser: Browser, url: str, session: Session) -> None:
     context = await browser.new_context(viewport={"width": 1200, "height": 900})
     try:
@@ -130,22 +118,22 @@ async def _probe(url: str, stop: asyncio.Event, samples: list[float]) -> None:
         await asyncio.sleep(0.2)
 
 
-async def measure(url: str, sessions: int, rounds: int) -> dict[str, object]:
+async def measure(server: Server, sessions: int, rounds: int) -> dict[str, object]:
     """Return baseline (one session alone) and concurrent latencies, health-probe latencies and the sessions."""
-    work = plan(sessions + 1, rounds)
+    url, work = server.url, plan(sessions + 1, rounds)
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
             await _drive(browser, url, plan(1, 1, seed=99)[0])  # warm-up: first run of app.py, caches, plotly.js
             await _drive(browser, url, work[0])  # the baseline: one session alone
             stop, health = asyncio.Event(), list[float]()
-            me, server = psutil.Process(), psutil.Process(SERVER_PID[0])
-            cpu_before = cpu_seconds(server), cpu_seconds(me, exclude=server.pid)
+            me, streamlit = psutil.Process(), psutil.Process(server.pid)
+            cpu_before = cpu_seconds(streamlit), cpu_seconds(me, exclude=server.pid)
             probe = asyncio.create_task(_probe(url, stop, health))
             start = time.perf_counter()
             await asyncio.gather(*(_drive(browser, url, s) for s in work[1:]))
             wall = time.perf_counter() - start
-            cpu = cpu_seconds(server) - cpu_before[0], cpu_seconds(me, exclude=server.pid) - cpu_before[1]
+            cpu = cpu_seconds(streamlit) - cpu_before[0], cpu_seconds(me, exclude=server.pid) - cpu_before[1]
             stop.set()
             await probe
         finally:
@@ -168,12 +156,12 @@ async def measure_protocol(url: str, sessions: int, rounds: int) -> tuple[list[f
     return base, [x for latencies in loaded for x in latencies]
 
 
-def run_measure(url: str, sessions: int, rounds: int) -> dict[str, object]:
+def run_measure(server: Server, sessions: int, rounds: int) -> dict[str, object]:
     """:func:`measure` in a thread of its own: callable even where an event loop already runs (pytest-playwright)."""
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, measure(url, sessions, rounds)).result()
+        return pool.submit(asyncio.run, measure(server, sessions, rounds)).result()
 
 
 def run_protocol(url: str, sessions: int, rounds: int) -> tuple[list[float], list[float]]:
@@ -228,9 +216,9 @@ def main() -> None:
     parser.add_argument("--protocol-sessions", default="10,50", help="browserless session counts (10,50)")
     args = parser.parse_args()
     counts = [int(n) for n in args.protocol_sessions.split(",") if n]
-    with streamlit_server() as url:
-        result = run_measure(url, args.sessions, args.rounds)
-        protocol = {n: run_protocol(url, n, args.rounds) for n in counts}
+    with streamlit_server() as server:
+        result = run_measure(server, args.sessions, args.rounds)
+        protocol = {n: run_protocol(server.url, n, args.rounds) for n in counts}
     print(report(result, args.sessions, args.rounds))
     print("\nThe server alone, without browsers (the websocket protocol; the same flow and checks):\n")
     print("| Run | Measurements | p50 (s) | p95 (s) | max (s) | p50 vs baseline |")

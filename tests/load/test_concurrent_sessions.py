@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from bench.load import CHROMIUM, Session, run_measure, run_protocol, streamlit_server
+from bench.load import CHROMIUM, Session, run_measure, run_protocol
+from bench.server import streamlit_server
 
 pytestmark = [pytest.mark.load, pytest.mark.browser]
 SESSIONS = 10
@@ -19,9 +20,9 @@ SESSIONS = 10
 def test_ten_concurrent_sessions_each_see_their_own_scores() -> None:
     if not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} is missing: run `make setup` (it installs Debian's chromium).")
-    with streamlit_server() as url:
-        result = run_measure(url, SESSIONS, rounds=2)
-        base, loaded = run_protocol(url, 3 * SESSIONS, rounds=2)  # raises if a session sees another's score
+    with streamlit_server() as server:
+        result = run_measure(server, SESSIONS, rounds=2)
+        base, loaded = run_protocol(server.url, 3 * SESSIONS, rounds=2)  # raises if a session sees another's score
     sessions: list[Session] = result["sessions"]  # type: ignore[assignment]
     assert len(sessions) == SESSIONS
     for session in sessions:
