@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from bench.throughput import source_texts
-from scoring.loaders import iter_table_chunks, read_table
+from scoring.io.loaders import iter_table_chunks, read_table
 
 ACCENTS = ("café", "naïve", "déjà vu", "über", "señor")
 

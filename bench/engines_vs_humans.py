@@ -16,8 +16,8 @@ from pathlib import Path
 import pandas as pd
 from scipy import stats
 
-from scoring.afinn import analyze
-from scoring.engines import get_engine
+from scoring.tone.afinn import analyze
+from scoring.tone.engines import get_engine
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "vader-ground-truth"
 COLUMNS = {"VADER compound": "vader", "AFINN comparative": "afinn", "AFINN score (sum)": "afinn_sum"}

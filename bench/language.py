@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from bench.engines_vs_humans import DEFAULT_DATA, load
-from scoring.language import _detector, _looks_english, _strip_noise, coverage_warning, detect_language, is_english
+from scoring.text.language import _detector, _looks_english, _strip_noise, coverage_warning, detect_language, is_english
 
 LANGUAGES = Path(__file__).resolve().parent.parent / "tests" / "scoring" / "data" / "languages.tsv"
 LATIN = LANGUAGES.with_name("languages_latin.tsv")

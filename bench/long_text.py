@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 
 from scoring import create_content_similarity_scorer, create_tone_scorer
-from scoring.engines import get_engine
+from scoring.tone.engines import get_engine
 
 WORDS = "good bad great terrible fine the a of and movie was really not but".split()
 

@@ -14,9 +14,9 @@ from collections.abc import Callable
 from functools import partial
 
 from bench.throughput import source_texts
-from scoring.splitters import split_smart
-from scoring.toxicity_batch import any_rule_fires
-from scoring.toxicity_rules import RULES, normalise
+from scoring.text.splitters import split_smart
+from scoring.toxicity.batch import any_rule_fires
+from scoring.toxicity.rules import RULES, normalise
 
 
 def _best(rounds: int, fn: Callable[[], list[bool]]) -> tuple[float, list[bool]]:

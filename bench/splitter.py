@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from scoring.splitters import split_mastra, split_smart
+from scoring.text.splitters import split_mastra, split_smart
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "scoring" / "data"
 GOLD_PATH = DATA / "sentences.txt"  # the rules were developed on this set

@@ -22,12 +22,12 @@ from pathlib import Path
 import pandas as pd
 import psutil
 
-from scoring import afinn
-from scoring.batch import evaluate
-from scoring.engines import get_engine
-from scoring.language import detect_language
-from scoring.similarity import dice_many
-from scoring.tone import create_tone_scorer
+from scoring.tone import afinn
+from scoring.batch.runner import evaluate
+from scoring.similarity.scorer import dice_many
+from scoring.text.language import detect_language
+from scoring.tone.engines import get_engine
+from scoring.tone.scorer import create_tone_scorer
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA_DIRS = [ROOT.parent / "shared" / "data" / "vader-ground-truth", ROOT / "tests" / "scoring" / "data"]

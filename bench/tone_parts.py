@@ -12,11 +12,11 @@ import argparse
 from collections.abc import Callable
 
 from bench.throughput import best_of, build_rows
-from scoring.batch import evaluate
-from scoring.engines import get_engine
-from scoring.language import coverage_warning
-from scoring.splitters import split_mastra, split_smart
-from scoring.tone import create_tone_scorer
+from scoring.batch.runner import evaluate
+from scoring.text.language import coverage_warning
+from scoring.text.splitters import split_mastra, split_smart
+from scoring.tone.engines import get_engine
+from scoring.tone.scorer import create_tone_scorer
 
 
 def _args() -> argparse.Namespace:

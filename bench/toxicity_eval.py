@@ -25,10 +25,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from scoring.toxicity import create_toxicity_scorer
-from scoring.toxicity_batch import any_rule_fires
-from scoring.toxicity_classifier import classify, model_probabilities
-from scoring.toxicity_rules import KINDS
+from scoring.toxicity.batch import any_rule_fires
+from scoring.toxicity.classifier import classify, model_probabilities
+from scoring.toxicity.rules import KINDS
+from scoring.toxicity.scorer import create_toxicity_scorer
 
 ROOT = Path(__file__).resolve().parents[1]
 LABELLED = ROOT / "tests" / "scoring" / "data" / "toxicity_labelled.csv"

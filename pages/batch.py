@@ -2,10 +2,10 @@
 
 import streamlit as st
 
-import batch_results_ui as results_ui
-import batch_ui
 import ui
-from scoring.explain import escape_markdown
+from ui import batch_input as batch_ui
+from ui import batch_results as results_ui
+from ui.markdown import escape_markdown
 
 ui.init_state()  # also when Streamlit runs this page alone (the judge settings share the Toxicity page's keys)
 st.title("Batch evaluation")

@@ -3,7 +3,7 @@
 import streamlit as st
 
 import ui
-from scoring.demo_examples import EXAMPLES
+from ui.demo_examples import EXAMPLES
 
 st.title("Demo")
 st.caption("Pick an example: it opens on its page with the text filled in. Every number is computed live.")

@@ -4,7 +4,8 @@ import streamlit as st
 
 import ui
 from scoring.charts import similarity_figure
-from scoring.explain import diff_markdown, similarity_frame, word_diff
+from scoring.similarity.explain import similarity_frame, word_diff
+from ui.markdown import diff_markdown
 
 ui.init_state()  # also when Streamlit runs this page alone (a deep link to a fresh server)
 st.title("Similarity")

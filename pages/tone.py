@@ -3,7 +3,8 @@
 import streamlit as st
 
 import ui
-from scoring.explain import highlight_markdown, sentence_frame
+from scoring.tone.explain import sentence_frame
+from ui.markdown import highlight_markdown
 
 ui.init_state()  # also when Streamlit runs this page alone (a deep link to a fresh server)
 st.title("Tone")

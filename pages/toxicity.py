@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 import ui
-from scoring.explain import escape_markdown
+from ui.markdown import escape_markdown
 
 ui.init_state()  # also when Streamlit runs this page alone (a deep link to a fresh server)
 st.title("Toxicity")

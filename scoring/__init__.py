@@ -3,9 +3,9 @@
 from scoring.evals import run_evals
 from scoring.registry import SCORERS, get_scorer
 from scoring.result import ScoreResult
-from scoring.similarity import ContentSimilarityScorer, create_content_similarity_scorer
-from scoring.tone import ToneScorer, create_tone_scorer
-from scoring.toxicity import ToxicityMetric, ToxicityScorer, create_toxicity_scorer
+from scoring.similarity.scorer import ContentSimilarityScorer, create_content_similarity_scorer
+from scoring.tone.scorer import ToneScorer, create_tone_scorer
+from scoring.toxicity.scorer import ToxicityMetric, ToxicityScorer, create_toxicity_scorer
 
 __all__ = [
     "SCORERS",

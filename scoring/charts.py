@@ -13,7 +13,7 @@ import textwrap
 import pandas as pd
 import plotly.graph_objects as go
 
-from scoring.explain import sentence_stats
+from scoring.tone.explain import sentence_stats
 
 __all__ = [
     "SENTIMENT_COLORSCALE",
@@ -98,7 +98,7 @@ def sentence_sentiment_figure(
     """Return a point per sentence coloured by sentiment, the mean line, a ±1 std band and tone shifts.
 
     Args:
-        frame: :func:`scoring.explain.sentence_frame` output (sentence, text, sentiment, tone_shift).
+        frame: :func:`scoring.tone.explain.sentence_frame` output (sentence, text, sentiment, tone_shift).
         reference: the reference tone's polarity (comparison mode), drawn as a dotted line.
         title: the figure title.
         y_label: the y axis title, e.g. "VADER compound".
@@ -231,7 +231,7 @@ def group_means_figure(summary: pd.DataFrame) -> go.Figure:
     """Return the mean score per group and scorer with 95% CI error bars.
 
     Args:
-        summary: :func:`scoring.compare.group_summary` output (group, score, n, mean, ci_low, ci_high).
+        summary: :func:`scoring.batch.compare.group_summary` output (group, score, n, mean, ci_low, ci_high).
     """
     fig = go.Figure()
     for i, (name, part) in enumerate(summary.groupby("group", sort=False)):

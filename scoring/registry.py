@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from scoring.similarity import create_content_similarity_scorer
-from scoring.tone import create_tone_scorer
-from scoring.toxicity import create_toxicity_scorer
+from scoring.similarity.scorer import create_content_similarity_scorer
+from scoring.tone.scorer import create_tone_scorer
+from scoring.toxicity.scorer import create_toxicity_scorer
 
 __all__ = ["SCORERS", "get_scorer"]
 

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-import batch_ui
-from scoring.batch import evaluate
-from scoring.loaders import read_table
+from scoring.batch.runner import evaluate
+from scoring.io.loaders import read_table
 from tests.browser.conftest import ConsoleErrors, screenshot
+from ui import batch_input as batch_ui
 
 pytestmark = pytest.mark.browser
 

@@ -15,9 +15,9 @@ import pandas as pd
 import pytest
 from playwright.sync_api import Page, expect
 
-import batch_ui
 from tests.browser.conftest import ConsoleErrors, screenshot
 from tests.scoring.fake_openai import Reply, error_body, serve
+from ui import batch_input as batch_ui
 
 pytestmark = pytest.mark.browser
 

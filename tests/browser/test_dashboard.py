@@ -6,9 +6,9 @@ import pytest
 from playwright.sync_api import Locator, Page, expect
 
 from scoring import create_tone_scorer
-from scoring.demo_examples import get_example
-from scoring.explain import sentence_frame
+from scoring.tone.explain import sentence_frame
 from tests.browser.conftest import ConsoleErrors, screenshot
+from ui.demo_examples import get_example
 
 pytestmark = pytest.mark.browser
 

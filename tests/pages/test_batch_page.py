@@ -12,11 +12,11 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-import batch_ui
 from scoring import create_content_similarity_scorer, create_tone_scorer
 from tests.pages.conftest import metrics
 from tests.scoring.bad_files import MIXED_ENCODINGS
 from tests.scoring.fake_openai import Reply, error_body, serve
+from ui import batch_input as batch_ui
 
 BATCH = "pages/batch.py"
 Open = Callable[..., AppTest]

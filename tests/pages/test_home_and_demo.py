@@ -5,7 +5,7 @@ from collections.abc import Callable
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from scoring.demo_examples import EXAMPLES
+from ui.demo_examples import EXAMPLES
 
 Open = Callable[..., AppTest]
 TITLES = {"tone": "Tone", "similarity": "Similarity", "toxicity": "Toxicity"}

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from streamlit.testing.v1 import AppTest
 
 from scoring import create_content_similarity_scorer
-from scoring.similarity import ALGORITHMS, similarities
+from scoring.similarity.scorer import ALGORITHMS, similarities
 from tests.pages.conftest import metrics
 
 SIMILARITY = "pages/similarity.py"

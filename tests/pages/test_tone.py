@@ -8,7 +8,7 @@ from streamlit.testing.v1 import AppTest
 
 import ui
 from scoring import create_tone_scorer
-from scoring.explain import tone_band
+from scoring.tone.explain import tone_band
 from tests.pages.conftest import metrics
 
 TONE = "pages/tone.py"

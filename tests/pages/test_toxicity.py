@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 import ui
 from scoring import ScoreResult
-from tests.pages.conftest import metrics
+from tests.pages.conftest import APP, metrics
 
 TOXICITY = "pages/toxicity.py"
 SECRET = "sk-test-0123456789-never-show-me"
@@ -101,7 +101,7 @@ def test_toxicity_judge_needs_a_key(open_page: Open, fake: type[FakeToxicity]) -
 
 
 def test_toxicity_judge_uses_the_secret_key_and_never_shows_it(open_page: Open, fake: type[FakeToxicity]) -> None:
-    at = AppTest.from_file(ui.__file__.replace("ui.py", "app.py"), default_timeout=60)
+    at = AppTest.from_file(APP, default_timeout=60)
     at.secrets["OPENAI_API_KEY"] = SECRET
     at.session_state["toxicity.engine"] = "judge"
     at.session_state["toxicity.output"] = "You are an idiot. Fine"

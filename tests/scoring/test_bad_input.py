@@ -18,10 +18,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scoring import create_content_similarity_scorer, create_tone_scorer, run_evals
-from scoring.batch import evaluate
+from scoring.batch.runner import evaluate
 from scoring.limits import get_limits
 from scoring.result import ScoreResult
-from scoring.similarity import ALGORITHMS
+from scoring.similarity.scorer import ALGORITHMS
 
 ONE_MB = ("Thanks, that helped a lot. " * 40_000)[:1_000_000]
 
@@ -76,7 +76,7 @@ def _similarity_scorers() -> dict[str, Callable[..., ScoreResult]]:
 
 
 def _toxicity_scorers() -> dict[str, Callable[..., ScoreResult]]:
-    from scoring.toxicity import create_toxicity_scorer
+    from scoring.toxicity.scorer import create_toxicity_scorer
 
     scorer = create_toxicity_scorer(scale=2)  # the offline classifier; the judge has tests/scoring/test_secrets.py
     return {

@@ -7,8 +7,9 @@ import pytest
 
 from scoring import create_tone_scorer
 from scoring.charts import sentence_sentiment_figure, similarity_figure
-from scoring.explain import sentence_frame, similarity_frame
-from scoring.similarity import similarities
+from scoring.similarity.explain import similarity_frame
+from scoring.similarity.scorer import similarities
+from scoring.tone.explain import sentence_frame
 
 DRIFTING = (
     "Hi, thanks for getting in touch, I'm glad to help! Great question about your invoice. "

@@ -1,0 +1,150 @@
+"""A batch run's result: the scored table, the per-scorer summary, and the rows skipped, failed or warned.
+
+Documented from :mod:`scoring.batch.runner`, which re-exports everything here.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from scoring.batch.rows import ERROR_COLUMNS, SKIPPED_COLUMNS, BatchSpec, ChunkResult, without_secrets
+
+__all__ = [
+    "DEFAULT_THRESHOLD",
+    "LOWER_IS_BETTER",
+    "BatchResult",
+    "SummaryBuilder",
+    "combine",
+    "warned_mask",
+    "warnings_column",
+]
+
+LOWER_IS_BETTER = frozenset({"toxicity-scorer"})
+DEFAULT_THRESHOLD = 0.5
+
+
+def warnings_column(scorer_id: str) -> str:
+    """Return the name of a scorer's per-row warnings column (text, empty when the row has none)."""
+    return f"{scorer_id}.warnings"
+
+
+def warned_mask(table: pd.DataFrame, scorer_id: str) -> np.ndarray:
+    """Return a boolean mask of the rows whose warnings cell for ``scorer_id`` is not empty."""
+    column = warnings_column(scorer_id)
+    if column not in table.columns:
+        return np.zeros(len(table), dtype=bool)
+    values = table[column]
+    mask: np.ndarray = (values.notna() & (values.astype("string") != "")).to_numpy(dtype=bool)
+    return mask
+
+
+@dataclass
+class SummaryBuilder:
+    """Adds up chunk results into the per-scorer summary (keeps 8 bytes per scored row, for the median)."""
+
+    scorers: tuple[str, ...]
+    scores: dict[str, list[np.ndarray]] = field(default_factory=dict)
+    skipped: dict[str, int] = field(default_factory=dict)
+    errors: dict[str, int] = field(default_factory=dict)
+    warned: dict[str, int] = field(default_factory=dict)
+    rows: int = 0
+
+    def add(self, chunk: ChunkResult) -> None:
+        """Count one chunk's scores, skipped rows, errors and warned rows."""
+        self.rows += len(chunk.table)
+        for scorer_id in self.scorers:
+            values = chunk.table[scorer_id].to_numpy(dtype=float) if scorer_id in chunk.table else np.empty(0)
+            self.scores.setdefault(scorer_id, []).append(values[~np.isnan(values)])
+            self.skipped[scorer_id] = self.skipped.get(scorer_id, 0) + int((chunk.skipped["scorer"] == scorer_id).sum())
+            self.errors[scorer_id] = self.errors.get(scorer_id, 0) + int((chunk.errors["scorer"] == scorer_id).sum())
+            self.warned[scorer_id] = self.warned.get(scorer_id, 0) + int(warned_mask(chunk.table, scorer_id).sum())
+
+    def summary(self, thresholds: Mapping[str, float] | None = None) -> pd.DataFrame:
+        """Return one row per scorer: mean, median, min, max, threshold, share_under/over, count, skipped, errors,
+        warned (scored rows whose score comes with a warning, e.g. a language the engine does not cover).
+
+        ``better`` says which end is good ("lower" for toxicity): read share_over as the failing share there.
+        """
+        records = []
+        for scorer_id in self.scorers:
+            values = np.concatenate(self.scores.get(scorer_id) or [np.empty(0)])
+            threshold = float((thresholds or {}).get(scorer_id, DEFAULT_THRESHOLD))
+            count = len(values)
+            # mean: summed in row order, as runEvals does, so it equals Mastra's number exactly
+            mean = float(np.cumsum(values)[-1] / count) if count else math.nan
+            records.append({
+                "scorer": scorer_id, "mean": mean, "median": float(np.median(values)) if count else math.nan,
+                "min": float(values.min()) if count else math.nan, "max": float(values.max()) if count else math.nan,
+                "threshold": threshold, "share_under": float((values < threshold).mean()) if count else math.nan,
+                "share_over": float((values > threshold).mean()) if count else math.nan,
+                "count": count, "skipped": self.skipped.get(scorer_id, 0), "errors": self.errors.get(scorer_id, 0),
+                "warned": self.warned.get(scorer_id, 0),
+                "better": "lower" if scorer_id in LOWER_IS_BETTER else "higher",
+            })  # fmt: skip
+        return pd.DataFrame.from_records(records).set_index("scorer")
+
+
+@dataclass(frozen=True, slots=True)
+class BatchResult:
+    """The whole run: ``table`` (input columns + results), ``summary``, ``skipped`` and ``errors``.
+
+    ``table`` keeps every input column unchanged and adds, per scorer, a column named by its id with
+    the score and ``<id>.<metric>`` columns (the tone scorer also ``tone-scorer.warnings``: text, empty
+    when the row has none). ``skipped`` lists (row, index, scorer, column, reason) for rows not scored
+    because text was missing; ``errors`` lists (row, index, scorer, error). ``row`` counts data rows
+    from 1; ``index`` is the row's label in the input DataFrame. ``spec`` records the run's options
+    (without any API key) for :func:`~scoring.batch.runner.retry_errors`.
+    """
+
+    table: pd.DataFrame
+    summary: pd.DataFrame
+    skipped: pd.DataFrame
+    errors: pd.DataFrame
+    spec: BatchSpec | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def complete(self) -> bool:
+        """True when every row was scored by every scorer."""
+        return bool(self.skipped.empty and self.errors.empty)
+
+    def warned_rows(self, scorer_id: str = "tone-scorer") -> list[int]:
+        """Return the rows (counted from 1) whose ``scorer_id`` score came with a warning."""
+        return [int(i) + 1 for i in np.flatnonzero(warned_mask(self.table, scorer_id))]
+
+    def language_notice(self, *, shown: int = 12) -> str | None:
+        """One sentence on the rows whose tone score is on a language the engine does not cover, or None.
+
+        >>> t = pd.DataFrame({"tone-scorer": [0.9, 1.0], "tone-scorer.warnings": ["", "output looks like German"]})
+        >>> BatchResult(t, pd.DataFrame(), pd.DataFrame(), pd.DataFrame()).language_notice()
+        '1 of 2 rows is not English (the response or its reference), so its tone score is not meaningful: row 2.'
+        """
+        rows = self.warned_rows()
+        if not rows:
+            return None
+        listed = ", ".join(map(str, rows[:shown])) + (f" and {len(rows) - shown:,} more" if len(rows) > shown else "")
+        what = "rows is not English" if len(rows) == 1 else "rows are not English"
+        its = "its tone score is" if len(rows) == 1 else "their tone scores are"
+        return (
+            f"{len(rows):,} of {len(self.table):,} {what} (the response or its reference), so {its} not meaningful: "
+            f"row {listed}."
+        )
+
+
+def combine(
+    chunks: Sequence[ChunkResult], spec: BatchSpec, thresholds: Mapping[str, float] | None = None
+) -> BatchResult:
+    """Join chunk results into one :class:`BatchResult`."""
+    builder = SummaryBuilder(spec.scorers)
+    for chunk in chunks:
+        builder.add(chunk)
+    table = pd.concat([c.table for c in chunks]) if chunks else pd.DataFrame()
+    skipped = (
+        pd.concat([c.skipped for c in chunks], ignore_index=True) if chunks else pd.DataFrame(columns=SKIPPED_COLUMNS)
+    )
+    errors = pd.concat([c.errors for c in chunks], ignore_index=True) if chunks else pd.DataFrame(columns=ERROR_COLUMNS)
+    return BatchResult(table, builder.summary(thresholds), skipped, errors, without_secrets(spec))

@@ -1,0 +1,202 @@
+"""Score a table of responses: a score and metrics per row and scorer, a summary, skipped rows, errors.
+
+``evaluate(df)`` is the whole thing in memory; the CLI and :mod:`scoring.batch.distributed` stream chunks
+through :func:`iter_scored` and add them up with :class:`SummaryBuilder`. Rows whose text is missing
+are listed in ``skipped`` (never scored as empty); a scorer failing on a row (the LLM judge timing out,
+say) is listed in ``errors`` and the other rows are still scored; :func:`retry_errors` scores just
+those rows again. A tone score on text in a language the engine does not cover gets its reason in
+``tone-scorer.warnings``. The summary's ``mean`` is what Mastra's ``runEvals`` reports as ``scores``
+for the rows that were scored.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import signal
+import sys
+from collections import deque
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any
+
+import pandas as pd
+
+from scoring.batch.ordered import in_order
+from scoring.batch.result import DEFAULT_THRESHOLD, LOWER_IS_BETTER, BatchResult, SummaryBuilder, combine
+from scoring.batch.retry import retry_errors
+from scoring.batch.rows import SCORER_IDS, BatchSpec, ChunkResult, make_spec, score_frame, uses_judge
+from scoring.io.loaders import ColumnMap
+
+__all__ = [
+    "DEFAULT_THRESHOLD",
+    "LOWER_IS_BETTER",
+    "SCORER_IDS",
+    "BatchResult",
+    "BatchSpec",
+    "ChunkResult",
+    "SummaryBuilder",
+    "combine",
+    "evaluate",
+    "iter_scored",
+    "make_spec",
+    "retry_errors",
+    "score_frame",
+]
+
+Progress = Callable[[int, int], object]
+Job = tuple[pd.DataFrame, BatchSpec, int]  # a chunk, the spec, the number of rows before it
+
+
+def _score_chunk(args: Job) -> ChunkResult:
+    """Score a chunk in a worker; send back only the new columns (the parent has the input ones)."""
+    df, spec, offset = args
+    result = score_frame(df, spec, row_offset=offset)
+    return dataclasses.replace(result, table=result.table.iloc[:, len(df.columns) :])
+
+
+def _rows_reporter(progress: Progress, before: int, total: int) -> Callable[[int], None]:
+    def report(rows: int) -> None:
+        progress(before + rows, max(total, before + rows))
+
+    return report
+
+
+def _in_process(jobs: Iterator[Job], progress: Progress | None, total: int) -> Iterator[ChunkResult]:
+    """Score jobs here; a judge's finished rows are reported as they come (``progress(done, total)``)."""
+    done = 0
+    for df, spec, offset in jobs:
+        if progress is None or not uses_judge(spec):
+            result = score_frame(df, spec, row_offset=offset)
+        else:
+            result = score_frame(df, spec, row_offset=offset, on_rows=_rows_reporter(progress, done, total))
+        done += len(result.table)
+        yield result
+
+
+def iter_scored(
+    chunks: Iterable[pd.DataFrame],
+    spec: BatchSpec,
+    *,
+    workers: int = 1,
+    on_progress: Progress | None = None,
+    total: int = 0,
+) -> Generator[ChunkResult, None, None]:
+    """Score chunks in order, in ``workers`` processes when > 1; ``on_progress(done_rows, total)``.
+
+    With the LLM judge the run stays in this process whatever ``workers`` says: the judge waits on the
+    network, ``judge_concurrency`` requests at a time, and more processes would multiply that bound.
+    """
+    _check_workers(workers)
+    done = 0
+    jobs = with_offsets(chunks, spec)
+    if workers == 1 or uses_judge(spec):
+        results: Iterator[ChunkResult] = _in_process(jobs, on_progress, total)
+    else:
+        results = _in_pool(jobs, workers)
+    for result in results:
+        done += len(result.table)
+        if on_progress is not None:
+            on_progress(done, max(total, done))
+        yield result
+
+
+def _check_workers(workers: object) -> None:
+    if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
+        raise ValueError(f"workers must be a positive integer; got {workers!r}.")
+
+
+def with_offsets(chunks: Iterable[pd.DataFrame], spec: BatchSpec) -> Iterator[Job]:
+    """Each chunk as a job: the chunk, ``spec`` and the number of rows before it."""
+    offset = 0
+    for chunk in chunks:
+        yield chunk, spec, offset
+        offset += len(chunk)
+
+
+def scored_elsewhere(
+    submit: Callable[[Callable[[Job], ChunkResult], Job], Any], jobs: Iterable[Job], in_flight: int
+) -> Iterator[ChunkResult]:
+    """Score jobs in other processes, ``in_flight`` at a time, yielding results in order.
+
+    ``submit(fn, job)`` runs ``fn(job)`` elsewhere and returns a future (a process pool's or a Dask client's
+    submit). Only the score columns travel back; the input columns are put back here.
+    """
+    sent: deque[pd.DataFrame] = deque()  # the chunks in flight
+
+    def send(job: Job) -> Any:
+        sent.append(job[0])
+        return submit(_score_chunk, job)
+
+    for result in in_order(send, jobs, in_flight):
+        yield dataclasses.replace(result, table=pd.concat([sent.popleft(), result.table], axis=1))
+
+
+def _in_pool(jobs: Iterator[Job], workers: int) -> Iterator[ChunkResult]:
+    """Run jobs in a process pool, at most 2 per worker in flight (memory stays flat), results in order."""
+    import multiprocessing
+    import threading
+
+    # fork is fast and needs no `if __name__ == "__main__"` guard, but is unsafe in a threaded process
+    # (Streamlit, Dask): there the fork server starts clean workers.
+    method = "fork" if threading.active_count() == 1 and sys.platform == "linux" else "forkserver"
+    context = multiprocessing.get_context(method if method in multiprocessing.get_all_start_methods() else "spawn")
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_ignore_ctrl_c)
+    try:
+        yield from scored_elsewhere(pool.submit, jobs, 2 * workers)
+    finally:  # also on Ctrl-C, an error or an early close: drop what has not started, let the rest finish
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _ignore_ctrl_c() -> None:
+    """Workers leave Ctrl-C to the parent, which stops the pool in order.
+
+    A worker that dies mid-write (Ctrl-C reaches the whole process group; so would terminate()) leaves
+    the pool's queues half-written and the parent waiting forever; a finishing chunk costs a moment.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def evaluate(
+    df: pd.DataFrame,
+    *,
+    scorers: Sequence[str] = ("tone", "similarity"),
+    columns: ColumnMap | None = None,
+    reference_tone: str | None = None,
+    reference_column: str | None = None,
+    engine: str = "vader",
+    splitter: str = "smart",
+    on_progress: Progress | None = None,
+    workers: int = 1,
+    thresholds: Mapping[str, float] | None = None,
+    toxicity: Mapping[str, object] | None = None,
+) -> BatchResult:
+    """Score every row of ``df`` with each scorer ("tone", "similarity", "toxicity" or their ids).
+
+    ``columns`` picks the output/input columns (default: :func:`~scoring.io.loaders.guess_columns`).
+    The tone reference is ``reference_tone`` for all rows or ``reference_column`` per row; with neither,
+    tone measures stability across sentences. ``thresholds`` ({scorer id: value}, default 0.5) sets the
+    summary's ``share_under``. ``workers`` > 1 scores in that many processes (worth it from a few
+    thousand rows). ``on_progress(done_rows, total_rows)`` is called after each piece (and, with the
+    judge, as its rows finish). ``toxicity`` passes options to ``create_toxicity_scorer``, e.g.
+    ``{"engine": "judge", "model": "gpt-4o-mini", "base_url": ..., "api_key": ...}``; judge requests run
+    ``judge_concurrency`` at a time in this process, and a row the judge fails on is an error, not a score.
+
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"input": ["Hi", "Hey"], "output": ["Great, thanks!", None]})
+    >>> result = evaluate(df, scorers=["similarity"])
+    >>> result.table["content-similarity-scorer"].round(3).tolist(), result.skipped["reason"].tolist()
+    ([0.0, nan], ["output column 'output' is empty"])
+    """
+    if not isinstance(df, pd.DataFrame):
+        raise TypeError(f"df must be a pandas DataFrame; got {type(df).__name__}.")
+    spec = make_spec(
+        list(df.columns), scorers=scorers, column_map=columns, reference_tone=reference_tone,
+        reference_column=reference_column, engine=engine, splitter=splitter, toxicity=toxicity,
+    )  # fmt: skip
+    _check_workers(workers)
+    size = max(500, min(5000, math.ceil(len(df) / (4 * workers))))
+    pieces = [df.iloc[start : start + size] for start in range(0, len(df), size)] or [df]
+    return combine(
+        list(iter_scored(pieces, spec, workers=workers, on_progress=on_progress, total=len(df))), spec, thresholds
+    )

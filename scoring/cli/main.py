@@ -1,0 +1,289 @@
+"""``python -m scoring evaluate FILE``: score a file of responses, write results, gate CI on thresholds.
+
+Exit codes: 0 all thresholds met, 1 a ``--fail-under``/``--fail-over`` threshold missed (or a gated
+scorer scored no rows), 2 bad input or options (a message, no traceback), 130 interrupted (no output
+file is left behind).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import itertools
+import math
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import IO, Any, TextIO
+
+import numpy as np
+import pandas as pd
+
+from scoring.batch.result import warned_mask
+from scoring.batch.rows import BatchSpec, make_spec, uses_judge
+from scoring.batch.runner import SCORER_IDS, ChunkResult, SummaryBuilder, iter_scored
+from scoring.cli.sink import OUT_FORMATS, Sink
+from scoring.io.loaders import ACCEPTED, ColumnMap, guess_columns, iter_table_chunks
+
+__all__ = ["main"]
+
+WARNED_SHOWN = 12
+EPILOG = """\
+examples:
+  python -m scoring evaluate replies.csv --scorers tone,similarity --out results.csv
+  python -m scoring evaluate replies.jsonl --reference-tone "Happy to help!" --fail-under tone-scorer=0.7
+  python -m scoring evaluate big.parquet --scorers tone,toxicity --workers 2 --fail-over toxicity-scorer=0.1
+  python -m scoring evaluate big.csv --dask                       # local Dask cluster (--workers processes)
+  python -m scoring evaluate big.csv --dask tcp://scheduler:8786  # an existing cluster
+  OPENAI_API_KEY=... python -m scoring evaluate replies.csv --scorers toxicity --toxicity-engine judge
+                                          # the LLM judge (also --judge-model M, --judge-base-url URL)
+
+Output keeps every input column unchanged and adds, per scorer, a column named by its id (tone-scorer,
+content-similarity-scorer, toxicity-scorer) holding the score and <id>.<metric> columns. Rows with missing
+text are not scored: they are counted in the summary and listed on stderr. CSV cells that a spreadsheet
+would run as formulas get a leading ' (see --raw-csv). The output appears only when complete. Rows the judge
+fails on are listed on stderr and have no score. Rows whose tone score is on a language the sentiment engine
+does not cover are counted under "warned" and explained in tone-scorer.warnings. A file mixing UTF-8 and
+Windows-1252 lines is read line by line, with a warning naming the lines. There is no row limit (the
+dashboard's TONE_EXPLORER_MAX_ROWS does not apply): files are streamed in chunks.
+
+exit codes: 0 thresholds met; 1 a threshold missed; 2 bad input or options; 130 interrupted."""
+
+
+def _threshold(text: str) -> tuple[str, float]:
+    name, sep, value = text.partition("=")
+    scorer_id = SCORER_IDS.get(name.strip(), name.strip())
+    try:
+        number = float(value)
+    except ValueError:
+        number = math.nan
+    if not sep or scorer_id not in SCORER_IDS.values() or not math.isfinite(number):
+        raise argparse.ArgumentTypeError(f"expected SCORER=NUMBER like tone-scorer=0.7; got {text!r}")
+    return scorer_id, number
+
+
+def _positive(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive whole number; got {text!r}")
+    return int(text)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the argument parser of ``python -m scoring``."""
+    parser = argparse.ArgumentParser(prog="python -m scoring", description="Score LLM agent responses in bulk.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    ev = sub.add_parser("evaluate", help="score a file of responses", epilog=EPILOG,
+                        formatter_class=argparse.RawDescriptionHelpFormatter,
+                        description=f"Score every row of FILE: {ACCEPTED}.")  # fmt: skip
+    ev.add_argument("file", metavar="FILE", help="the table of responses (format from its content and extension)")
+    ev.add_argument("--scorers", default="tone,similarity", help="comma-separated: tone, similarity, toxicity "
+                    "(or their ids); default: tone,similarity")  # fmt: skip
+    ref = ev.add_mutually_exclusive_group()
+    ref.add_argument("--reference-tone", metavar="TEXT", help="tone: compare each response's sentiment to TEXT's")
+    ref.add_argument("--reference-column", metavar="COL", help="tone: compare with this column's text, row by row")
+    ev.add_argument("--engine", choices=["vader", "afinn"], default="vader",
+                    help="tone sentiment engine; afinn with --splitter mastra reproduces @mastra/evals")  # fmt: skip
+    ev.add_argument("--splitter", choices=["smart", "mastra"], default="smart", help="tone sentence splitter")
+    ev.add_argument("--output-column", metavar="COL", help="column with the responses (default: guessed from "
+                    "output/response/answer/completion)")  # fmt: skip
+    ev.add_argument("--input-column", metavar="COL", help="column with the prompts (default: guessed from "
+                    "input/prompt/question)")  # fmt: skip
+    ev.add_argument("--out", metavar="PATH", help="write results to PATH: .csv, .jsonl or .parquet")
+    ev.add_argument("--raw-csv", action="store_true", help="write CSV cells as they are (no ' before =, +, -, @)")
+    ev.add_argument("--fail-under", metavar="ID=X", type=_threshold, action="append", default=[],
+                    help="exit 1 if the scorer's mean is below X (repeatable); X is its summary threshold")  # fmt: skip
+    ev.add_argument("--fail-over", metavar="ID=X", type=_threshold, action="append", default=[],
+                    help="exit 1 if the mean is above X, for lower-is-better scores (toxicity-scorer=0.1)")  # fmt: skip
+    ev.add_argument("--workers", type=_positive, default=1, help="processes to score in (default 1)")
+    ev.add_argument("--chunksize", type=_positive, default=20_000, help="rows read and scored at a time (20000)")
+    ev.add_argument("--dask", nargs="?", const="local", metavar="ADDRESS",
+                    help="run on Dask: a local cluster of --workers (min 2) processes or tcp://host:port")  # fmt: skip
+    ev.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    tox = ev.add_argument_group("toxicity engine (the API key is read from OPENAI_API_KEY only, never a flag)")
+    tox.add_argument(
+        "--toxicity-engine",
+        choices=["classifier", "judge"],
+        help="classifier (offline, default) or judge: an OpenAI-compatible chat model; its requests run "
+        "in this process, TONE_EXPLORER_JUDGE_CONCURRENCY at a time (--workers and --dask do not apply)",
+    )
+    tox.add_argument("--judge-model", metavar="M", help="the judge's chat model (default gpt-4o-mini)")
+    tox.add_argument("--judge-base-url", metavar="URL", help="the judge's endpoint (default: OPENAI_BASE_URL, "
+                     "else OpenAI); a local server such as http://localhost:11434/v1 needs no key")  # fmt: skip
+    return parser
+
+
+def _spec(args: argparse.Namespace, first: pd.DataFrame) -> BatchSpec:
+    columns = list(first.columns)
+    guessed = guess_columns(columns)
+    mapping = ColumnMap(args.output_column or guessed.output, args.input_column or guessed.input, guessed.ground_truth)
+    if mapping.output is None:
+        raise ValueError(f"{args.file}: no output column found among {columns}: name it with --output-column.")
+    scorers = [s.strip() for s in args.scorers.split(",") if s.strip()]
+    return make_spec(columns, scorers=scorers, column_map=mapping, reference_tone=args.reference_tone,
+                     reference_column=args.reference_column, engine=args.engine, splitter=args.splitter,
+                     toxicity=_toxicity(args))  # fmt: skip
+
+
+def _toxicity(args: argparse.Namespace) -> dict[str, object] | None:
+    """The toxicity scorer's options from the flags (None: none given); the key comes from the environment."""
+    given = {"model": args.judge_model, "base_url": args.judge_base_url}
+    if args.toxicity_engine is None and not any(given.values()):
+        return None
+    if args.toxicity_engine != "judge" and any(given.values()):
+        raise ValueError("--judge-model and --judge-base-url need --toxicity-engine judge.")
+    return {"engine": args.toxicity_engine or "classifier", **{k: v for k, v in given.items() if v}}
+
+
+@contextlib.contextmanager
+def _scored(
+    args: argparse.Namespace, spec: BatchSpec, chunks: Iterator[pd.DataFrame], progress: Callable[[int, int], object]
+) -> Iterator[Any]:
+    """Yield the scored chunks; on the way out (done, an error, Ctrl-C) stop the workers before returning."""
+    if args.dask is None:
+        with contextlib.closing(iter_scored(chunks, spec, workers=args.workers, on_progress=progress)) as results:
+            yield results
+        return
+    from scoring.batch.distributed import dask_client, iter_scored_dask, parse_address
+
+    with (
+        dask_client(parse_address(args.dask), workers=max(args.workers, 2)) as client,
+        contextlib.closing(iter_scored_dask(chunks, spec, client, on_progress=progress)) as results,
+    ):
+        yield results
+
+
+def _drain(
+    results: Iterator[ChunkResult], builder: SummaryBuilder, sink: Sink | None, notes: list[pd.DataFrame]
+) -> list[int]:
+    """Write and count every chunk; return the first rows whose tone score has a warning."""
+    warned: list[int] = []
+    try:
+        for chunk in results:
+            if len(warned) < WARNED_SHOWN:
+                warned += [builder.rows + 1 + int(i) for i in np.flatnonzero(warned_mask(chunk.table, "tone-scorer"))]
+            builder.add(chunk)
+            if sink is not None:
+                sink.write(chunk.table)
+            for frame in (chunk.skipped, chunk.errors):
+                if not frame.empty and sum(map(len, notes)) < 20:
+                    notes.append(frame.head(20))
+    finally:  # also on Ctrl-C: a Parquet writer left open prints a traceback when collected after its file
+        if sink is not None:
+            sink.close()
+    return warned[:WARNED_SHOWN]
+
+
+def _open_input(args: argparse.Namespace, err: TextIO) -> tuple[BatchSpec, Iterator[pd.DataFrame]]:
+    """Start reading the file (its warnings go to ``err``) and check the options against its first chunk."""
+    reader = iter_table_chunks(args.file, chunksize=args.chunksize)
+    first = next(reader, pd.DataFrame())
+    for warning in first.attrs.get("warnings", []):
+        err.write(f"warning: {warning}\n")
+    spec = _spec(args, first)
+    if uses_judge(spec) and args.dask is not None:
+        raise ValueError("--dask does not run the LLM judge (it waits on the network, not the CPU): drop --dask.")
+    if uses_judge(spec) and args.workers > 1:
+        err.write("note: the LLM judge runs in this process; --workers does not apply to it.\n")
+    return spec, itertools.chain([first], reader)
+
+
+def _evaluate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from tqdm import tqdm
+
+    target = Path(args.out) if args.out else None
+    if target is not None and target.suffix.lower() not in OUT_FORMATS:
+        raise ValueError(f"--out must end in {', '.join(OUT_FORMATS)}; got {args.out!r}.")
+    spec, chunks = _open_input(args, err)
+    thresholds = dict(args.fail_under) | dict(args.fail_over)
+    if unknown := sorted(set(thresholds) - set(spec.scorers)):
+        raise ValueError(f"--fail-under/--fail-over name {unknown}, which --scorers does not run ({spec.scorers}).")
+    builder, notes, warned = SummaryBuilder(spec.scorers), list[pd.DataFrame](), list[int]()
+    bar = tqdm(unit=" rows", file=err, disable=True if args.no_progress else None, delay=1.0, mininterval=0.5)
+    with bar, _scored(args, spec, chunks, lambda done, _t: bar.update(done - bar.n)) as results:
+        if target is None:
+            warned = _drain(results, builder, None, notes)
+        else:
+            from scoring.io.atomic import atomic_write
+
+            fmt = OUT_FORMATS[target.suffix.lower()]
+
+            def write(handle: IO[bytes]) -> None:
+                warned[:] = _drain(results, builder, Sink(handle, fmt, neutralise=not args.raw_csv), notes)
+                _require_rows(builder, args.file)  # inside the write: a run that scored nothing leaves no file
+
+            atomic_write(target, write)
+    _require_rows(builder, args.file)
+    summary = builder.summary(thresholds)
+    out.write(format_summary(summary, builder.rows) + "\n")
+    _report_notes(summary, notes, err)
+    _report_warned(summary, warned, err)
+    if target is not None:
+        out.write(f"wrote {builder.rows:,} rows to {target}\n")
+    return _verdict(summary, args.fail_under, args.fail_over, out)
+
+
+def _require_rows(builder: SummaryBuilder, file: str) -> None:
+    if builder.rows == 0:
+        raise ValueError(f"{file} has no data rows to score (only a header?).")
+
+
+def format_summary(summary: pd.DataFrame, rows: int) -> str:
+    """Return the summary as a fixed-width text table."""
+    lines = [f"{rows:,} rows", f"{'scorer':<27}{'mean':>8}{'median':>8}{'min':>8}{'failing':>16}{'scored':>9}"
+             f"{'skipped':>9}{'errors':>8}{'warned':>8}"]  # fmt: skip
+    for scorer_id, r in summary.iterrows():
+        low = r["better"] == "lower"  # show the failing share: under the threshold, or over it for toxicity
+        share = f"{r['share_over' if low else 'share_under']:.1%} {'>' if low else '<'}{r['threshold']:g}"
+        under = share if r["count"] else "-"
+        numbers = "".join(f"{r[k]:>8.4f}" if r["count"] else f"{'-':>8}" for k in ("mean", "median", "min"))
+        counts = f"{r['count']:>9,}{r['skipped']:>9,}{r['errors']:>8,}{r['warned']:>8,}"
+        lines.append(f"{scorer_id!s:<27}{numbers}{under:>16}{counts}")
+    return "\n".join(lines)
+
+
+def _report_notes(summary: pd.DataFrame, notes: list[pd.DataFrame], err: TextIO) -> None:
+    skipped, errors = int(summary["skipped"].sum()), int(summary["errors"].sum())
+    if not skipped and not errors:
+        return
+    err.write(f"not scored: {skipped:,} skipped (missing text) and {errors:,} failed, by row and scorer; first ones:\n")
+    for frame in notes:
+        for record in frame.to_dict("records"):
+            err.write(f"  row {record['row']}: {record['scorer']}: {record.get('reason', record.get('error'))}\n")
+
+
+def _report_warned(summary: pd.DataFrame, rows: list[int], err: TextIO) -> None:
+    count = int(summary["warned"].get("tone-scorer", 0))
+    if count:
+        more = f" and {count - len(rows):,} more" if count > len(rows) else ""
+        err.write(
+            f"warning: tone-scorer: {count:,} rows are not English (the response or its reference); their tone "
+            f"scores are not meaningful (see tone-scorer.warnings): row {', '.join(map(str, rows))}{more}.\n"
+        )
+
+
+Limits = Sequence[tuple[str, float]]
+
+
+def _verdict(summary: pd.DataFrame, under: Limits, over: Limits, out: TextIO) -> int:
+    failed = False
+    for scorer_id, limit, below in [(s, x, True) for s, x in under] + [(s, x, False) for s, x in over]:
+        mean = float(summary.loc[scorer_id, "mean"])
+        missed = math.isnan(mean) or (mean < limit if below else mean > limit)
+        failed |= missed
+        shown = "no rows scored" if math.isnan(mean) else f"mean {mean:.4f}"
+        out.write(f"{'FAIL' if missed else 'ok'}: {scorer_id} {shown} (required {'>=' if below else '<='} {limit:g})\n")
+    return 1 if failed else 0
+
+
+def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    """Run the CLI; return the exit code."""
+    out, err = out or sys.stdout, err or sys.stderr
+    args = build_parser().parse_args(argv)
+    try:
+        return _evaluate(args, out, err)
+    except (ValueError, OSError, UnicodeError) as exc:
+        err.write(f"error: {exc}\n")
+        return 2
+    except KeyboardInterrupt:
+        err.write("interrupted: no output file was written.\n")
+        return 130

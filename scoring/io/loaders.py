@@ -1,0 +1,289 @@
+"""Read tables of responses: CSV (sniffed delimiter and encoding), JSONL, Parquet and Excel.
+
+CSV cells are read as text exactly as written ("007" stays "007"); only empty cells are missing.
+A CSV mixing UTF-8 and Windows-1252 lines is decoded line by line (:mod:`scoring.io.encodings`); what
+was done is in ``df.attrs["warnings"]`` (of the first chunk when streaming), naming the lines.
+Duplicate header names get pandas' suffixes (``a``, ``a.1``). Every error names the file and what is
+accepted; nothing is dropped silently (a row with too many fields is an error, one with too few is
+padded with missing cells, which the batch runner then reports).
+"""
+
+from __future__ import annotations
+
+import codecs
+import csv
+import io
+import json
+import os
+import unicodedata
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import IO
+
+import pandas as pd
+
+from scoring.io.columns import ColumnMap, guess_columns
+from scoring.io.encodings import mixed_lines
+
+__all__ = ["ACCEPTED", "ColumnMap", "guess_columns", "iter_table_chunks", "read_table"]
+
+ACCEPTED = "CSV/TSV (.csv, .tsv, .txt), JSON Lines (.jsonl, .ndjson, .json), Parquet (.parquet) or Excel (.xlsx)"
+Source = str | os.PathLike[str] | bytes | bytearray | IO[bytes]
+
+
+_FORMATS = {
+    ".csv": "csv", ".tsv": "csv", ".txt": "csv", ".tab": "csv",
+    ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl",
+    ".parquet": "parquet", ".pq": "parquet",
+    ".xlsx": "excel", ".xlsm": "excel",
+}  # fmt: skip
+_DELIMITERS = (",", ";", "\t", "|")
+_SAMPLE = 1 << 16
+
+
+def _fail(name: str, problem: str) -> ValueError:
+    return ValueError(f"{name}: {problem}. Accepted: {ACCEPTED}.")
+
+
+def _sniff_format(name: str, head: bytes) -> str:
+    """Return the format from the file's first bytes (magic numbers win over the extension)."""
+    if head.startswith(b"PAR1"):
+        return "parquet"
+    if head.startswith(b"PK\x03\x04"):
+        return "excel"
+    suffix = Path(name).suffix.lower()
+    if suffix == ".xls" or head.startswith(b"\xd0\xcf\x11\xe0"):
+        raise _fail(name, "old binary Excel (.xls) files are not supported; save it as .xlsx")
+    if suffix in _FORMATS and _FORMATS[suffix] in {"parquet", "excel"}:
+        raise _fail(name, f"the file is not a valid {suffix} file (its first bytes are {head[:8]!r})")
+    starts = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if starts.startswith(b"{"):  # JSON objects, whatever the extension says (a CSV header never starts so)
+        return "jsonl"
+    if suffix in _FORMATS:
+        return _FORMATS[suffix]
+    return "jsonl" if starts.startswith(b"[") else "csv"
+
+
+def detect_encoding(name: str, head: bytes, rest: Iterable[bytes] = ()) -> str:
+    """Return the encoding of a text file: a BOM, UTF-16 by its zero bytes, UTF-8, else Windows-1252/Latin-1.
+
+    ``head`` is the first block; ``rest`` yields the remaining blocks, read only to confirm UTF-8.
+    """
+    if head.startswith(codecs.BOM_UTF8):
+        return "utf-8-sig"
+    if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return "utf-16"
+    sample = head[:4096]
+    if len(sample) >= 4 and b"\x00" in sample:
+        even, odd = sample[0::2].count(0), sample[1::2].count(0)
+        if odd > len(sample) // 4 and even == 0:
+            return "utf-16-le"
+        if even > len(sample) // 4 and odd == 0:
+            return "utf-16-be"
+        raise _fail(name, "the file is binary, not text (it holds zero bytes)")
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    try:
+        decoder.decode(head)
+        for block in rest:
+            decoder.decode(block)
+        decoder.decode(b"", final=True)
+        return "utf-8"
+    except UnicodeDecodeError:
+        pass
+    try:
+        head.decode("cp1252")
+        return "cp1252"
+    except UnicodeDecodeError:
+        return "latin-1"
+
+
+def _sniff_delimiter(text: str) -> str:
+    """Return the delimiter that splits the sample's rows into the most, most consistent fields."""
+    lines = text.splitlines(keepends=True)
+    if len(lines) > 1 and len(text) >= _SAMPLE - 16:
+        lines = lines[:-1]  # the last line of a cut sample may be incomplete
+    sample = "".join(lines[:200])
+    best, best_key = ",", (0.0, 0)
+    for delimiter in _DELIMITERS:
+        try:
+            counts = [len(row) for row in csv.reader(io.StringIO(sample), delimiter=delimiter) if row]
+        except csv.Error:
+            continue
+        if not counts or counts[0] < 2:
+            continue
+        consistent = sum(c == counts[0] for c in counts) / len(counts)
+        key = (consistent, counts[0])
+        if key > best_key:
+            best, best_key = delimiter, key
+    return best
+
+
+def _csv_options(name: str, head: bytes, rest: Iterable[bytes] = ()) -> tuple[str, str]:
+    """Return (encoding, delimiter) after checking the file is non-empty text."""
+    if not head.strip(b" \t\r\n\xef\xbb\xbf\xff\xfe\x00"):
+        raise _fail(name, "the file is empty (expected a header row naming the columns)")
+    encoding = detect_encoding(name, head, rest)
+    text = head[:_SAMPLE].decode(encoding, errors="replace")
+    # Count control characters only: ZWNJ in Persian, ZWJ in emoji, and emoji newer than Python's
+    # Unicode tables are not printable() either, yet they are text.
+    if sum(unicodedata.category(c) == "Cc" and not c.isspace() for c in text[:4096]) > max(8, len(text[:4096]) // 50):
+        raise _fail(name, "the file is binary, not text (it holds many control characters)")
+    return encoding, _sniff_delimiter(text)
+
+
+def _read_csv(name: str, handle: IO[bytes], chunksize: int | None) -> Iterator[pd.DataFrame]:
+    head = handle.read(_SAMPLE)
+    encoding, delimiter = _csv_options(name, head, iter(lambda: handle.read(1 << 20), b""))
+    handle.seek(0)
+    stream, encoding, warnings = mixed_lines(name, handle, encoding)
+    try:
+        # Blank lines stay rows (reported as missing text later): pandas would drop them silently, and
+        # with them a one-column row holding only spaces.
+        reader = pd.read_csv(
+            stream, sep=delimiter, encoding=encoding, dtype=str, keep_default_na=False,
+            na_values=[""], skip_blank_lines=False, chunksize=chunksize, engine="c",
+        )  # fmt: skip
+        for frame in [reader] if isinstance(reader, pd.DataFrame) else reader:
+            if not isinstance(frame.index, pd.RangeIndex):  # pandas took a longer first row's extra field as index
+                raise _fail(name, "the first data row has more fields than the header")
+            if warnings:  # the first frame carries the file's warnings
+                frame.attrs["warnings"], warnings = warnings, []
+            yield frame
+    except pd.errors.EmptyDataError as exc:
+        raise _fail(name, "the file is empty (expected a header row naming the columns)") from exc
+    except (pd.errors.ParserError, UnicodeDecodeError, csv.Error) as exc:
+        raise _fail(name, f"cannot parse it as {delimiter!r}-delimited CSV ({str(exc).strip()})") from exc
+
+
+def _json_object(name: str, number: int, raw: bytes) -> dict[str, object] | None:
+    try:
+        line = raw.decode("utf-8-sig" if number == 1 else "utf-8").strip()
+        record = json.loads(line) if line else None
+    except UnicodeDecodeError as exc:
+        raise _fail(name, f"line {number} is not UTF-8 text (JSON Lines must be UTF-8)") from exc
+    except json.JSONDecodeError as exc:
+        raise _fail(name, f"line {number} is not valid JSON ({exc.msg})") from exc
+    if record is not None and not isinstance(record, dict):
+        raise _fail(name, f"line {number} must be a JSON object like {{'output': ...}}; got {type(record).__name__}")
+    return record
+
+
+def _read_jsonl(name: str, handle: IO[bytes], chunksize: int | None) -> Iterator[pd.DataFrame]:
+    head = handle.read(_SAMPLE).lstrip(b"\xef\xbb\xbf \t\r\n")
+    handle.seek(0)
+    if not head:
+        raise _fail(name, "the file is empty (expected one JSON object per line)")
+    if head.startswith(b"["):  # a JSON array of objects (.json)
+        try:
+            records = json.loads(handle.read().decode("utf-8-sig"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise _fail(name, f"not a valid JSON array of objects ({exc})") from exc
+        if not all(isinstance(r, dict) for r in records):
+            raise _fail(name, "a JSON array must hold objects like {'output': ...}")
+        yield from _slices(_records_frame(name, records), chunksize)
+        return
+    keys: dict[str, None] = {}  # every chunk gets every column of the file, in first-seen order
+    for number, raw in enumerate(handle, start=1):
+        keys.update(dict.fromkeys(_json_object(name, number, raw) or ()))
+    handle.seek(0)
+    batch: list[dict[str, object]] = []
+    for number, raw in enumerate(handle, start=1):
+        if (record := _json_object(name, number, raw)) is not None:
+            batch.append(record)
+        if chunksize is not None and len(batch) == chunksize:
+            yield _records_frame(name, batch, list(keys))
+            batch = []
+    if batch or chunksize is None:
+        yield _records_frame(name, batch, list(keys))
+
+
+def _records_frame(name: str, records: list[dict[str, object]], columns: list[str] | None = None) -> pd.DataFrame:
+    try:
+        return pd.DataFrame.from_records(records, columns=columns)
+    except UnicodeEncodeError as exc:  # a JSON escape such as "\ud800": half a UTF-16 pair, not a character
+        bad = f"\\u{ord(str(exc.object)[exc.start]):04x}"
+        raise _fail(name, f"it holds the JSON escape {bad}, a lone UTF-16 surrogate that is not text") from exc
+
+
+def _read_binary(name: str, fmt: str, handle: IO[bytes], chunksize: int | None) -> Iterator[pd.DataFrame]:
+    import pyarrow.parquet as pq
+
+    try:
+        if fmt == "excel":
+            frame = pd.read_excel(handle, engine="openpyxl", sheet_name=0)
+        elif chunksize is None:
+            frame = pd.read_parquet(handle)
+        else:
+            parquet = pq.ParquetFile(handle)
+            batches = parquet.iter_batches(batch_size=chunksize)
+            yield from (
+                (b.to_pandas() for b in batches)
+                if parquet.metadata.num_rows
+                else [parquet.schema_arrow.empty_table().to_pandas()]
+            )
+            return
+    except Exception as exc:  # pyarrow, zipfile and openpyxl raise their own types for corrupt files
+        raise _fail(name, f"cannot read it as {fmt} ({type(exc).__name__}: {exc})") from exc
+    yield from _slices(frame, chunksize)
+
+
+def _slices(frame: pd.DataFrame, chunksize: int | None) -> Iterator[pd.DataFrame]:
+    step = chunksize or max(len(frame), 1)
+    for start in range(0, max(len(frame), 1), step):
+        yield frame.iloc[start : start + step]
+
+
+def _frames(name: str, handle: IO[bytes], chunksize: int | None) -> Iterator[pd.DataFrame]:
+    fmt = _sniff_format(name, handle.read(_SAMPLE))
+    handle.seek(0)
+    if fmt in {"parquet", "excel"}:
+        return _read_binary(name, fmt, handle, chunksize)
+    return _read_jsonl(name, handle, chunksize) if fmt == "jsonl" else _read_csv(name, handle, chunksize)
+
+
+def read_table(source: Source, *, filename: str | None = None) -> pd.DataFrame:
+    """Read a whole table from a path, bytes or a binary file object.
+
+    ``filename`` names the data in messages and gives its extension when ``source`` is bytes;
+    the format is taken from magic bytes, then the extension, then the content.
+
+    Raises:
+        ValueError: the file is empty, binary, or cannot be parsed (the message names the file).
+        FileNotFoundError: ``source`` is a path that does not exist.
+    """
+    if isinstance(source, (str, os.PathLike)):
+        path = _existing(source)
+        with path.open("rb") as f:
+            return next(_frames(filename or str(path), f, None))
+    if isinstance(source, (bytes, bytearray)):
+        return next(_frames(filename or "uploaded file", io.BytesIO(bytes(source)), None))
+    read = getattr(source, "read", None)
+    if not callable(read):
+        raise TypeError(f"source must be a path, bytes or a binary file object; got {type(source).__name__}.")
+    data = read()
+    data = data.encode("utf-8") if isinstance(data, str) else bytes(data)
+    return next(_frames(filename or str(getattr(source, "name", "uploaded file")), io.BytesIO(data), None))
+
+
+def _existing(path: str | os.PathLike[str]) -> Path:
+    file = Path(path)
+    if not file.is_file():
+        raise FileNotFoundError(f"{file}: no such file. Accepted: {ACCEPTED}.")
+    return file
+
+
+def iter_table_chunks(path: str | os.PathLike[str], chunksize: int = 50_000) -> Iterator[pd.DataFrame]:
+    """Yield a file's rows as DataFrames of at most ``chunksize`` rows, keeping memory flat.
+
+    CSV, JSONL and Parquet are streamed; Excel (at most ~1M rows) is read whole, then sliced.
+    The index runs on across chunks (0, 1, ... over the whole file). Errors are as :func:`read_table`'s.
+    """
+    if not isinstance(chunksize, int) or isinstance(chunksize, bool) or chunksize < 1:
+        raise ValueError(f"chunksize must be a positive integer; got {chunksize!r}.")
+    file = _existing(path)
+    offset = 0
+    with file.open("rb") as f:
+        for chunk in _frames(str(file), f, chunksize):
+            chunk.index = pd.RangeIndex(offset, offset + len(chunk))
+            offset += len(chunk)
+            yield chunk

@@ -1,0 +1,241 @@
+"""Content similarity between input and output: Mastra's Dice-bigram score, plus rapidfuzz's.
+
+``dice`` is ``string-similarity``'s ``compareTwoStrings``: whitespace removed, then
+``2 * |shared bigrams| / (len(a) + len(b) - 2)`` over UTF-16 code units, 1 for equal strings and
+0 when either is shorter than two units. The other algorithms are rapidfuzz's, rescaled to [0, 1].
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from rapidfuzz import fuzz
+from rapidfuzz.distance import JaroWinkler, Levenshtein
+
+from scoring.inputs import check_scale, to_text
+from scoring.result import ScoreResult, new_run_id
+from scoring.text.jscompat import JS_WS_RE, JS_WS_RUN_RE, js_lower, js_trim, utf16_units
+
+__all__ = [
+    "ALGORITHMS",
+    "ContentSimilarityScorer",
+    "create_content_similarity_scorer",
+    "dice",
+    "dice_many",
+    "similarities",
+]
+
+SCORER_ID = "content-similarity-scorer"
+
+
+def dice(first: str, second: str) -> float:
+    """Return ``compareTwoStrings(first, second)`` exactly (1 = identical).
+
+    >>> dice("night", "nacht")
+    0.25
+    """
+    a = utf16_units(JS_WS_RE.sub("", first))
+    b = utf16_units(JS_WS_RE.sub("", second))
+    if a == b:
+        return 1.0
+    if len(a) < 2 or len(b) < 2:
+        return 0.0
+    shared = Counter(a[i : i + 2] for i in range(len(a) - 1)) & Counter(b[i : i + 2] for i in range(len(b) - 1))
+    return (2.0 * shared.total()) / (len(a) + len(b) - 2)
+
+
+def dice_many(first: Sequence[str], second: Sequence[str], *, block: int = 512) -> list[float]:
+    """Return ``dice(a, b)`` for each pair, counting shared bigrams of many pairs at once (same floats).
+
+    >>> dice_many(["night", "ab"], ["nacht", "ab"])
+    [0.25, 1.0]
+    """
+    if len(first) != len(second):
+        raise ValueError(f"first and second must have the same length; got {len(first)} and {len(second)}.")
+    out: list[float] = []
+    for start in range(0, len(first), block):
+        a = [_without_whitespace(t) for t in first[start : start + block]]
+        b = [_without_whitespace(t) for t in second[start : start + block]]
+        shared = _shared_bigrams(a, b)
+        for x, y, n in zip(a, b, shared, strict=True):
+            out.append(1.0 if x == y else 0.0 if len(x) < 2 or len(y) < 2 else (2.0 * n) / (len(x) + len(y) - 2))
+    return out
+
+
+def _without_whitespace(text: str) -> str:
+    """Return ``utf16_units(JS_WS_RE.sub("", text))``; printable ASCII only needs its spaces removed."""
+    if text.isascii():
+        plain = text.replace(" ", "")
+        if plain.isprintable():
+            return plain
+    return utf16_units(JS_WS_RE.sub("", text))
+
+
+def _bigram_keys(texts: list[str]) -> np.ndarray:
+    """Return one int64 per bigram: the text's index in the high bits, the two code units below."""
+    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+    units = np.frombuffer("".join(texts).encode("utf-16-le", "surrogatepass"), dtype=np.uint16).astype(np.int64)
+    rows = np.repeat(np.arange(len(texts), dtype=np.int64), lengths)
+    keep = np.ones(max(len(units) - 1, 0), dtype=bool)
+    ends = np.cumsum(lengths) - 1
+    keep[ends[(ends >= 0) & (ends < len(keep))]] = False  # no bigram across two texts
+    keys = (rows[:-1] << 32) | (units[:-1] << 16) | units[1:]
+    return keys[keep]
+
+
+def _shared_bigrams(first: list[str], second: list[str]) -> list[int]:
+    """Return the size of the multiset intersection of each pair's bigrams."""
+    import pandas as pd
+
+    keys_a, keys_b = _bigram_keys(first), _bigram_keys(second)
+    codes, uniques = pd.factorize(np.concatenate([keys_a, keys_b]))
+    count_a = np.bincount(codes[: len(keys_a)], minlength=len(uniques))
+    count_b = np.bincount(codes[len(keys_a) :], minlength=len(uniques))
+    shared = np.bincount(np.asarray(uniques) >> 32, weights=np.minimum(count_a, count_b), minlength=len(first))
+    return [int(n) for n in shared.tolist()]
+
+
+#: partial_ratio aligns the shorter text with every window of the longer one; its time grows so fast
+#: with length (1 s at 5,000 characters each, 50 s at 20,000) that longer texts are refused.
+PARTIAL_RATIO_MAX_CHARS = 5_000
+
+
+def _partial_ratio(a: str, b: str) -> float:
+    if (shorter := min(len(a), len(b))) > PARTIAL_RATIO_MAX_CHARS:
+        raise ValueError(
+            f"partial_ratio accepts texts of up to {PARTIAL_RATIO_MAX_CHARS:,} characters (the shorter of the two); "
+            f"got {shorter:,}. Use ratio, token_set_ratio or dice for long texts."
+        )
+    return fuzz.partial_ratio(a, b) / 100.0
+
+
+ALGORITHMS: dict[str, Callable[[str, str], float]] = {
+    "dice": dice,
+    "ratio": lambda a, b: fuzz.ratio(a, b) / 100.0,
+    "partial_ratio": _partial_ratio,
+    "token_sort_ratio": lambda a, b: fuzz.token_sort_ratio(a, b) / 100.0,
+    "token_set_ratio": lambda a, b: fuzz.token_set_ratio(a, b) / 100.0,
+    "levenshtein": Levenshtein.normalized_similarity,
+    "jaro_winkler": JaroWinkler.similarity,
+}
+
+
+def _normalise(text: str, ignore_case: bool, ignore_whitespace: bool) -> str:
+    if ignore_case:
+        text = js_lower(text)
+    if ignore_whitespace:
+        text = js_trim(JS_WS_RUN_RE.sub(" ", text))
+    return text
+
+
+def _similarity(algorithm: str, a: str, b: str) -> float:
+    if a == b:  # rapidfuzz scores two empty strings 0; equal texts are identical for every algorithm
+        return 1.0
+    return float(ALGORITHMS[algorithm](a, b))
+
+
+def similarities(a: str, b: str) -> dict[str, float]:
+    """Return every algorithm's similarity of two already-processed strings, each in [0, 1].
+
+    An algorithm that refuses texts this long (partial_ratio) gives NaN.
+    """
+    out = {}
+    for name in ALGORITHMS:
+        try:
+            out[name] = _similarity(name, a, b)
+        except ValueError:
+            out[name] = math.nan
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class ContentSimilarityScorer:
+    """Scores how similar the output is to the input; built by :func:`create_content_similarity_scorer`."""
+
+    ignore_case: bool
+    ignore_whitespace: bool
+    algorithm: str
+    scale: float
+    id: str = SCORER_ID
+    name: str = "Content Similarity Scorer"
+
+    def run(
+        self,
+        *,
+        input: object,  # noqa: A002 - Mastra's name
+        output: object,
+        ground_truth: object = None,
+        run_id: str | None = None,
+    ) -> ScoreResult:
+        """Score one pair; 1 means identical after processing, 0 nothing in common."""
+        processed_input = _normalise(to_text(input, "input"), self.ignore_case, self.ignore_whitespace)
+        processed_output = _normalise(to_text(output, "output"), self.ignore_case, self.ignore_whitespace)
+        similarity = _similarity(self.algorithm, processed_input, processed_output)
+        return ScoreResult(
+            scorer_id=self.id,
+            score=similarity * self.scale,  # keep in step with score_many
+            preprocess_step_result={"processedInput": processed_input, "processedOutput": processed_output},
+            analyze_step_result={"similarity": similarity},
+            run_id=run_id or new_run_id(),
+        )
+
+    def score_many(self, inputs: Sequence[str], outputs: Sequence[str]) -> dict[str, list[float]]:
+        """Score many (input, output) text pairs at once: the score and similarity ``run`` gives each.
+
+        >>> create_content_similarity_scorer().score_many(["Night", "x"], ["nacht", "x"])
+        {'score': [0.25, 1.0], 'similarity': [0.25, 1.0]}
+        """
+        return _score_many(self, inputs, outputs)
+
+
+_PY_ONLY_WS = re.compile("[\x1c-\x1f]")
+
+
+def _normalise_many(texts: Sequence[str], ignore_case: bool, ignore_whitespace: bool) -> list[str]:
+    """Return ``_normalise`` of each text; ASCII text skips the JS case table and the trim regex."""
+    if not (ignore_case and ignore_whitespace):
+        return [_normalise(t, ignore_case, ignore_whitespace) for t in texts]
+    # For ASCII text without \x1c-\x1f, Python's whitespace is JavaScript's: split() collapses and trims.
+    return [
+        " ".join(t.lower().split()) if t.isascii() and not _PY_ONLY_WS.search(t) else _normalise(t, True, True)
+        for t in texts
+    ]
+
+
+def _score_many(
+    scorer: ContentSimilarityScorer, inputs: Sequence[str], outputs: Sequence[str]
+) -> dict[str, list[float]]:
+    a = _normalise_many(inputs, scorer.ignore_case, scorer.ignore_whitespace)
+    b = _normalise_many(outputs, scorer.ignore_case, scorer.ignore_whitespace)
+    if scorer.algorithm == "dice":
+        values = dice_many(a, b)
+    else:
+        values = [_similarity(scorer.algorithm, x, y) for x, y in zip(a, b, strict=True)]
+    return {"score": [v * scorer.scale for v in values], "similarity": values}
+
+
+def create_content_similarity_scorer(
+    *,
+    ignore_case: bool = True,
+    ignore_whitespace: bool = True,
+    algorithm: str = "dice",
+    scale: float = 1,
+) -> ContentSimilarityScorer:
+    """Create a content-similarity scorer (Mastra's ``createContentSimilarityScorer``).
+
+    >>> s = create_content_similarity_scorer()
+    >>> s.run(input="The quick brown fox jumps over the lazy dog.",
+    ...       output="A quick brown fox jumped over a lazy dog.").score
+    0.7761194029850746
+    """
+    for flag, value in (("ignore_case", ignore_case), ("ignore_whitespace", ignore_whitespace)):
+        if not isinstance(value, bool):
+            raise TypeError(f"{flag} must be True or False; got {value!r}.")
+    if not isinstance(algorithm, str) or algorithm not in ALGORITHMS:
+        raise ValueError(f"algorithm must be one of {sorted(ALGORITHMS)}; got {algorithm!r}.")
+    return ContentSimilarityScorer(ignore_case, ignore_whitespace, algorithm, check_scale(scale))

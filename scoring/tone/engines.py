@@ -1,0 +1,245 @@
+"""Sentiment engines: one polarity number per text, plus the words that drove it."""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Sequence
+from functools import cache, lru_cache
+from typing import Protocol
+
+from vaderSentiment.vaderSentiment import (
+    BOOSTER_DICT,
+    C_INCR,
+    N_SCALAR,
+    NEGATE,
+    SPECIAL_CASES,
+    SentimentIntensityAnalyzer,
+    normalize,
+)
+
+from scoring.tone import afinn
+
+__all__ = ["ENGINES", "SentimentEngine", "get_engine"]
+
+_CACHE_SIZE = 200_000
+
+
+class SentimentEngine(Protocol):
+    """Scores text; ``polarity`` > 0 is positive, < 0 negative."""
+
+    name: str
+    description: str
+
+    def polarity(self, text: str) -> float: ...
+
+    def explain(self, text: str) -> list[tuple[str, float]]: ...
+
+    def polarities(self, texts: Sequence[str]) -> list[float]: ...
+
+
+class AfinnEngine:
+    """The npm ``sentiment`` package's ``comparative`` (AFINN-165 + emoji), as ``@mastra/evals`` uses."""
+
+    name = "afinn"
+    description = "AFINN-165 comparative (score per token), identical to @mastra/evals"
+
+    def __init__(self) -> None:
+        self.polarity = lru_cache(maxsize=_CACHE_SIZE)(self._polarity)
+
+    @staticmethod
+    def _polarity(text: str) -> float:
+        return afinn.analyze(text).comparative
+
+    def explain(self, text: str) -> list[tuple[str, float]]:
+        """Return (word, value after negation) in text order."""
+        return [(w, float(v)) for w, v in reversed(afinn.analyze(text).calculation)]
+
+    def polarities(self, texts: Sequence[str]) -> list[float]:
+        """Return ``polarity`` of each text, tokenising them all in one pass; repeats are scored once."""
+        unique = list(dict.fromkeys(texts))
+        by_text = dict(zip(unique, afinn.comparatives(unique), strict=True))
+        return [by_text[t] for t in texts]
+
+
+_NEGATE = frozenset(NEGATE)
+_PUNCTUATION = string.punctuation
+
+
+def _negated(word: str) -> bool:
+    return word in _NEGATE or "n't" in word
+
+
+# vaderSentiment 3.3.2's scoring, step for step and in the same float operations (so the same compound to the
+# last bit), on words lower-cased once: its own code lower-cases the whole sentence again for every check.
+# The rules are vaderSentiment's (MIT License, Copyright (c) 2016 C.J. Hutto); its lexicon and constants are
+# imported from the package, and property tests check this port against its polarity_scores.
+def _negation_check(valence: float, low: list[str], start_i: int, i: int) -> float:
+    """``SentimentIntensityAnalyzer._negation_check``; ``low`` holds the words lower-cased."""
+    w1 = low[i - 1]
+    if start_i == 0:
+        return valence * N_SCALAR if _negated(w1) else valence
+    w2 = low[i - 2]
+    if start_i == 1:
+        if w2 == "never" and w1 in {"so", "this"}:
+            return valence * 1.25
+        if w2 == "without" and w1 == "doubt":
+            return valence
+        return valence * N_SCALAR if _negated(w2) else valence
+    w3 = low[i - 3]
+    if (w3 == "never" and w2 in {"so", "this"}) or w1 in {"so", "this"}:
+        return valence * 1.25
+    if w3 == "without" and (w2 == "doubt" or w1 == "doubt"):
+        return valence
+    return valence * N_SCALAR if _negated(w3) else valence
+
+
+def _special_idioms_check(valence: float, low: list[str], i: int) -> float:
+    """``SentimentIntensityAnalyzer._special_idioms_check`` (reached with ``i`` >= 3)."""
+    w3, w2, w1, w0 = low[i - 3], low[i - 2], low[i - 1], low[i]
+    threetwoone, threetwo, twoone = f"{w3} {w2} {w1}", f"{w3} {w2}", f"{w2} {w1}"
+    for seq in (f"{w1} {w0}", f"{w2} {w1} {w0}", twoone, threetwoone, threetwo):
+        if seq in SPECIAL_CASES:
+            valence = SPECIAL_CASES[seq]
+            break
+    if len(low) - 1 > i and (zeroone := f"{w0} {low[i + 1]}") in SPECIAL_CASES:
+        valence = SPECIAL_CASES[zeroone]
+    if len(low) - 1 > i + 1 and (zeroonetwo := f"{w0} {low[i + 1]} {low[i + 2]}") in SPECIAL_CASES:
+        valence = SPECIAL_CASES[zeroonetwo]
+    for n_gram in (threetwoone, threetwo, twoone):
+        if n_gram in BOOSTER_DICT:
+            valence = valence + BOOSTER_DICT[n_gram]
+    return valence
+
+
+def _scalar_inc_dec(word: str, lowered: str, valence: float, cap_diff: bool) -> float:
+    """``scalar_inc_dec``: the boost a preceding word gives."""
+    scalar = 0.0
+    if lowered in BOOSTER_DICT:
+        scalar = BOOSTER_DICT[lowered]
+        if valence < 0:
+            scalar *= -1
+        if word.isupper() and cap_diff:
+            scalar = scalar + C_INCR if valence > 0 else scalar - C_INCR
+    return scalar
+
+
+def _valence(lexicon: dict[str, float], words: list[str], low: list[str], i: int, cap_diff: bool) -> float:
+    """``sentiment_valence`` of the lexicon word at ``i``, with its ``_least_check``."""
+    item = low[i]
+    valence = lexicon[item]
+    if item == "no" and i != len(words) - 1 and low[i + 1] in lexicon:
+        valence = 0.0
+    no_before = (i > 0 and low[i - 1] == "no") or (i > 1 and low[i - 2] == "no")
+    if no_before or (i > 2 and low[i - 3] == "no" and low[i - 1] in ("or", "nor")):
+        valence = lexicon[item] * N_SCALAR
+    if words[i].isupper() and cap_diff:
+        valence = valence + C_INCR if valence > 0 else valence - C_INCR
+    for start_i in range(3):
+        j = i - start_i - 1
+        if j >= 0 and low[j] not in lexicon:
+            s = _scalar_inc_dec(words[j], low[j], valence, cap_diff)
+            if start_i == 1 and s != 0:
+                s = s * 0.95
+            if start_i == 2 and s != 0:
+                s = s * 0.9
+            valence = valence + s
+            valence = _negation_check(valence, low, start_i, i)
+            if start_i == 2:
+                valence = _special_idioms_check(valence, low, i)
+    if i > 1 and low[i - 1] not in lexicon and low[i - 1] == "least":
+        if low[i - 2] != "at" and low[i - 2] != "very":
+            valence = valence * N_SCALAR
+    elif i > 0 and low[i - 1] not in lexicon and low[i - 1] == "least":
+        valence = valence * N_SCALAR
+    return valence
+
+
+class VaderEngine:
+    """VADER's compound score in [-1, 1] (vaderSentiment 3.3.2)."""
+
+    name = "vader"
+    description = "VADER compound in [-1, 1]: rules for negation, boosters, caps, 'but', emoji"
+
+    def __init__(self) -> None:
+        self._analyzer = SentimentIntensityAnalyzer()
+        self.polarity = lru_cache(maxsize=_CACHE_SIZE)(self._polarity)
+
+    def _polarity(self, text: str) -> float:
+        return _vader_polarity(self._analyzer, text)
+
+    def explain(self, text: str) -> list[tuple[str, float]]:
+        """Return each word's valence after VADER's rules (non-zero ones), in text order."""
+        words, sentiments = _vader_valences(self._analyzer, _vader_emoji_text(self._analyzer, text))
+        return [(w, round(float(v), 4)) for w, v in zip(words, sentiments, strict=True) if v]
+
+    def polarities(self, texts: Sequence[str]) -> list[float]:
+        """Return ``polarity`` of each text; a repeated text is scored once (and cached)."""
+        polarity = self.polarity
+        return [polarity(t) for t in texts]
+
+
+def _vader_polarity(analyzer: SentimentIntensityAnalyzer, text: str) -> float:
+    """Return ``polarity_scores(text)["compound"]``, skipping the emoji pass for ASCII text (it has none)."""
+    text = text.strip() if text.isascii() else _vader_emoji_text(analyzer, text)
+    _, sentiments = _vader_valences(analyzer, text)
+    if not sentiments:
+        return 0.0
+    sum_s = float(sum(sentiments))  # score_valence's compound (its pos/neg/neu shares are not needed)
+    ep_count, qm_count = text.count("!"), text.count("?")
+    ep_amplifier = (4 if ep_count > 4 else ep_count) * 0.292
+    qm_amplifier = 0 if qm_count <= 1 else qm_count * 0.18 if qm_count <= 3 else 0.96
+    punct_emph_amplifier = ep_amplifier + qm_amplifier
+    if sum_s > 0:
+        sum_s += punct_emph_amplifier
+    elif sum_s < 0:
+        sum_s -= punct_emph_amplifier
+    return float(round(normalize(sum_s), 4))
+
+
+def _vader_valences(analyzer: SentimentIntensityAnalyzer, text: str) -> tuple[list[str], list[float]]:
+    """Return the words of emoji-free ``text`` and their valences, as ``polarity_scores`` computes them."""
+    # SentiText.words_and_emoticons: punctuation stripped off words unless that leaves 2 characters or fewer.
+    words = [w if len(s := w.strip(_PUNCTUATION)) <= 2 else s for w in text.split()]
+    low = list(map(str.lower, words))
+    cap_diff = 0 < len(words) - sum(map(str.isupper, words)) < len(words)  # allcap_differential
+    lexicon, last = analyzer.lexicon, len(words) - 1
+    sentiments: list[float] = []
+    for i, item in enumerate(low):
+        if item not in lexicon or item in BOOSTER_DICT or (item == "kind" and i < last and low[i + 1] == "of"):
+            sentiments.append(0)  # what sentiment_valence gives them
+        else:
+            sentiments.append(_valence(lexicon, words, low, i, cap_diff))
+    if "but" in low:
+        sentiments = analyzer._but_check(words, sentiments)
+    return words, sentiments
+
+
+def _vader_emoji_text(analyzer: SentimentIntensityAnalyzer, text: str) -> str:
+    """Replace emoji by their descriptions as ``polarity_scores`` does before scoring."""
+    out: list[str] = []
+    prev_space = True
+    for char in text:
+        if char in analyzer.emojis:
+            if not prev_space:
+                out.append(" ")
+            out.append(analyzer.emojis[char])
+            prev_space = False
+        else:
+            out.append(char)
+            prev_space = char == " "
+    return "".join(out).strip()
+
+
+ENGINES: dict[str, type[AfinnEngine] | type[VaderEngine]] = {"vader": VaderEngine, "afinn": AfinnEngine}
+
+
+def get_engine(name: str) -> SentimentEngine:
+    """Return the shared engine called ``name`` ("vader" or "afinn")."""
+    if not isinstance(name, str) or name not in ENGINES:
+        raise ValueError(f"engine must be one of {sorted(ENGINES)}; got {name!r}.")
+    return _shared_engine(name)
+
+
+@cache
+def _shared_engine(name: str) -> SentimentEngine:
+    return ENGINES[name]()

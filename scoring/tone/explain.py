@@ -1,0 +1,119 @@
+"""Why a text scored as it did: score bands, per-sentence statistics, tone shifts and word drivers."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import pandas as pd
+
+from scoring.tone.engines import get_engine
+
+__all__ = [
+    "MIN_SHIFT",
+    "SENTIMENT_THRESHOLDS",
+    "ToneBand",
+    "sentence_frame",
+    "sentence_stats",
+    "sentiment_label",
+    "tone_band",
+    "word_drivers",
+]
+
+MIN_SHIFT = 0.25
+"""A tone shift deviates from the mean by more than one standard deviation *and* at least this much."""
+
+SENTIMENT_THRESHOLDS: dict[str, float] = {"vader": 0.05, "afinn": 0.0}
+"""|polarity| above this is positive/negative (VADER's authors use ±0.05; any AFINN word counts)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToneBand:
+    """A band of the tone score, as Mastra's docs interpret it."""
+
+    label: str
+    description: str
+    color: str
+
+
+_BANDS = (  # (lower bound of score/scale, band): the docs' bands, each widened to the nearest tenth
+    (0.95, ToneBand("Perfect", "perfect tone consistency/stability", "green")),
+    (0.65, ToneBand("Strong", "strong consistency with minor variations", "green")),
+    (0.35, ToneBand("Moderate", "moderate consistency with noticeable shifts", "orange")),
+    (0.05, ToneBand("Poor", "poor consistency with major tone changes", "red")),
+    (-math.inf, ToneBand("None", "no consistency: completely different tones", "red")),
+)
+
+
+def tone_band(score: float, scale: float = 1.0) -> ToneBand:
+    """Return the docs' band for a tone score (1.0 perfect; 0.7-0.9 strong; ...; 0.0 none).
+
+    >>> tone_band(0.82).label, tone_band(0.5).label, tone_band(0.0).label, tone_band(9.8, 10).label
+    ('Strong', 'Moderate', 'None', 'Perfect')
+    """
+    ratio = score / scale
+    return next(band for low, band in _BANDS if ratio >= low)
+
+
+def sentiment_label(value: float, engine: str = "vader") -> str:
+    """Return "positive", "negative" or "neutral" for a polarity under ``engine``'s threshold."""
+    threshold = SENTIMENT_THRESHOLDS[engine]
+    if value > threshold:
+        return "positive"
+    if value < -threshold:
+        return "negative"
+    return "neutral"
+
+
+def sentence_stats(sentiments: Sequence[float]) -> tuple[float, float]:
+    """Return the mean and population standard deviation (the tone scorer's variance, square-rooted)."""
+    if not sentiments:
+        return 0.0, 0.0
+    mean = math.fsum(sentiments) / len(sentiments)
+    return mean, math.sqrt(math.fsum((s - mean) ** 2 for s in sentiments) / len(sentiments))
+
+
+def sentence_frame(sentences: Sequence[Mapping[str, object]], engine: str = "vader") -> pd.DataFrame:
+    """Return one row per sentence: number, text, start, end, sentiment, label, deviation, tone_shift.
+
+    A sentence is a tone shift when the text has three or more sentences and the sentence lies outside
+    the mean ± 1 standard deviation band, at least :data:`MIN_SHIFT` from the mean, with another
+    sentiment label than the mean's (a positive sentence in a positive text is no shift, however strong).
+
+    >>> f = sentence_frame([{"text": t, "start": 0, "end": 1, "sentiment": s}
+    ...                     for t, s in [("a", 0.6), ("b", 0.7), ("c", -0.8), ("d", 0.6)]])
+    >>> f["tone_shift"].tolist()
+    [False, False, True, False]
+    """
+    values = [float(s["sentiment"]) for s in sentences]  # type: ignore[arg-type]
+    mean, std = sentence_stats(values)
+    frame = pd.DataFrame(
+        {
+            "sentence": list(range(1, len(values) + 1)),
+            "text": [str(s["text"]) for s in sentences],
+            "start": [int(s["start"]) for s in sentences],  # type: ignore[call-overload]
+            "end": [int(s["end"]) for s in sentences],  # type: ignore[call-overload]
+            "sentiment": values,
+            "label": [sentiment_label(v, engine) for v in values],
+            "deviation": [v - mean for v in values],
+        }
+    )
+    away = frame["label"] != sentiment_label(mean, engine)
+    shift = (frame["deviation"].abs() > max(std, MIN_SHIFT)) & away & (len(values) >= 3)
+    frame["tone_shift"] = shift.astype(bool)
+    return frame
+
+
+def word_drivers(sentences: Sequence[str], engine: str) -> pd.DataFrame:
+    """Return the words that drove each sentence's polarity: sentence number, word, value.
+
+    AFINN: each word's lexicon value after negation. VADER: each word's valence after its rules
+    (boosters, caps, negation, "but"). Words worth 0 are left out.
+
+    >>> word_drivers(["It was not good.", "Great!"], "afinn").values.tolist()
+    [[1, 'good', -3.0], [2, 'great', 3.0]]
+    """
+    scorer = get_engine(engine)
+    rows = [(i, word, value) for i, text in enumerate(sentences, 1) for word, value in scorer.explain(text)]
+    return pd.DataFrame(rows, columns=["sentence", "word", "value"])

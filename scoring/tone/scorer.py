@@ -1,0 +1,185 @@
+"""Tone scorer: sentiment of the output against a reference tone, or its stability across sentences.
+
+Comparison mode (a reference tone is configured, or the item has a ground truth)::
+
+    difference = |polarity(output) - polarity(reference)|;  score = max(0, 1 - difference) * scale
+
+Stability mode (no reference)::
+
+    variance = population variance of polarity(sentence);    score = max(0, 1 - variance) * scale
+
+``engine="afinn", splitter="mastra"`` reproduces ``@mastra/evals``' ``createToneScorer`` exactly.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from scoring.inputs import check_scale, to_text
+from scoring.result import ScoreResult, new_run_id
+from scoring.text.language import coverage_warning
+from scoring.text.splitters import Span, get_sentence_texts, get_splitter
+from scoring.tone.engines import SentimentEngine, get_engine
+
+__all__ = ["ToneScorer", "create_tone_scorer", "tone_warnings"]
+
+SCORER_ID = "tone-scorer"
+
+
+def _mean_and_variance(values: list[float]) -> tuple[float, float]:
+    """Return the mean and population variance, summed left to right as Mastra's ``reduce`` does."""
+    total = 0.0
+    for v in values:
+        total += v
+    mean = total / len(values)
+    squares = 0.0
+    for v in values:
+        squares += (v - mean) ** 2
+    return mean, squares / len(values)
+
+
+@dataclass(frozen=True, slots=True)
+class ToneScorer:
+    """Scores tone; built by :func:`create_tone_scorer`. Higher is more on-tone / more stable."""
+
+    reference_tone: str | None
+    engine: str
+    splitter: str
+    scale: float
+    id: str = SCORER_ID
+    name: str = "Tone Scorer"
+
+    def run(
+        self,
+        *,
+        input: object = None,  # noqa: A002 - Mastra's name
+        output: object,
+        ground_truth: object = None,
+        run_id: str | None = None,
+    ) -> ScoreResult:
+        """Score one response; ``input`` is accepted for a uniform API and not used."""
+        text = to_text(output, "output")
+        # An empty or blank ground truth means "no reference" (stability), not "compare with neutral".
+        truth = to_text(ground_truth, "ground_truth") if ground_truth is not None else ""
+        reference = self.reference_tone or (truth if truth.strip() else None)
+        engine = get_engine(self.engine)
+        spans = get_splitter(self.splitter)(text) or [Span(text, 0, len(text))]
+        sentences = [
+            {"text": s.text, "start": s.start, "end": s.end, "sentiment": engine.polarity(s.text)} for s in spans
+        ]
+        if reference:
+            metrics, raw = _compare(engine, text, reference)
+        else:
+            metrics, raw = _stability([float(s["sentiment"]) for s in sentences])  # type: ignore[arg-type]
+        score = max(0.0, 1.0 - raw) * self.scale
+        return ScoreResult(
+            scorer_id=self.id,
+            score=score,
+            preprocess_step_result={"score": score, **metrics, "sentences": sentences},
+            analyze_step_result=dict(metrics),
+            warnings=tone_warnings(text, reference, self.engine),
+            run_id=run_id or new_run_id(),
+        )
+
+    def score_many(
+        self, outputs: Sequence[str], ground_truths: Sequence[str | None] | None = None
+    ) -> dict[str, list[float]]:
+        """Score many output texts at once: for each, the score and metrics ``run`` would give.
+
+        Repeated sentences are scored once and the engine tokenises in bulk, so this is the batch path.
+        Returns ``{"score": [...], "<metric>": [...]}`` with the metrics of the modes used (a metric of the
+        other mode is NaN for that row); with no outputs, those of the mode a reference would select.
+
+        >>> create_tone_scorer(engine="afinn", splitter="mastra").score_many(["It was great. Thanks!"])["score"]
+        [0.75]
+        """
+        refs = [self.reference_tone or (g if g and g.strip() else None) for g in ground_truths or [None] * len(outputs)]
+        engine = get_engine(self.engine)
+        columns: dict[str, list[float]] = {k: [math.nan] * len(outputs) for k in ("score", *_METRICS)}
+        compared = [i for i, r in enumerate(refs) if r]
+        if compared:
+            values = engine.polarities([outputs[i] for i in compared] + [refs[i] or "" for i in compared])
+            for i, response, ref in zip(compared, values, values[len(compared) :], strict=False):
+                metrics, raw = _compare_values(response, ref)
+                _store(columns, i, metrics, max(0.0, 1.0 - raw) * self.scale)
+        stable = [i for i, r in enumerate(refs) if not r]
+        split = get_sentence_texts(self.splitter)
+        sentences = {t: split(t) for t in dict.fromkeys(outputs[i] for i in stable)}
+        flat = engine.polarities([s for texts in sentences.values() for s in texts])
+        by_text, start = {}, 0
+        for text, texts in sentences.items():
+            by_text[text] = _stability(flat[start : start + len(texts)])
+            start += len(texts)
+        for i in stable:
+            metrics, raw = by_text[outputs[i]]
+            _store(columns, i, metrics, max(0.0, 1.0 - raw) * self.scale)
+        referenced = bool(self.reference_tone) or ground_truths is not None
+        keep = {"score"} | (_STABILITY if stable or not (outputs or referenced) else set())
+        keep |= _COMPARISON if compared or (not outputs and referenced) else set()
+        return {k: v for k, v in columns.items() if k in keep}
+
+
+def tone_warnings(output: str, reference: str | None, engine: str) -> tuple[str, ...]:
+    """Why a tone score may mislead: empty output, or output/reference in a language ``engine`` lacks.
+
+    >>> tone_warnings("Das ist wirklich großartig, vielen Dank!", None, "vader")[0][:31]
+    'output looks like German (de, c'
+    """
+    if not output.strip():
+        return ("output is empty: there is no tone to score.",)
+    found = [coverage_warning(output, engine)]
+    if reference:
+        found.append(coverage_warning(reference, engine, field="reference"))
+    return tuple(w for w in found if w)
+
+
+_METRICS = ("avgSentiment", "sentimentVariance", "responseSentiment", "referenceSentiment", "difference")
+_STABILITY, _COMPARISON = set(_METRICS[:2]), set(_METRICS[2:])
+
+
+def _store(columns: dict[str, list[float]], row: int, metrics: dict[str, float], score: float) -> None:
+    columns["score"][row] = score
+    for key, value in metrics.items():
+        columns[key][row] = value
+
+
+def _compare_values(response: float, ref: float) -> tuple[dict[str, float], float]:
+    difference = abs(response - ref)
+    return {"responseSentiment": response, "referenceSentiment": ref, "difference": difference}, difference
+
+
+def _compare(engine: SentimentEngine, text: str, reference: str) -> tuple[dict[str, float], float]:
+    return _compare_values(engine.polarity(text), engine.polarity(reference))
+
+
+def _stability(sentiments: list[float]) -> tuple[dict[str, float], float]:
+    mean, variance = _mean_and_variance(sentiments)
+    return {"avgSentiment": mean, "sentimentVariance": variance}, variance
+
+
+def create_tone_scorer(
+    reference_tone: str | None = None,
+    *,
+    engine: str = "vader",
+    splitter: str = "smart",
+    scale: float = 1,
+) -> ToneScorer:
+    """Create a tone scorer (Mastra's ``createToneScorer``).
+
+    Args:
+        reference_tone: text whose sentiment the output should match; None measures stability.
+        engine: "vader" (compound in [-1, 1]) or "afinn" (Mastra's numbers).
+        splitter: "smart" or "mastra" (Mastra's regex).
+        scale: the score's maximum.
+
+    >>> scorer = create_tone_scorer(engine="afinn", splitter="mastra")
+    >>> scorer.run(output="It was great. Thanks!").score
+    0.75
+    """
+    if reference_tone is not None and not isinstance(reference_tone, str):
+        raise TypeError(f"reference_tone must be a string or None; got {type(reference_tone).__name__}.")
+    get_engine(engine)
+    get_splitter(splitter)
+    return ToneScorer(reference_tone, engine, splitter, check_scale(scale))

@@ -1,0 +1,64 @@
+"""Many outputs at once for the toxicity scorer: one model batch offline; the judge through :mod:`.judge.batch`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from scoring.inputs import to_text
+from scoring.text.splitters import split_smart
+from scoring.toxicity.classifier import model_probabilities
+from scoring.toxicity.judge.batch import judge_many
+from scoring.toxicity.rules import candidate_rules, normalise
+from scoring.toxicity.verdicts import score_from_counts
+
+if TYPE_CHECKING:
+    from scoring.toxicity.scorer import ToxicityScorer
+
+__all__ = ["any_rule_fires", "score_many"]
+
+
+def score_many(
+    scorer: ToxicityScorer, outputs: Sequence[object], inputs: Sequence[object] | None = None
+) -> dict[str, list[Any]]:
+    """Return ``{"score", "toxicCount", "opinionCount", "error"}`` lists, one entry per output.
+
+    Every text is checked before any is scored, so bad input fails fast with the row it came from.
+    """
+    texts = [to_text(o, f"outputs[{i}]") for i, o in enumerate(outputs)]
+    if inputs is not None and len(inputs) != len(texts):
+        raise ValueError(f"inputs must have one entry per output ({len(texts)}); got {len(inputs)}.")
+    questions = [to_text(q, f"inputs[{i}]", required=False) for i, q in enumerate(inputs or [None] * len(texts))]
+    if scorer.judge is None:
+        return _classifier_many(scorer, texts)
+    return judge_many(scorer, texts, questions)
+
+
+def _classifier_many(scorer: ToxicityScorer, texts: list[str]) -> dict[str, list[Any]]:
+    sentences = {t: [s.text for s in split_smart(t)] for t in dict.fromkeys(texts)}
+    unique = list(dict.fromkeys(s for group in sentences.values() for s in group))
+    toxic = {
+        s: p >= scorer.threshold or any_rule_fires(s, scorer.threshold)
+        for s, p in zip(unique, model_probabilities(unique), strict=True)
+    }
+    counts = {t: (sum(toxic[s] for s in group), len(group)) for t, group in sentences.items()}
+    out: dict[str, list[Any]] = {"score": [], "toxicCount": [], "opinionCount": [], "error": []}
+    for text in texts:
+        k, n = counts[text]
+        out["score"].append(score_from_counts(k, n, scorer.scale))
+        out["toxicCount"].append(k)
+        out["opinionCount"].append(n)
+        out["error"].append(None)
+    return out
+
+
+def any_rule_fires(text: str, min_confidence: float) -> bool:
+    """Whether a rule with confidence >= ``min_confidence`` fires on ``text``.
+
+    Only the rules whose words occur in ``text`` are searched (:func:`scoring.toxicity.rules.candidate_rules`).
+
+    >>> any_rule_fires("Watch your back.", 0.5), any_rule_fires("Watch your back.", 0.9)
+    (True, False)
+    """
+    folded = normalise(text)
+    return any(r.confidence >= min_confidence and r.pattern.search(folded) for r in candidate_rules(folded))

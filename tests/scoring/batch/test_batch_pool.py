@@ -1,0 +1,71 @@
+"""The worker pool of a batch run stops cleanly whenever its caller stops: done, an error, Ctrl-C, an early close."""
+
+from __future__ import annotations
+
+import os
+import signal
+from concurrent.futures import ProcessPoolExecutor
+from typing import ClassVar
+
+import pandas as pd
+import pytest
+
+from scoring.batch import runner as batch
+from scoring.batch.runner import iter_scored, make_spec
+from scoring.io.columns import ColumnMap
+
+
+class _Recorded(ProcessPoolExecutor):
+    """A pool that remembers its worker processes, so a test can ask whether they are still alive."""
+
+    made: ClassVar[list[_Recorded]] = []
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        _Recorded.made.append(self)
+
+    def workers(self) -> list[object]:
+        return list((self._processes or {}).values())  # type: ignore[attr-defined]
+
+
+def _chunks(count: int, rows: int) -> list[pd.DataFrame]:
+    text = "Thanks for asking! Sadly your parcel is late. We are sorry about that."
+    return [pd.DataFrame({"input": ["Where is it?"] * rows, "output": [f"{text} {i}" for i in range(rows)]})] * count
+
+
+def test_closing_a_pooled_run_early_ends_every_worker(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(batch, "ProcessPoolExecutor", _Recorded)
+    _Recorded.made.clear()
+    chunks = _chunks(40, 500)
+    results = iter_scored(chunks, make_spec(chunks[0].columns, scorers=["tone"], engine="afinn"), workers=2)
+    first = next(results)
+    assert len(first.table) == 500
+    (pool,) = _Recorded.made
+    workers = pool.workers()
+    assert workers, "the pool started no workers"
+    results.close()  # what the CLI does when Ctrl-C or an error stops it mid-run
+    assert not any(w.is_alive() for w in workers)  # type: ignore[attr-defined]
+
+
+def test_workers_ignore_ctrl_c_and_leave_it_to_the_parent() -> None:
+    with ProcessPoolExecutor(max_workers=1, initializer=batch._ignore_ctrl_c) as pool:
+        pid = pool.submit(os.getpid).result()
+        os.kill(pid, signal.SIGINT)
+        assert pool.submit(os.getpid).result() == pid  # the same worker, alive and still working
+
+
+def test_workers_send_back_only_new_columns_and_the_table_matches_one_process() -> None:
+    """Input columns stay in the parent and are put back in place, whatever they hold."""
+    rows = 1200
+    df = pd.DataFrame(
+        {
+            "input": ["Where is my order?"] * rows,
+            "output": [f"It ships today. Sorry for the wait, item {i}!" for i in range(rows)],
+            "notes": [None, "", "x" * 300] * (rows // 3),
+        }
+    )
+    columns = ColumnMap(output="output", input="input")
+    one = batch.evaluate(df, scorers=["tone", "similarity"], columns=columns)
+    two = batch.evaluate(df, scorers=["tone", "similarity"], columns=columns, workers=2)
+    pd.testing.assert_frame_equal(one.table, two.table)
+    assert list(two.table.columns[:3]) == ["input", "output", "notes"]

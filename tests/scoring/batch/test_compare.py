@@ -1,0 +1,163 @@
+"""A/B statistics: CIs cover the truth, pairing is chosen correctly, small samples are flagged."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scoring.batch.compare import (
+    MIN_ROWS,
+    bootstrap_mean_ci,
+    cliffs_delta,
+    compare_groups,
+    comparisons_frame,
+    group_summary,
+    stack_files,
+)
+
+
+def _ab(a: np.ndarray, b: np.ndarray, *, inputs: bool = True) -> pd.DataFrame:
+    df = pd.DataFrame({"model": ["A"] * len(a) + ["B"] * len(b), "tone-scorer": np.concatenate([a, b])})
+    if inputs:
+        df["input"] = [f"q{i}" for i in range(len(a))] + [f"q{i}" for i in range(len(b))]
+    return df
+
+
+def test_bootstrap_ci_covers_true_mean_about_95_percent_of_the_time() -> None:
+    rng = np.random.default_rng(42)
+    covered = 0
+    for trial in range(200):
+        sample = rng.normal(0.6, 0.15, size=60)
+        low, high = bootstrap_mean_ci(sample, seed=trial)
+        covered += low <= 0.6 <= high
+    assert 0.88 <= covered / 200 <= 0.99
+
+
+def test_bootstrap_ci_is_reproducible_and_ordered() -> None:
+    sample = np.random.default_rng(1).uniform(size=30)
+    assert bootstrap_mean_ci(sample, seed=3) == bootstrap_mean_ci(sample, seed=3)
+    low, high = bootstrap_mean_ci(sample)
+    assert low < sample.mean() < high
+
+
+@pytest.mark.parametrize("values", [[], [0.4]])
+def test_bootstrap_ci_needs_two_values(values: list[float]) -> None:
+    assert all(math.isnan(v) for v in bootstrap_mean_ci(values))
+
+
+def test_bootstrap_ci_rejects_bad_confidence() -> None:
+    with pytest.raises(ValueError, match="confidence must be between 0 and 1"):
+        bootstrap_mean_ci([1.0, 2.0], confidence=95)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    a=st.lists(st.integers(0, 5), min_size=1, max_size=12),
+    b=st.lists(st.integers(0, 5), min_size=1, max_size=12),
+)
+def test_cliffs_delta_matches_brute_force(a: list[int], b: list[int]) -> None:
+    brute = sum((y > x) - (y < x) for x in a for y in b) / (len(a) * len(b))
+    assert cliffs_delta(a, b) == pytest.approx(brute)
+    assert cliffs_delta(b, a) == pytest.approx(-brute)
+
+
+def test_paired_when_same_inputs_answered_by_both() -> None:
+    rng = np.random.default_rng(0)
+    base = rng.uniform(0.2, 0.9, 40)  # large differences between items...
+    c = compare_groups(_ab(base, base + 0.03 + rng.normal(0, 0.01, 40)), score="tone-scorer", group="model",
+                       pair_on="input")  # fmt: skip
+    assert c.paired and c.n_pairs == 40 and c.effect_name == "d_z"
+    assert c.p_value < 0.01  # ...but a consistent small gain: the paired test sees it
+    unpaired = compare_groups(_ab(base, base + 0.03 + rng.normal(0, 0.01, 40)), score="tone-scorer", group="model")
+    assert not unpaired.paired and unpaired.effect_name == "Cliff's delta"
+    assert unpaired.p_value > 0.05  # the unpaired test cannot separate it from item-to-item spread
+
+
+def test_unpaired_when_inputs_repeat_within_a_group() -> None:
+    df = _ab(np.linspace(0, 1, 20), np.linspace(0, 1, 20))
+    df.loc[1, "input"] = "q0"
+    c = compare_groups(df, score="tone-scorer", group="model", pair_on="input")
+    assert not c.paired and c.n_pairs == 0
+    assert any("could not be paired" in w for w in c.warnings)
+
+
+def test_unpaired_rows_are_left_out_and_reported() -> None:
+    df = _ab(np.linspace(0.1, 0.9, 30), np.linspace(0.2, 1.0, 30))
+    df.loc[35, "tone-scorer"] = np.nan  # a skipped row in B: its partner in A has none
+    c = compare_groups(df, score="tone-scorer", group="model", pair_on="input")
+    assert c.paired and c.n_pairs == 29 and c.b.n == 29 and c.a.n == 30
+    assert "1 row(s) without a partner" in " ".join(c.warnings)
+
+
+@pytest.mark.parametrize("shift", [0.2, -0.2])
+def test_effect_size_and_difference_follow_the_sign(shift: float) -> None:
+    rng = np.random.default_rng(7)
+    a = rng.uniform(0.3, 0.7, 30)
+    for pair_on in ("input", None):
+        c = compare_groups(_ab(a, a + shift + rng.normal(0, 0.05, 30)), score="tone-scorer", group="model",
+                           pair_on=pair_on)  # fmt: skip
+        assert np.sign(c.difference) == np.sign(c.effect_size) == np.sign(shift)
+        assert c.diff_ci[0] <= c.difference <= c.diff_ci[1]
+        leader = "B is more on-tone than A" if shift > 0 else "A is more on-tone than B"
+        assert c.verdict.startswith(leader) and c.significant
+
+
+def test_small_sample_is_flagged() -> None:
+    c = compare_groups(_ab(np.array([0.2, 0.4, 0.5]), np.array([0.9, 0.8, 0.95])), score="tone-scorer",
+                       group="model", pair_on="input")  # fmt: skip
+    assert any(w.startswith(f"too few pairs (3 < {MIN_ROWS})") for w in c.warnings)
+    assert "too small to tell" in c.verdict
+
+
+def test_no_clear_difference_is_said_plainly() -> None:
+    rng = np.random.default_rng(3)
+    c = compare_groups(_ab(rng.uniform(size=50), rng.uniform(size=50)), score="tone-scorer", group="model")
+    assert not c.significant and c.verdict.startswith("No clear difference between A and B")
+
+
+def test_toxicity_lower_is_better_wording() -> None:
+    df = _ab(np.linspace(0.5, 0.9, 20), np.linspace(0.0, 0.2, 20)).rename(columns={"tone-scorer": "toxicity-scorer"})
+    c = compare_groups(df, score="toxicity-scorer", group="model", pair_on="input")
+    assert c.verdict.startswith("A is more toxic than B")
+
+
+def test_identical_groups_give_p_one() -> None:
+    a = np.linspace(0, 1, 15)
+    c = compare_groups(_ab(a, a.copy()), score="tone-scorer", group="model", pair_on="input")
+    assert c.paired and c.p_value == 1.0 and c.difference == 0.0 and c.effect_size == 0.0
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"score": "nope", "group": "model"}, "score column 'nope' is not in the table"),
+        ({"score": "tone-scorer", "group": "nope"}, "group column 'nope' is not in the table"),
+        ({"score": "tone-scorer", "group": "model", "b": "A"}, "must hold two distinct groups"),
+        ({"score": "tone-scorer", "group": "model", "a": "C"}, "must hold two distinct groups"),
+    ],
+)
+def test_bad_arguments_are_named(kwargs: dict[str, str], match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        compare_groups(_ab(np.ones(3), np.zeros(3)), **kwargs)  # type: ignore[arg-type]
+
+
+def test_group_summary_and_frame() -> None:
+    df = _ab(np.linspace(0, 1, 11), np.linspace(0.5, 1, 11))
+    summary = group_summary(df, ["tone-scorer"], "model")
+    assert list(summary["group"]) == ["A", "B"]
+    assert summary["mean"].tolist() == pytest.approx([0.5, 0.75])
+    assert (summary["ci_low"] <= summary["mean"]).all() and (summary["mean"] <= summary["ci_high"]).all()
+    frame = comparisons_frame([compare_groups(df, score="tone-scorer", group="model")])
+    assert frame.loc[0, "groupB"] == "B" and "verdict" in frame.columns
+
+
+def test_stack_files_names_rows_and_avoids_column_clash() -> None:
+    one, two = pd.DataFrame({"source": [1], "x": [1]}), pd.DataFrame({"source": [2], "x": [2]})
+    stacked = stack_files(one, two, ("v1.csv", "v1.csv"))
+    assert list(stacked["_source"]) == ["A: v1.csv", "B: v1.csv"]
+    assert list(stacked["source"]) == [1, 2]

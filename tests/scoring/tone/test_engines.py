@@ -1,0 +1,74 @@
+"""Our VADER port gives vaderSentiment 3.3.2's compound and word valences to the last bit."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from vaderSentiment.vaderSentiment import BOOSTER_DICT, SentimentIntensityAnalyzer, SentiText
+
+from scoring.text.splitters import split_smart
+from scoring.tone.engines import _vader_emoji_text, _vader_valences, get_engine
+
+DATA = Path(__file__).parent.parent / "data"
+REFERENCE = SentimentIntensityAnalyzer()
+
+
+def _texts() -> list[str]:
+    lines = [
+        line for name in ("sentences.txt", "sentences_heldout.txt") for line in (DATA / name).open(encoding="utf-8")
+    ]
+    labelled = [r["text"] for r in csv.DictReader((DATA / "toxicity_labelled.csv").open(encoding="utf-8"))]
+    texts = [t.strip() for t in lines + labelled if t.strip()]
+    return texts + [s.text for t in texts for s in split_smart(t)]
+
+
+def _reference_valences(text: str) -> list[float]:
+    """The valences ``polarity_scores`` computes, with vaderSentiment's own methods."""
+    sentitext = SentiText(_vader_emoji_text(REFERENCE, text))
+    words, sentiments = sentitext.words_and_emoticons, []
+    for i, item in enumerate(words):
+        kind_of = i < len(words) - 1 and item.lower() == "kind" and words[i + 1].lower() == "of"
+        if item.lower() in BOOSTER_DICT or kind_of:
+            sentiments.append(0)
+        else:
+            sentiments = REFERENCE.sentiment_valence(0, sentitext, item, i, sentiments)
+    return list(REFERENCE._but_check(words, sentiments))
+
+
+def _assert_same(text: str) -> None:
+    expected = REFERENCE.polarity_scores(text)["compound"]
+    found = get_engine("vader")._polarity(text)  # type: ignore[attr-defined]
+    assert repr(found) == repr(expected), text  # repr: also the sign of a zero
+    valences = _vader_valences(REFERENCE, _vader_emoji_text(REFERENCE, text))[1]
+    assert [repr(float(v)) for v in valences] == [repr(float(v)) for v in _reference_valences(text)], text
+
+
+def test_vader_compound_and_valences_equal_vader_sentiment_on_real_text() -> None:
+    texts = _texts()
+    assert len(texts) > 1000
+    for text in texts:
+        _assert_same(text)
+
+
+_WORDS = st.sampled_from(
+    ["good", "bad", "GOOD", "Bad", "great!", "horrible...", "not", "isn't", "never", "so", "this", "without", "doubt",
+     "kind", "of", "but", "BUT", "very", "VERY", "extremely", "barely", "the", "shit", "bomb", "yeah", "right", "cut",
+     "mustard", "bad ass", "sort of", "kiss of death", "to die for", "no", "No", "or", "nor", "least", "at", "at least",
+     ":)", ":(", "!", "!!!", "?", "??", "????", "😀", "💔", "❤️", "lol", "sux", "uh-uh", "n't", "'", "(good)", "--"]
+)  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None)
+@given(words=st.lists(_WORDS, max_size=14), separators=st.lists(st.sampled_from([" ", "  ", "\n", ""]), max_size=14))
+def test_vader_equals_vader_sentiment_on_rule_heavy_word_salad(words: list[str], separators: list[str]) -> None:
+    text = "".join(w + (separators[i] if i < len(separators) else " ") for i, w in enumerate(words))
+    _assert_same(text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.text(max_size=60))
+def test_vader_equals_vader_sentiment_on_any_text(text: str) -> None:
+    _assert_same(text)

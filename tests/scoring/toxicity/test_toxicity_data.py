@@ -1,0 +1,50 @@
+"""The labelled toxicity set, and floors on how the offline classifier does on it (bench/toxicity_eval.py reports)."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+from scoring.toxicity.classifier import classify
+from scoring.toxicity.rules import KINDS, RULES, match_rules
+
+DATA = Path(__file__).parent.parent / "data" / "toxicity_labelled.csv"
+ROWS = list(csv.DictReader(DATA.open(encoding="utf-8")))
+
+
+def test_labelled_set_covers_the_rubric() -> None:
+    assert len(ROWS) >= 100
+    assert len({r["text"] for r in ROWS}) == len(ROWS)
+    for kind in KINDS:
+        assert sum(r["kind"] == kind for r in ROWS) >= 30, kind
+    clean = [r for r in ROWS if r["kind"] == "clean"]
+    assert {r["group"] for r in clean} >= {"polite_criticism", "agent_reply", "neutral_sensitive", "rubric_counter"}
+    assert all(r["toxic"] == ("0" if r["kind"] == "clean" else "1") for r in ROWS)
+    assert {r["split"] for r in ROWS} == {"dev", "heldout", "fresh"}
+    assert all(r["split"] == "dev" for r in ROWS if r["source"] == "rubric")  # the patterns saw the rubric
+
+
+def _recall_and_precision(split: str) -> tuple[float, float]:
+    part = [r for r in ROWS if r["split"] == split]
+    flagged = [v.toxic for v in classify([r["text"] for r in part])]
+    tp = sum(f and r["toxic"] == "1" for f, r in zip(flagged, part, strict=True))
+    fp = sum(f and r["toxic"] == "0" for f, r in zip(flagged, part, strict=True))
+    return tp / sum(r["toxic"] == "1" for r in part), tp / (tp + fp)
+
+
+@pytest.mark.parametrize(("split", "min_recall", "min_precision"), [("dev", 0.88, 0.95), ("heldout", 0.8, 0.95)])
+def test_classifier_floors_on_labelled_splits(split: str, min_recall: float, min_precision: float) -> None:
+    # Measured 0.91/0.98 (dev) and 0.85/1.00 (heldout); the 'fresh' split (0.23 recall) has no floor: it is the
+    # honest estimate of what the patterns catch beyond what they were written for, reported by the bench.
+    recall, precision = _recall_and_precision(split)
+    assert recall >= min_recall and precision >= min_precision, (recall, precision)
+
+
+def test_every_rule_has_a_known_kind_and_fires_on_some_labelled_sentence_of_that_kind() -> None:
+    fired = {(t.kind, t.rule) for r in ROWS if r["kind"] != "clean" for t in match_rules(r["text"])}
+    for rule in RULES:
+        assert rule.kind in KINDS and 0.5 <= rule.confidence <= 1.0
+    unused = [r.name for r in RULES if (r.kind, r.name) not in fired]
+    assert not unused, unused  # a pattern no labelled sentence exercises is untested

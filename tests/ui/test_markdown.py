@@ -1,0 +1,68 @@
+from __future__ import annotations
+
+import re
+import string
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scoring import create_tone_scorer
+from scoring.similarity.explain import word_diff
+from scoring.tone.explain import sentence_frame
+from ui.markdown import diff_markdown, escape_markdown, highlight_markdown
+
+_OPEN = re.compile(r":(green|red|gray)-background\[")
+
+
+def _read_back(markdown: str) -> str:
+    """Undo highlight_markdown: drop directive syntax and ⚡, unescape; fail on any unescaped punctuation."""
+    out, i, depth = [], 0, 0
+    while i < len(markdown):
+        if m := _OPEN.match(markdown, i):
+            depth, i = depth + 1, m.end()
+        elif markdown[i] == "\\":
+            out.append(markdown[i + 1])
+            i += 2
+        elif markdown[i] == "]" and depth:
+            depth, i = depth - 1, i + 1
+        elif markdown[i] == "⚡":
+            i += 1
+        else:
+            assert markdown[i] not in string.punctuation, (markdown, i)
+            out.append(markdown[i])
+            i += 1
+    assert depth == 0
+    return "".join(out)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    text=st.text(alphabet=st.sampled_from([*"ab Z.!?\n:$*_[]()<>#`~|\\-&'\"", "😀", "é"]), max_size=80),
+    splitter=st.sampled_from(["smart", "mastra"]),
+)
+def test_highlight_markdown_escapes_everything_and_loses_nothing(text: str, splitter: str) -> None:
+    text = text.replace("⚡", "")
+    pre = create_tone_scorer(splitter=splitter).run(output=text).preprocess_step_result
+    markdown = highlight_markdown(text, sentence_frame(pre["sentences"]))
+    assert re.sub(r"\s", "", _read_back(markdown)) == re.sub(r"\s", "", text)
+
+
+def test_highlight_markdown_colours_sentences_and_keeps_paragraphs() -> None:
+    text = "I love it.\n\nThis is awful [click](javascript:alert(1)) <b>x</b>."
+    pre = create_tone_scorer().run(output=text).preprocess_step_result
+    markdown = highlight_markdown(text, sentence_frame(pre["sentences"]))
+    assert markdown.startswith(":green-background[I love it\\.]")
+    assert (
+        "\n\n:red-background[This is awful \\[click\\]\\(javascript\\:alert\\(1\\)\\) \\<b\\>x\\<\\/b\\>\\.]"
+        in markdown
+    )
+
+
+def test_escape_markdown_escapes_every_ascii_punctuation_character() -> None:
+    assert escape_markdown(string.punctuation) == "".join("\\" + c for c in string.punctuation)
+    assert escape_markdown("plain words 123 é") == "plain words 123 é"
+
+
+def test_diff_markdown_escapes_user_words() -> None:
+    md = diff_markdown(word_diff("pay $5 now", "pay **$50** now"))
+    assert md == "pay :red-background[~~\\$5~~] :green-background[\\*\\*\\$50\\*\\*] now"

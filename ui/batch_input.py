@@ -1,0 +1,257 @@
+"""The Batch page's pieces: pick a file, map columns, run with progress, cache results. Numbers come from scoring/."""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import uuid
+from collections import OrderedDict
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+import ui
+from scoring.batch.compare import stack_files
+from scoring.batch.runner import evaluate, retry_errors
+from scoring.io.loaders import ColumnMap, guess_columns, read_table
+from scoring.limits import check_row_count, check_upload_size, get_limits
+from ui.markdown import escape_markdown
+
+SAMPLE_PATH = Path(__file__).resolve().parents[1] / "scoring" / "data" / "sample_responses.csv"
+FILE_TYPES = ["csv", "tsv", "txt", "jsonl", "ndjson", "parquet", "xlsx", "xls"]
+SCORER_LABELS = {"tone": "Tone", "similarity": "Content similarity", "toxicity": "Toxicity"}
+REF_MODES = {"column": "A column (one per row)", "text": "One text for all rows", "none": "None (stability)"}
+TOX_ENGINES = {"classifier": "Offline classifier", "judge": "LLM judge (sends the texts to the endpoint)"}
+NONE = "(none)"
+_RESULTS_KEPT = 8
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    """The table to score, where it came from, and the digest that keys every cache."""
+
+    table: pd.DataFrame
+    name: str
+    digest: str
+    group: str | None  # the column naming each row's file in two-file mode
+    warnings: tuple[str, ...] = ()  # what the reader did that the user should know (e.g. mixed encodings)
+
+
+@dataclass(frozen=True, slots=True)
+class RunOptions:
+    """Everything a score depends on, besides the file."""
+
+    scorers: tuple[str, ...]
+    columns: ColumnMap
+    engine: str
+    reference_tone: str | None
+    reference_column: str | None
+    toxicity_engine: str = "classifier"
+    toxicity_threshold: float = 0.5
+    judge_model: str = ""
+    judge_base_url: str = ""
+
+    @property
+    def uses_judge(self) -> bool:
+        return "toxicity" in self.scorers and self.toxicity_engine == "judge"
+
+    def toxicity(self, api_key: str) -> dict[str, object] | None:
+        """The toxicity scorer's options (``api_key`` only for the judge; never part of these options)."""
+        if "toxicity" not in self.scorers:
+            return None
+        if not self.uses_judge:
+            return {"engine": "classifier", "threshold": self.toxicity_threshold}
+        if not api_key and not self.judge_base_url:
+            raise ValueError("The LLM judge needs an API key: set OPENAI_API_KEY, add it to Streamlit secrets, or type "
+                             "it in the sidebar (a local server given as the base URL needs none).")  # fmt: skip
+        return {"engine": "judge", "model": self.judge_model or None, "base_url": self.judge_base_url or None,
+                "api_key": api_key or None}  # fmt: skip
+
+
+@st.cache_data(max_entries=16, show_spinner="Reading the file…")
+def _read(digest: str, name: str, _data: bytes) -> pd.DataFrame:
+    """Read a file once per content (``digest``); the bytes themselves are not hashed again."""
+    check_upload_size(len(_data), name)
+    table = read_table(_data, filename=name)
+    check_row_count(len(table), name)
+    if table.empty:  # else a run "scores all 0 rows" and shows nan cards
+        raise ValueError(f"{name} has no data rows (only a header?): add rows of responses below the header.")
+    return table
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _upload(label: str, key: str) -> tuple[str, bytes] | None:
+    limit = get_limits().max_upload_mb
+    upload = st.file_uploader(label, type=FILE_TYPES, key=key, help=f"CSV, JSONL, Parquet or Excel; up to {limit} MB")
+    st.caption(f"CSV (any delimiter, UTF-8/UTF-16/Latin-1), JSONL, Parquet or Excel · up to **{limit} MB** per file")
+    return (upload.name, upload.getvalue()) if upload is not None else None
+
+
+def pick_data() -> Loaded | None:
+    """Let the user choose the sample, one file, or two files to compare; return the table, or None."""
+    mode = st.segmented_control(
+        "Data", ["sample", "file", "two"], key="batch.source", persist_state="session", required=True, default="sample",
+        format_func={"sample": "Bundled sample", "file": "Upload a file", "two": "Two files (A/B)"}.get,
+    )  # fmt: skip
+    if mode == "sample":
+        data = SAMPLE_PATH.read_bytes()
+        st.caption("162 support-bot replies: versions v1 and v2 answering the same 81 questions.")
+        return Loaded(_read(_digest(data), SAMPLE_PATH.name, data), SAMPLE_PATH.name, _digest(data), None)
+    if mode == "file":
+        got = _upload("Responses file", "batch.upload")
+        if got is None:
+            return None
+        table = _read(_digest(got[1]), *got)
+        return Loaded(table, got[0], _digest(got[1]), None, tuple(table.attrs.get("warnings", ())))
+    left, right = st.columns(2)
+    with left:
+        first = _upload("File A (e.g. the current version)", "batch.upload_a")
+    with right:
+        second = _upload("File B (e.g. the candidate)", "batch.upload_b")
+    if first is None or second is None:
+        return None
+    a, b = (_read(_digest(data), name, data) for name, data in (first, second))
+    stacked = stack_files(a, b, (first[0], second[0]))
+    group = str(stacked.columns[-1])
+    digest = _digest((_digest(first[1]) + _digest(second[1])).encode())
+    warnings = tuple(w for t in (a, b) for w in t.attrs.get("warnings", ()))
+    return Loaded(stacked, f"{first[0]} vs {second[0]}", digest, group, warnings)
+
+
+def _reset_mapping(loaded: Loaded) -> None:
+    """Put the guessed columns into the widgets when a new file arrives (not on every rerun)."""
+    if st.session_state.get("batch.mapped_for") == loaded.digest:
+        return
+    guess = guess_columns(list(loaded.table.columns))
+    st.session_state["batch.col.output"] = guess.output or str(loaded.table.columns[0])
+    st.session_state["batch.col.input"] = guess.input or NONE
+    st.session_state["batch.col.reference"] = guess.ground_truth or NONE
+    st.session_state["batch.ref_mode"] = "column" if guess.ground_truth else "none"
+    st.session_state["batch.mapped_for"] = loaded.digest
+
+
+def run_options(loaded: Loaded, available: list[str]) -> RunOptions:
+    """Column mapping (guessed, changeable), scorers, engine and reference tone."""
+    _reset_mapping(loaded)
+    columns = [str(c) for c in loaded.table.columns]
+    out_col, in_col, ref_col = st.columns(3)
+    output = out_col.selectbox("Response column (output)", columns, key="batch.col.output")
+    input_ = in_col.selectbox("Prompt column (input)", [NONE, *columns], key="batch.col.input")
+    reference = ref_col.selectbox("Reference column", [NONE, *columns], key="batch.col.reference")
+    scorers = st.pills(
+        "Scorers", available, key="batch.scorers", selection_mode="multi", format_func=SCORER_LABELS.get,
+        default=[s for s in available if s != "toxicity"],
+    )  # fmt: skip
+    engine_col, mode_col = st.columns([1, 2])
+    engine = engine_col.radio(
+        "Sentiment engine", ["vader", "afinn"], key="batch.engine", horizontal=True,
+        format_func={"vader": "VADER", "afinn": "AFINN (Mastra-identical)"}.get,
+    )  # fmt: skip
+    ref_mode = mode_col.radio("Reference tone", list(REF_MODES), key="batch.ref_mode", format_func=REF_MODES.get,
+                              horizontal=True)  # fmt: skip
+    tone_text = None
+    if ref_mode == "text":
+        tone_text = st.text_area("Reference tone for every row", key="batch.ref_text", height=68) or None
+    ref_column = reference if reference != NONE else None
+    options = RunOptions(
+        tuple(scorers or ()),
+        ColumnMap(output=output, input=None if input_ == NONE else input_, ground_truth=ref_column),
+        engine,
+        tone_text if ref_mode == "text" else None,
+        ref_column if ref_mode == "column" else None,
+    )
+    return _toxicity_options(options) if "toxicity" in options.scorers else options
+
+
+def _toxicity_options(options: RunOptions) -> RunOptions:
+    """The toxicity engine, and its settings from the sidebar (shared with the Toxicity page)."""
+    tox_engine = st.radio("Toxicity engine", list(TOX_ENGINES), key="batch.tox_engine", horizontal=True,
+                          format_func=TOX_ENGINES.get)  # fmt: skip
+    settings = ui.judge_settings()
+    if tox_engine == "judge":
+        model, where = escape_markdown(settings.model or "gpt-4o-mini"), escape_markdown(settings.base_url or "")
+        st.caption(f"Judge: model **{model}** at **{where or 'the OpenAI API'}** (sidebar); one request per row.")
+    return replace(options, toxicity_engine=tox_engine, toxicity_threshold=settings.threshold,
+                   judge_model=settings.model.strip(), judge_base_url=settings.base_url.strip())  # fmt: skip
+
+
+@st.cache_resource
+def _store() -> tuple[OrderedDict[tuple[str, RunOptions], Any], threading.Lock]:
+    """Finished runs, shared by every session, the most recent few kept (keyed by file digest + options)."""
+    return OrderedDict(), threading.Lock()
+
+
+def _key(loaded: Loaded, options: RunOptions) -> tuple[str, RunOptions, str]:
+    """The store key: file and options; a judge run is also this session's own (it used this session's key)."""
+    session = st.session_state.setdefault("batch.session_id", uuid.uuid4().hex) if options.uses_judge else ""
+    return loaded.digest, options, session
+
+
+def _keep(key: tuple[str, RunOptions, str], result: Any) -> None:
+    results, lock = _store()
+    with lock:
+        results[key] = result
+        results.move_to_end(key)
+        while len(results) > _RESULTS_KEPT:
+            results.popitem(last=False)
+
+
+def _with_progress(label: str, rows: int, run: Any) -> Any:
+    """Call ``run(progress)`` inside a status box with a progress bar; mark the box failed on bad input."""
+    with st.status(label, expanded=True) as status:
+        bar = st.progress(0.0, text="Starting…")
+
+        def progress(done: int, total: int) -> None:
+            bar.progress(done / max(total, 1), text=f"{done:,} of {total:,} rows")
+
+        try:
+            result = run(progress)
+        except (ValueError, TypeError, OSError):
+            status.update(label="Not scored: see the message below", state="error", expanded=False)
+            raise
+        failed = f"; {len(result.errors):,} failed (see below)" if len(result.errors) else ""
+        status.update(label=f"Scored {rows:,} rows{failed}", state="complete", expanded=False)
+    return result
+
+
+def scored(loaded: Loaded, options: RunOptions) -> Any:
+    """Return the run's result: from the store when this file and these options ran before, else score now.
+
+    Not ``st.cache_data``: its replay cannot hold a progress bar updated during the run. Same keys, though.
+    The judge's API key is read now, passed to the run, and kept nowhere.
+    """
+    results, lock = _store()
+    key = _key(loaded, options)
+    with lock:
+        if key in results:
+            results.move_to_end(key)
+            return results[key]
+    toxicity = options.toxicity(ui.judge_api_key()[0])
+    result = _with_progress(f"Scoring {len(loaded.table):,} rows…", len(loaded.table), lambda progress: evaluate(
+        loaded.table, scorers=list(options.scorers), columns=options.columns, engine=options.engine,
+        reference_tone=options.reference_tone, reference_column=options.reference_column, on_progress=progress,
+        toxicity=toxicity,
+    ))  # fmt: skip
+    _keep(key, result)
+    return result
+
+
+def retry_button(loaded: Loaded, options: RunOptions, result: Any) -> None:
+    """When rows failed (e.g. the judge timed out), offer to score only those again; rerun with the merged result."""
+    if result.errors.empty:
+        return
+    failed = len(result.errors)
+    if not st.button(f"Retry failed rows ({failed:,})", key="batch.retry", icon=":material/refresh:",
+                     help="Score again only the rows that failed; every other row keeps its score."):  # fmt: skip
+        return
+    toxicity = options.toxicity(ui.judge_api_key()[0])
+    retried = _with_progress(f"Retrying {failed:,} failed rows…", failed, lambda progress: retry_errors(
+        result, loaded.table, toxicity=toxicity, on_progress=progress))  # fmt: skip
+    _keep(_key(loaded, options), retried)
+    st.rerun()

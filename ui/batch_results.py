@@ -1,0 +1,226 @@
+"""The Batch page's results: status, cards, charts, worst rows with a drill-down, A/B, downloads."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from functools import partial
+from typing import Any
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+import ui
+from scoring.batch.compare import Comparison, compare_groups, comparisons_frame, group_summary
+from scoring.batch.views import filter_rows, problem_lines, score_columns, sentiment_column, worst_first
+from scoring.charts import group_means_figure, score_histogram_figure, sentiment_similarity_figure
+from scoring.io.export import to_csv_bytes, to_jsonl_bytes, to_parquet_bytes
+from scoring.io.report import render_report
+from ui.batch_input import NONE, Loaded, RunOptions
+
+
+def show_status(result: Any) -> list[str]:
+    """Say first whether the run is complete; list skipped and failed rows, and rows not in English.
+
+    Returns the problem lines (for the report).
+    """
+    lines = problem_lines(result.skipped, result.errors, len(result.table))
+    if not lines:
+        st.success(f"All {len(result.table):,} rows were scored by every scorer.", icon=":material/check_circle:")
+    else:
+        st.warning("**Partial results.** " + " ".join(lines), icon=":material/warning:")
+        with st.expander(f"Rows not scored ({len(result.skipped)}) and errors ({len(result.errors)})"):
+            st.dataframe(result.skipped, hide_index=True, key="batch.skipped")
+            st.dataframe(result.errors, hide_index=True, key="batch.errors")
+    if notice := result.language_notice():
+        st.warning(f"{notice} The column tone-scorer.warnings in the table says which language.",
+                   icon=":material/translate:")  # fmt: skip
+        lines = [*lines, notice]
+    return lines
+
+
+def show_cards(result: Any) -> None:
+    """One card per scorer: the mean (Mastra's ``runEvals`` ``scores``), then median, min and coverage."""
+    for col, (scorer, row) in zip(st.columns(len(result.summary)), result.summary.iterrows(), strict=True):
+        partial = f" of {len(result.table):,}" if row["count"] < len(result.table) else ""
+        col.metric(
+            f"{scorer} · mean", f"{row['mean']:.3f}", border=True,
+            help=f"Mean of {row['count']:,} scored rows ({row['better']} is better), as runEvals' scores.",
+        )  # fmt: skip
+        col.caption(
+            f"median {row['median']:.3f} · min {row['min']:.3f} · {row['share_under']:.0%} under "
+            f"{row['threshold']:g} · {row['count']:,}{partial} rows"
+        )
+
+
+def ab_settings(table: pd.DataFrame, loaded: Loaded, options: RunOptions) -> tuple[str | None, str, str, str | None]:
+    """Group column, groups A and B, and the column that pairs rows; (None, ...) when no grouping."""
+    candidates = [str(c) for c in table.columns if 2 <= table[c].nunique() <= 50 and c not in score_columns(table)]
+    default = loaded.group or next((c for c in ("model", "version", "variant", "prompt") if c in candidates), NONE)
+    if st.session_state.get("batch.ab.for") != loaded.digest:
+        st.session_state["batch.ab.group"] = default
+        st.session_state["batch.ab.pair"] = options.columns.input or NONE
+        st.session_state["batch.ab.for"] = loaded.digest
+    cols = st.columns(4)
+    group = cols[0].selectbox("Compare groups in column", [NONE, *candidates], key="batch.ab.group")
+    if group == NONE or group not in table.columns:
+        return None, "", "", None
+    names = [str(v) for v in pd.unique(table[group].dropna())]
+    a = cols[1].selectbox("A (baseline)", names, index=0, key=f"batch.ab.a.{group}")
+    b = cols[2].selectbox("B (candidate)", names, index=min(1, len(names) - 1), key=f"batch.ab.b.{group}")
+    pair = cols[3].selectbox(
+        "Pair rows on", [NONE, *map(str, table.columns)], key="batch.ab.pair",
+        help="Rows of A and B with the same value here answer the same question: the test is then paired.",
+    )  # fmt: skip
+    return group, a, b, None if pair == NONE else pair
+
+
+@st.cache_data(max_entries=32, show_spinner="Comparing…")
+def comparisons(
+    run_key: str, group: str, a: str, b: str, pair_on: str | None, _table: pd.DataFrame
+) -> tuple[list[Comparison], pd.DataFrame]:
+    """A/B comparison per score column, and every group's means with CIs (cached per run and settings)."""
+    table = _table.assign(**{group: _table[group].astype("string")})
+    found = [compare_groups(table, score=s, group=group, a=a, b=b, pair_on=pair_on) for s in score_columns(table)]
+    return found, group_summary(table, score_columns(table), group)
+
+
+def show_comparisons(found: list[Comparison], summary: pd.DataFrame) -> go.Figure:
+    """The verdicts in plain language, the group means chart, then the numbers; returns the chart."""
+    for c in found:
+        (st.success if c.significant else st.info)(c.verdict)
+        st.caption(f"{c.test} · effect size {c.effect_name} = {c.effect_size:+.2f} · "
+                   f"{c.a.name}: {c.a.mean:.3f} (n={c.a.n}) · {c.b.name}: {c.b.mean:.3f} (n={c.b.n})")  # fmt: skip
+    for warning in dict.fromkeys(w for c in found for w in c.warnings):
+        st.warning(warning[0].upper() + warning[1:], icon=":material/info:")
+    fig = group_means_figure(summary)
+    st.plotly_chart(fig, key="batch.ab.means")
+    st.dataframe(comparisons_frame(found), hide_index=True, key="batch.ab.table")
+    return fig
+
+
+MAX_SCATTER_POINTS = 5_000
+
+
+def figures(table: pd.DataFrame, options: RunOptions, group: str | None) -> list[Any]:
+    """Histograms of each score and the sentiment-vs-similarity scatter (a seeded sample above 5,000 rows)."""
+    figs = [score_histogram_figure(table, column=s, group=group) for s in score_columns(table)]
+    x = sentiment_column(table)
+    if x is not None and "content-similarity-scorer" in table.columns:
+        points = table.sample(MAX_SCATTER_POINTS, random_state=0) if len(table) > MAX_SCATTER_POINTS else table
+        figs.append(sentiment_similarity_figure(points, x=x, y="content-similarity-scorer", group=group,
+                                                label=options.columns.output))  # fmt: skip
+    return figs
+
+
+def show_figures(figs: list[Any], rows: int) -> None:
+    """Two charts per line."""
+    for start in range(0, len(figs), 2):
+        for col, fig in zip(st.columns(2), figs[start : start + 2], strict=False):
+            col.plotly_chart(fig, key=f"batch.fig.{start}.{fig.layout.title.text}")
+    if rows > MAX_SCATTER_POINTS:
+        st.caption(f"The scatter shows a random {MAX_SCATTER_POINTS:,} of {rows:,} rows; histograms show all.")
+
+
+def _row_filters(table: pd.DataFrame, group: str | None, options: RunOptions) -> pd.DataFrame:
+    scores = score_columns(table)
+    cols = st.columns([2, 3, 2, 3])
+    by = cols[0].selectbox("Worst first by", scores, key="batch.sort")
+    top = max(1.0, float(pd.to_numeric(table[by], errors="coerce").max(skipna=True) or 1.0))
+    low, high = cols[1].slider("Score range", 0.0, top, (0.0, top), step=0.01, key=f"batch.range.{by}")
+    groups = None
+    if group is not None:
+        values = [str(v) for v in pd.unique(table[group].dropna())]
+        groups = cols[2].multiselect("Groups", values, default=values, key=f"batch.groups.{group}")
+    query = cols[3].text_input("Text contains", key="batch.query", placeholder="e.g. refund")
+    text_columns = [c for c in (options.columns.output, options.columns.input) if c]
+    ranged = (low, high) if (low, high) != (0.0, top) else None
+    shown = table.assign(**{group: table[group].astype(str)}) if group else table
+    return filter_rows(worst_first(shown, by), score=by, score_range=ranged, group=group, groups=groups,
+                       query=query, text_columns=text_columns)  # fmt: skip
+
+
+def show_rows(table: pd.DataFrame, group: str | None, options: RunOptions) -> None:
+    """The worst rows first, filterable; selecting one shows its sentences."""
+    view = _row_filters(table, group, options)
+    st.caption(f"{len(view):,} of {len(table):,} rows · click a column header to sort · select a row for details")
+    shown = view.set_axis(view.index + 1) if pd.api.types.is_integer_dtype(view.index) else view
+    scores = score_columns(table)
+    config: dict[str, Any] = {
+        s: st.column_config.ProgressColumn(s, min_value=0.0, max_value=1.0, format="%.3f") for s in scores
+    }
+    warned = [c for c in ("tone-scorer.warnings",) if c in table.columns and table[c].astype("string").ne("").any()]
+    config |= {c: st.column_config.TextColumn(c, width="medium") for c in warned}
+    text = [c for c in (group, options.columns.output, options.columns.input) if c]
+    first = [*scores, *warned, *text]
+    order = [*first, *(str(c) for c in table.columns if c not in first)]
+    event = st.dataframe(shown.rename_axis("row"), column_config=config, column_order=order, on_select="rerun",
+                         selection_mode="single-row", key="batch.rows", height=360)  # fmt: skip
+    if event.selection.rows:
+        position = int(event.selection.rows[0])
+        drill_down(view.iloc[position], str(shown.index[position]), options)
+
+
+def drill_down(row: pd.Series, name: str, options: RunOptions) -> None:
+    """One row (``name``: its label in the table): its text, its scores, and its per-sentence sentiment chart."""
+    st.subheader(f"Row {name}")
+    output = row.get(options.columns.output)
+    if not isinstance(output, str) or not output.strip():
+        st.info("This row has no response text, so it was not scored.", icon=":material/block:")
+        return
+    st.text(output)
+    ui.metric_row({s: float(row[s]) for s in score_columns(row.to_frame().T) if pd.notna(row[s])})
+    if "tone" not in options.scorers and "tone-scorer" not in options.scorers:
+        return
+    reference = options.reference_tone
+    if options.reference_column and isinstance(row.get(options.reference_column), str):
+        reference = str(row[options.reference_column]) or None
+    result = ui.attempt(ui.tone_result, output, reference, options.engine, "smart")
+    if result is not None:
+        ui.show_warnings(result)
+        ui.tone_chart(result, options.engine, key=f"batch.drill.{name}", title=f"Row {name}: sentiment per sentence")
+
+
+def show_downloads(result: Any, loaded: Loaded, options: RunOptions, report: dict[str, Any]) -> None:
+    """Results as CSV, JSONL and Parquet, and the HTML report; partial runs say so in the file name."""
+    stem = loaded.name.rsplit(".", 1)[0].replace(" ", "_") + ("-scored" if result.complete else "-scored-PARTIAL")
+    table = result.table
+    files = [
+        ("CSV", partial(to_csv_bytes, table), f"{stem}.csv", "text/csv"),
+        ("JSONL", partial(to_jsonl_bytes, table), f"{stem}.jsonl", "application/x-ndjson"),
+        ("Parquet", partial(to_parquet_bytes, table), f"{stem}.parquet", "application/vnd.apache.parquet"),
+        ("HTML report", partial(render_report, **report), f"{stem}-report.html", "text/html"),
+    ]
+    for col, (label, data, file_name, mime) in zip(st.columns(len(files)), files, strict=True):
+        col.download_button(label, data, file_name=file_name, mime=mime, key=f"batch.dl.{label}", on_click="ignore",
+                            icon=":material/download:", width="stretch")  # fmt: skip
+    st.caption("CSV cells starting with = + - @ (formula triggers) get a leading ' so a spreadsheet shows them as "
+               "text. The report is one HTML file with interactive charts; it needs no internet.")  # fmt: skip
+
+
+def report_args(
+    result: Any,
+    loaded: Loaded,
+    options: RunOptions,
+    figs: list[go.Figure],
+    found: list[Comparison],
+    problems: list[str],
+) -> dict[str, Any]:
+    """The HTML report's contents: this run's settings, charts, comparisons and problems."""
+    reference = (
+        f"column {options.reference_column!r}" if options.reference_column
+        else repr(options.reference_tone) if options.reference_tone else "none (stability across sentences)"
+    )  # fmt: skip
+    meta = {
+        "file": loaded.name,
+        "rows": f"{len(result.table):,}",
+        "scorers": ", ".join(result.summary.index),
+        "engine": options.engine,
+        **({"toxicity engine": options.toxicity_engine} if "toxicity" in options.scorers else {}),
+        "reference tone": reference,
+        "generated": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+    }
+    text = [c for c in (options.columns.input, options.columns.output, options.columns.ground_truth) if c]
+    return {"title": f"Batch evaluation: {loaded.name}", "table": result.table, "scores": list(result.summary.index),
+            "figures": figs, "comparisons": found, "problems": problems, "meta": meta,
+            "columns": [*text, *score_columns(result.table)]}  # fmt: skip

@@ -1,0 +1,81 @@
+"""Streamlit markdown from user text: every string from a user or a file is escaped before it is shown.
+
+Text is escaped by backslash-escaping every ASCII punctuation character, so it never becomes markup.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections.abc import Sequence
+
+import pandas as pd
+
+__all__ = ["diff_markdown", "escape_markdown", "highlight_markdown"]
+
+_MD_SPECIAL = re.compile("([" + re.escape(string.punctuation) + "])")
+_SPACE_RUN = re.compile(r"\s+")
+
+
+def escape_markdown(text: str) -> str:
+    """Backslash-escape every ASCII punctuation character, so markdown shows ``text`` literally.
+
+    >>> escape_markdown("<b>$5</b> *x* [y](z)")
+    '\\\\<b\\\\>\\\\$5\\\\<\\\\/b\\\\> \\\\*x\\\\* \\\\[y\\\\]\\\\(z\\\\)'
+    """
+    return _MD_SPECIAL.sub(r"\\\1", text)
+
+
+def _flat(text: str) -> str:
+    """Escape text and fold each whitespace run (line breaks included) into one space."""
+    return escape_markdown(_SPACE_RUN.sub(" ", text))
+
+
+def _gap(text: str) -> str:
+    """Render text between sentences: line breaks kept as markdown breaks, other text escaped."""
+    if "\n" not in text:
+        return _flat(text)
+    pieces = text.split("\n")
+    last = len(pieces) - 1
+    parts = [
+        _flat(p).rstrip() if i == 0 else _flat(p).lstrip() if i == last else _flat(p).strip()
+        for i, p in enumerate(pieces)
+    ]
+    return ("\n\n" if text.count("\n") > 1 else "  \n").join(parts)
+
+
+_COLORS = {"positive": "green", "negative": "red", "neutral": "gray"}
+
+
+def highlight_markdown(text: str, frame: pd.DataFrame) -> str:
+    """Return ``text`` as Streamlit markdown, each sentence on a background coloured by its label.
+
+    Tone shifts are followed by ⚡. ``frame`` is :func:`sentence_frame`'s output for ``text``.
+
+    >>> f = sentence_frame([{"text": "Great!", "start": 0, "end": 6, "sentiment": 0.6}])
+    >>> highlight_markdown("Great! [x]", f)
+    ':green-background[Great\\\\!] \\\\[x\\\\]'
+    """
+    out: list[str] = []
+    pos = 0
+    for row in frame.sort_values("start").itertuples():
+        start, end = int(row.start), int(row.end)
+        if start < pos:  # overlapping spans: never show text twice
+            start = pos
+        out.append(_gap(text[pos:start]))
+        body = _flat(text[start:end]).strip()
+        if body:
+            out.append(f":{_COLORS[str(row.label)]}-background[{body}]" + (" ⚡" if row.tone_shift else ""))
+        pos = max(pos, end)
+    out.append(_gap(text[pos:]))
+    return "".join(out).strip()
+
+
+def diff_markdown(diff: Sequence[tuple[str, str]]) -> str:
+    """Render :func:`word_diff` as escaped markdown: deletions red and struck through, insertions green.
+
+    >>> diff_markdown([("equal", "a"), ("delete", "b"), ("insert", "c*")])
+    'a :red-background[~~b~~] :green-background[c\\\\*]'
+    """
+    style = {"equal": "{}", "delete": ":red-background[~~{}~~]", "insert": ":green-background[{}]"}
+    return " ".join(style[op].format(escape_markdown(words)) for op, words in diff if words)
