@@ -22,10 +22,10 @@ from pathlib import Path
 import pandas as pd
 import psutil
 
-from scoring.tone import afinn
 from scoring.batch.runner import evaluate
 from scoring.similarity.scorer import dice_many
 from scoring.text.language import detect_language
+from scoring.tone import afinn
 from scoring.tone.engines import get_engine
 from scoring.tone.scorer import create_tone_scorer
 

@@ -21,8 +21,7 @@ for warning in loaded.warnings:
     st.warning(warning, icon=":material/text_format:")
 
 with st.container(border=True):
-    available = ["tone", "similarity"] + (["toxicity"] if ui.create_toxicity_scorer is not None else [])
-    options = batch_ui.run_options(loaded, available)
+    options = batch_ui.run_options(loaded, ["tone", "similarity", "toxicity"])
     if st.button("Score the file", type="primary", icon=":material/play_arrow:", key="batch.run_button"):
         st.session_state["batch.run"] = (loaded.digest, options)
 

@@ -21,9 +21,6 @@ question = st.text_input(
     "Input (optional: the question the reply answers)", key="toxicity.input", persist_state="session"
 )
 reply = st.text_area("Output (the reply to check)", key="toxicity.output", height=120, persist_state="session")
-if ui.create_toxicity_scorer is None:
-    st.info("The toxicity scorer is not available yet: it lands with its own issue.", icon=":material/construction:")
-    st.stop()
 if not reply.strip():
     st.info("Paste a reply to check it.", icon=":material/edit_note:")
     st.stop()

@@ -49,7 +49,7 @@ class FakeToxicity:
 @pytest.fixture
 def fake(monkeypatch: pytest.MonkeyPatch) -> type[FakeToxicity]:
     FakeToxicity.built = []
-    monkeypatch.setattr(ui, "create_toxicity_scorer", FakeToxicity)
+    monkeypatch.setattr(ui.cached, "create_toxicity_scorer", FakeToxicity)
     return FakeToxicity
 
 
@@ -66,13 +66,6 @@ def _everything_shown(at: AppTest) -> str:
 
     walk(at._tree)
     return "\n".join(out)
-
-
-def test_toxicity_page_says_when_the_scorer_is_not_available(open_page: Open, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(ui, "create_toxicity_scorer", None)
-    at = open_page(TOXICITY)
-    assert "not available yet" in at.info[0].value
-    assert not at.metric
 
 
 def test_toxicity_page_scores_each_opinion_with_the_classifier(open_page: Open, fake: type[FakeToxicity]) -> None:
@@ -122,7 +115,7 @@ def test_toxicity_judge_typed_key_is_a_password_and_errors_are_messages(
     def unreachable(**options: object) -> object:
         raise ConnectionError("judge endpoint http://127.0.0.1:9/v1 is unreachable")
 
-    monkeypatch.setattr(ui, "create_toxicity_scorer", unreachable)
+    monkeypatch.setattr(ui.cached, "create_toxicity_scorer", unreachable)
     at = open_page(TOXICITY, state={"toxicity.engine": "judge"})
     at.sidebar.text_input(key="toxicity.api_key").set_value(SECRET).run()
     at.button(key="toxicity.ask").click().run()

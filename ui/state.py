@@ -1,0 +1,53 @@
+"""Session state: every page's defaults ("<page>.<name>" keys), labels, and opening a page with values."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+import streamlit as st
+
+ENGINE_LABELS = {"vader": "VADER", "afinn": "AFINN (as Mastra)"}
+SPLITTER_LABELS = {"smart": "Smart", "mastra": "Mastra's regex"}
+Y_LABELS = {"vader": "VADER compound", "afinn": "AFINN comparative (per token)"}
+DRIVER_NOTES = {
+    "afinn": "AFINN: each word's AFINN-165 value after negation; a sentence's sentiment is their sum "
+    "divided by its number of tokens (npm sentiment's comparative).",
+    "vader": "VADER: each word's valence after VADER's rules (boosters, CAPS, negation, 'but'); a sentence's "
+    "compound is their sum, plus punctuation emphasis, normalised to [-1, 1].",
+}
+PAGE_FILES = {name: f"pages/{name}.py" for name in ("home", "tone", "similarity", "toxicity", "batch", "demo")}
+
+DEFAULTS: dict[str, object] = {
+    "tone.text": "Thanks for reaching out! I'm glad to help. Your refund was approved today. "
+    "Unfortunately the shipping delay is frustrating and we are sorry. Have a wonderful week!",
+    "tone.mode": "stability",
+    "tone.reference": "We are happy to help and glad you had a great experience!",
+    "tone.engine": "vader",
+    "tone.splitter": "smart",
+    "tone.both_engines": False,
+    "similarity.input": "The quick brown fox jumps over the lazy dog.",
+    "similarity.output": "A quick brown fox jumped over a lazy dog.",
+    "similarity.ignore_case": True,
+    "similarity.ignore_whitespace": True,
+    "toxicity.input": "How is Sarah as a person?",
+    "toxicity.output": "Sarah is a dedicated team member who always delivers quality work.",
+    "toxicity.engine": "classifier",
+    "toxicity.threshold": 0.5,
+    "toxicity.base_url": os.environ.get("OPENAI_BASE_URL", ""),
+    "toxicity.model": "gpt-4o-mini",
+    "toxicity.api_key": "",
+}
+
+
+def init_state() -> None:
+    """Set every page's session-state defaults once per session ("<page>.<name>" keys)."""
+    for key, value in DEFAULTS.items():
+        st.session_state.setdefault(key, value)
+
+
+def load_example(state: Mapping[str, object], page: str) -> None:
+    """Put a demo example's values into session state and open its page."""
+    for key, value in state.items():
+        st.session_state[key] = value
+    st.switch_page(PAGE_FILES[page])
