@@ -1,0 +1,156 @@
+"""The e5 sentiment engine: a linear head on multilingual-e5-small embeddings, trained on human ratings.
+
+``polarity(text) = clip(gain * (coef . embed(text) + intercept), -1, 1)``: the mean rating people would
+give the text on -1 (extremely negative) .. +1 (extremely positive), 0 neutral. The head
+(``data/e5_head.json``) is fitted by ``python -m tools.train_e5_tone`` on the VADER tweets, movie and
+Amazon snippets and the Korean NSMC reviews; the file holds the training command, the data's SHA-256 and
+the cross-validated and held-out scores. Embeddings come from :mod:`scoring.text.embeddings` (one model
+per process, batched, cached per text), so a sentence is embedded once however often it is scored.
+
+``explain`` is by occlusion: the sentence is scored again with each word left out, and a word's value is
+how much the polarity drops without it (positive: the word pushed the sentence up). Chinese characters
+count as words, and runs of hiragana or katakana as one word each; punctuation is never left out.
+Sentences of more than :data:`MAX_EXPLAIN_WORDS` words are not explained (the cost grows with the
+length, and single words matter little in a long sentence).
+"""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from scoring.text.embeddings import embed
+
+__all__ = ["HEAD_PATH", "MAX_EXPLAIN_WORDS", "E5Engine", "E5Head", "load_head", "occlusion_words"]
+
+HEAD_PATH = Path(__file__).resolve().parent / "data" / "e5_head.json"
+MAX_EXPLAIN_WORDS = 40
+_DIGITS = 4  # explanations and polarities are rounded like VADER's compound
+
+_APOSTROPHES = frozenset("'’")
+
+
+def _kind(char: str) -> str:
+    """Word class of a character for occlusion: han, hira, kata, symbol, letter, or "" (not in a word)."""
+    code = ord(char)
+    if 0x3400 <= code <= 0x4DBF or 0x4E00 <= code <= 0x9FFF or 0xF900 <= code <= 0xFAFF or 0x20000 <= code <= 0x3134F:
+        return "han"
+    if 0x3041 <= code <= 0x309F:
+        return "hira"
+    if 0x30A0 <= code <= 0x30FF or 0x31F0 <= code <= 0x31FF or 0xFF66 <= code <= 0xFF9F:
+        return "kata"
+    category = unicodedata.category(char)
+    if category[0] in "LMN":
+        return "letter"
+    if category[0] == "S":
+        return "symbol"
+    return ""
+
+
+@dataclass(frozen=True, slots=True)
+class E5Head:
+    """The linear head: polarity = clip(gain * (coef . x + intercept), -1, 1)."""
+
+    coef: npt.NDArray[np.float32]
+    intercept: float
+    gain: float
+
+    def apply(self, vectors: npt.NDArray[np.float32]) -> list[float]:
+        raw = (vectors.astype(np.float64) @ self.coef.astype(np.float64) + self.intercept) * self.gain
+        return [round(float(v), _DIGITS) + 0.0 for v in np.clip(raw, -1.0, 1.0)]
+
+
+def load_head(path: Path = HEAD_PATH) -> E5Head:
+    """Read the head's weights from ``path`` (the file ``tools/train_e5_tone.py`` writes)."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    coef = np.asarray(data["coef"], dtype=np.float32)
+    if coef.shape != (384,):
+        raise ValueError(f"{path}: coef must hold 384 numbers; got {coef.shape}.")
+    return E5Head(coef, float(data["intercept"]), float(data["gain"]))
+
+
+@cache
+def _head() -> E5Head:
+    return load_head()
+
+
+def occlusion_words(text: str) -> list[tuple[str, int, int]]:
+    """Return the words of ``text`` that occlusion leaves out, as (word, start, end).
+
+    A word is one Han character, a run of hiragana, a run of katakana, a run of letters, marks and digits
+    (Hangul, Latin, Cyrillic, ...; an apostrophe inside it stays, as in "didn't"), or one symbol such as
+    an emoji. Spaces and punctuation are not words.
+
+    >>> [w for w, _, _ in occlusion_words("I didn't like it 😞. 服务很好！とても良かった")]
+    ['I', "didn't", 'like', 'it', '😞', '服', '务', '很', '好', 'とても', '良', 'かった']
+    """
+    words: list[tuple[str, int, int]] = []
+    kinds = [_kind(c) for c in text]
+    i, n = 0, len(text)
+    while i < n:
+        kind = kinds[i]
+        if not kind:
+            i += 1
+            continue
+        j = i + 1
+        if kind in ("hira", "kata"):
+            while j < n and kinds[j] == kind:
+                j += 1
+        elif kind == "letter":
+            while j < n and (
+                kinds[j] == "letter" or (text[j] in _APOSTROPHES and j + 1 < n and kinds[j + 1] == "letter")
+            ):
+                j += 1
+        words.append((text[i:j], i, j))
+        i = j
+    return words
+
+
+def _without(text: str, start: int, end: int) -> str:
+    """``text`` with [start, end) removed and the spaces around it folded into one."""
+    left, right = text[:start], text[end:]
+    if left.endswith(" ") and right.startswith(" "):
+        right = right[1:]
+    return (left + right).strip()
+
+
+class E5Engine:
+    """Polarity in [-1, 1] from multilingual-e5-small and a head trained on human ratings."""
+
+    name = "e5"
+    description = "multilingual-e5-small + a linear head trained on human ratings, in [-1, 1] (many languages)"
+
+    def polarity(self, text: str) -> float:
+        """Return the polarity of one text (its embedding is cached)."""
+        return self.polarities([text])[0]
+
+    def polarities(self, texts: Sequence[str]) -> list[float]:
+        """Return the polarity of each text, embedding the new ones in batches."""
+        if not texts:
+            return []
+        return _head().apply(embed(texts))
+
+    def explain(self, text: str) -> list[tuple[str, float]]:
+        """Return (word, polarity drop when the word is left out) in text order; [] for long sentences."""
+        return self.explain_many([text])[0]
+
+    def explain_many(self, texts: Sequence[str]) -> list[list[tuple[str, float]]]:
+        """``explain`` for many sentences, embedding every occluded variant in one batch."""
+        words = [occlusion_words(t) for t in texts]
+        words = [w if len(w) <= MAX_EXPLAIN_WORDS else [] for w in words]
+        variants = [_without(t, s, e) for t, ws in zip(texts, words, strict=True) for _, s, e in ws]
+        scores = self.polarities([*texts, *variants])
+        full, rest = scores[: len(texts)], scores[len(texts) :]
+        out: list[list[tuple[str, float]]] = []
+        pos = 0
+        for base, ws in zip(full, words, strict=True):
+            out.append([(w, round(base - rest[pos + i], _DIGITS) + 0.0) for i, (w, _, _) in enumerate(ws)])
+            pos += len(ws)
+        return out
