@@ -181,7 +181,8 @@ def split_smart(text: str) -> list[Span]:
     """Split into sentences; a trailing fragment is kept, list items and lines stand apart.
 
     Handles abbreviations (Dr., e.g., U.S.), initials, decimals, prices, versions and URLs,
-    ellipses, ``。！？．｡`` (and Latin ``.!?`` right before a Chinese, Japanese or Korean letter), quotes, emoji, line breaks, hard-wrapped lines and bullet/numbered lists.
+    ellipses, ``。！？．｡`` (and Latin ``.!?`` right before a Chinese, Japanese or Korean letter),
+    quotes, emoji, line breaks, hard-wrapped lines and bullet/numbered lists.
     Returns no spans for empty or whitespace-only text.
 
     >>> [s.text for s in split_smart("Dr. Smith paid $4.50 at 3 p.m. today. Great!\\n- fast\\n- cheap")]
