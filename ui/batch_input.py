@@ -18,6 +18,7 @@ from scoring.batch.compare import stack_files
 from scoring.batch.runner import evaluate, retry_errors
 from scoring.io.loaders import ColumnMap, guess_columns, read_table
 from scoring.limits import check_row_count, check_upload_size, get_limits
+from scoring.text.embeddings import EncoderUnavailable
 from ui.markdown import escape_markdown
 
 SAMPLE_PATH = Path(__file__).resolve().parents[1] / "scoring" / "data" / "sample_responses.csv"
@@ -150,8 +151,8 @@ def run_options(loaded: Loaded, available: list[str]) -> RunOptions:
     )  # fmt: skip
     engine_col, mode_col = st.columns([1, 2])
     engine = engine_col.radio(
-        "Sentiment engine", ["vader", "afinn"], key="batch.engine", horizontal=True,
-        format_func={"vader": "VADER", "afinn": "AFINN (Mastra-identical)"}.get,
+        "Sentiment engine", ["vader", "afinn", "e5"], key="batch.engine", horizontal=True,
+        format_func={"vader": "VADER", "afinn": "AFINN (Mastra-identical)", "e5": "e5 (multilingual, slower)"}.get,
     )  # fmt: skip
     ref_mode = mode_col.radio("Reference tone", list(REF_MODES), key="batch.ref_mode", format_func=REF_MODES.get,
                               horizontal=True)  # fmt: skip
@@ -212,7 +213,7 @@ def _with_progress(label: str, rows: int, run: Any) -> Any:
 
         try:
             result = run(progress)
-        except (ValueError, TypeError, OSError):
+        except (ValueError, TypeError, OSError, EncoderUnavailable):
             status.update(label="Not scored: see the message below", state="error", expanded=False)
             raise
         failed = f"; {len(result.errors):,} failed (see below)" if len(result.errors) else ""

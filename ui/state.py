@@ -7,14 +7,18 @@ from collections.abc import Mapping
 
 import streamlit as st
 
-ENGINE_LABELS = {"vader": "VADER", "afinn": "AFINN (as Mastra)"}
+ENGINE_LABELS = {"vader": "VADER", "afinn": "AFINN (as Mastra)", "e5": "e5 (learned, multilingual)"}
 SPLITTER_LABELS = {"smart": "Smart", "mastra": "Mastra's regex"}
-Y_LABELS = {"vader": "VADER compound", "afinn": "AFINN comparative (per token)"}
+Y_LABELS = {"vader": "VADER compound", "afinn": "AFINN comparative (per token)", "e5": "e5 polarity (rating / 4)"}
 DRIVER_NOTES = {
     "afinn": "AFINN: each word's AFINN-165 value after negation; a sentence's sentiment is their sum "
     "divided by its number of tokens (npm sentiment's comparative).",
     "vader": "VADER: each word's valence after VADER's rules (boosters, CAPS, negation, 'but'); a sentence's "
     "compound is their sum, plus punctuation emphasis, normalised to [-1, 1].",
+    "e5": "e5: how much the sentence's polarity drops when the word is left out (occlusion; a Chinese "
+    "character or a kana run counts as a word). Words moving it by under 0.01, and sentences of over 40 "
+    "words, are not listed. A sentence's polarity is multilingual-e5-small's embedding through a linear "
+    "head trained on people's ratings (docs/engines.md).",
 }
 PAGE_FILES = {name: f"pages/{name}.py" for name in ("home", "tone", "similarity", "toxicity", "batch", "demo")}
 
@@ -25,7 +29,7 @@ DEFAULTS: dict[str, object] = {
     "tone.reference": "We are happy to help and glad you had a great experience!",
     "tone.engine": "vader",
     "tone.splitter": "smart",
-    "tone.both_engines": False,
+    "tone.compare_engines": False,
     "similarity.input": "The quick brown fox jumps over the lazy dog.",
     "similarity.output": "A quick brown fox jumped over a lazy dog.",
     "similarity.ignore_case": True,

@@ -10,15 +10,17 @@ import streamlit as st
 
 from scoring.charts import sentence_sentiment_figure
 from scoring.limits import check_text_length
+from scoring.text.embeddings import EncoderUnavailable
 from scoring.tone.explain import sentence_frame, tone_band
 from ui.state import Y_LABELS
 
 
 def attempt(fn: Callable[..., Any], *args: Any) -> Any:
-    """Call ``fn``; on bad input show ``st.error(str(e))`` (no traceback) and return None."""
+    """Call ``fn``; on bad input (or the e5 engine on a machine without its wheel) show ``st.error(str(e))``
+    (no traceback) and return None."""
     try:
         return fn(*args)
-    except (ValueError, TypeError, OSError) as e:
+    except (ValueError, TypeError, OSError, EncoderUnavailable) as e:
         st.error(str(e))
         return None
 

@@ -127,10 +127,13 @@ class BatchResult:
         if not rows:
             return None
         listed = ", ".join(map(str, rows[:shown])) + (f" and {len(rows) - shown:,} more" if len(rows) > shown else "")
-        what = "rows is not English" if len(rows) == 1 else "rows are not English"
-        its = "its tone score is" if len(rows) == 1 else "their tone scores are"
+        is_, its = ("rows is", "its tone score is") if len(rows) == 1 else ("rows are", "their tone scores are")
+        if self.spec is not None and self.spec.engine == "e5":  # e5 reads many languages; a few are validated
+            what, verdict = f"{is_} in a language the e5 engine was not validated on", "unvalidated"
+        else:
+            what, verdict = f"{is_} not English", "not meaningful"
         return (
-            f"{len(rows):,} of {len(self.table):,} {what} (the response or its reference), so {its} not meaningful: "
+            f"{len(rows):,} of {len(self.table):,} {what} (the response or its reference), so {its} {verdict}: "
             f"row {listed}."
         )
 

