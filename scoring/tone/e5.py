@@ -8,7 +8,8 @@ the cross-validated and held-out scores. Embeddings come from :mod:`scoring.text
 per process, batched, cached per text), so a sentence is embedded once however often it is scored.
 
 ``explain`` is by occlusion: the sentence is scored again with each word left out, and a word's value is
-how much the polarity drops without it (positive: the word pushed the sentence up). Chinese characters
+how much the polarity drops without it (positive: the word pushed the sentence up), measured before the
+clip to [-1, 1] so that a sentence at +1 still shows which words put it there. Chinese characters
 count as words, and runs of hiragana or katakana as one word each; punctuation is never left out.
 Sentences of more than :data:`MAX_EXPLAIN_WORDS` words are not explained (the cost grows with the
 length, and single words matter little in a long sentence), and words that move the polarity by less
@@ -64,9 +65,13 @@ class E5Head:
     intercept: float
     gain: float
 
+    def raw(self, vectors: npt.NDArray[np.float32]) -> npt.NDArray[np.float64]:
+        """``gain * (coef . x + intercept)`` for each row, before clipping."""
+        return (vectors.astype(np.float64) @ self.coef.astype(np.float64) + self.intercept) * self.gain
+
     def apply(self, vectors: npt.NDArray[np.float32]) -> list[float]:
-        raw = (vectors.astype(np.float64) @ self.coef.astype(np.float64) + self.intercept) * self.gain
-        return [round(float(v), _DIGITS) + 0.0 for v in np.clip(raw, -1.0, 1.0)]
+        """The polarity of each row: ``raw`` clipped to [-1, 1], rounded to 4 decimals."""
+        return [round(float(v), _DIGITS) + 0.0 for v in np.clip(self.raw(vectors), -1.0, 1.0)]
 
 
 def load_head(path: Path = HEAD_PATH) -> E5Head:
@@ -155,7 +160,10 @@ class E5Engine:
         words = [occlusion_words(t) for t in texts]
         words = [w if len(w) <= MAX_EXPLAIN_WORDS else [] for w in words]
         variants = [_without(t, s, e) for t, ws in zip(texts, words, strict=True) for _, s, e in ws]
-        scores = self.polarities([*texts, *variants])
+        if not texts:
+            return []
+        # Drops of the unclipped value: a sentence at the clip (+1) still shows which words put it there.
+        scores = [float(v) for v in _head().raw(embed([*texts, *variants]))]
         full, rest = scores[: len(texts)], scores[len(texts) :]
         out: list[list[tuple[str, float]]] = []
         pos = 0
