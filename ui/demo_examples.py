@@ -99,6 +99,35 @@ EXAMPLES: tuple[DemoExample, ...] = (
         _tone("This is your fault. We will not refund a broken, useless order. Stop emailing us.", DOCS_REFERENCE),
     ),
     DemoExample(
+        "chinese",
+        "Chinese reply (e5 engine)",
+        "Other languages",
+        "tone",
+        "A warm Chinese support reply with one apologetic sentence, scored by the multilingual e5 engine: "
+        "split at 。！, read in Chinese, no 'not meaningful' warning.",
+        {
+            **_tone(
+                "感谢您的耐心等待！您的退款已经批准，预计三个工作日内到账。很抱歉物流延误给您带来了不便。祝您生活愉快！"
+            ),
+            "tone.engine": "e5",
+        },
+    ),
+    DemoExample(
+        "korean",
+        "Korean reply that turns (e5 engine)",
+        "Other languages",
+        "tone",
+        "A Korean reply that starts friendly and turns curt: e5 sees the turn that the English lexicons "
+        "cannot read at all.",
+        {
+            **_tone(
+                "문의해 주셔서 감사합니다! 기꺼이 도와드리겠습니다. 그런데 같은 질문을 벌써 세 번째 하셨네요. "
+                "설명서를 제대로 읽지도 않으셨군요. 정말 짜증납니다."
+            ),
+            "tone.engine": "e5",
+        },
+    ),
+    DemoExample(
         "paraphrase",
         "A close paraphrase",
         "Similarity",

