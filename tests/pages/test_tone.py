@@ -60,7 +60,7 @@ def test_tone_page_compares_every_engine_on_request(open_page: Open) -> None:
     for engine, label in ui.ENGINE_LABELS.items():
         assert shown[label] == f"{results[engine].score:.3f}"
     assert len(at.get("plotly_chart")) == 4
-    table = at.dataframe(key="tone.compare_table").value
+    table = at.dataframe[-1].value  # the comparison table comes last
     assert list(table.columns) == ["sentence", "text", "vader", "afinn", "e5"]
     assert table["e5"].tolist() == [s["sentiment"] for s in results["e5"].preprocess_step_result["sentences"]]
 
