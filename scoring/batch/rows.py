@@ -294,7 +294,7 @@ def _tone_in_pieces(
         for key, values in columns.items():
             values.extend(part.get(key, [math.nan] * (stop - start)))
         on_rows(stop)
-    return columns or scorer.score_many(outputs, refs)  # type: ignore[no-any-return]
+    return columns or scorer.score_many(outputs, refs)
 
 
 def _tone_warnings(outputs: list[str], refs: Sequence[str | None] | None, spec: BatchSpec) -> list[str]:
