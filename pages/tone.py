@@ -59,7 +59,12 @@ with highlighted:
     st.caption(":green-background[positive] :gray-background[neutral] :red-background[negative] ⚡ tone shift")
 with sentences:
     st.dataframe(frame.drop(columns=["start", "end"]), hide_index=True, key="tone.sentences")
-    st.dataframe(ui.drivers(tuple(frame["text"]), engine), hide_index=True, key="tone.drivers")
+    # e5 explains by re-scoring each sentence once per word (~0.6 s for 5 sentences): on request, remembered.
+    if engine != "e5" or st.toggle(
+        "Explain the words", key="tone.e5_drivers", persist_state="session",
+        help="e5 scores each sentence again with each word blanked out (about 0.1 s per sentence).",
+    ):  # fmt: skip
+        st.dataframe(ui.drivers(tuple(frame["text"]), engine), hide_index=True, key="tone.drivers")
     st.caption(ui.DRIVER_NOTES[engine])
 with raw:
     ui.json_download(result, "tone-result.json", key="tone.download")

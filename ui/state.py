@@ -30,6 +30,7 @@ DEFAULTS: dict[str, object] = {
     "tone.engine": "vader",
     "tone.splitter": "smart",
     "tone.compare_engines": False,
+    "tone.e5_drivers": False,
     "similarity.input": "The quick brown fox jumps over the lazy dog.",
     "similarity.output": "A quick brown fox jumped over a lazy dog.",
     "similarity.ignore_case": True,

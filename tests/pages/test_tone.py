@@ -8,7 +8,7 @@ from streamlit.testing.v1 import AppTest
 
 import ui
 from scoring import create_tone_scorer
-from scoring.tone.explain import tone_band
+from scoring.tone.explain import tone_band, word_drivers
 from tests.pages.conftest import metrics
 
 TONE = "pages/tone.py"
@@ -65,13 +65,17 @@ def test_tone_page_compares_every_engine_on_request(open_page: Open) -> None:
     assert table["e5"].tolist() == [s["sentiment"] for s in results["e5"].preprocess_step_result["sentences"]]
 
 
-def test_tone_page_with_e5_lists_occlusion_drivers(open_page: Open) -> None:
+def test_tone_page_with_e5_lists_occlusion_drivers_on_request(open_page: Open) -> None:
     at = open_page(TONE, state={"tone.text": "服务很好。你的要求太荒谬了。", "tone.engine": "e5"})
     assert not at.exception and not at.warning  # Chinese is validated for e5: no "not meaningful"
     sentences = at.dataframe[0].value
     assert sentences["text"].tolist() == ["服务很好。", "你的要求太荒谬了。"]
+    assert len(at.dataframe) == 1  # the drivers cost a re-score per word: only when asked
+    at.toggle(key="tone.e5_drivers").set_value(True).run()
+    assert not at.exception
     drivers = at.dataframe[1].value
     assert set(drivers["sentence"]) <= {1, 2} and len(drivers) > 0
+    assert drivers.values.tolist() == word_drivers(["服务很好。", "你的要求太荒谬了。"], "e5").values.tolist()
     assert ui.DRIVER_NOTES["e5"] in [c.value for c in at.caption]
 
 
