@@ -24,8 +24,10 @@ Method, all on the training sets only:
 * The reported training-set scores are nested cross-validated: for each fold, alpha is chosen again by
   five-fold CV on the other four folds, the head is fitted on them and predicts the fold. The shipped head
   is fitted on all training rows with the alpha chosen on all of them.
-* ``gain`` stretches the head's (ridge-shrunk) output: the least-squares slope of the target on the
-  cross-validated predictions, so that polarity = clip(gain * (w . x + b), -1, 1) is on the raters' scale.
+* ``gain`` stretches the head's output so that its cross-validated predictions spread as much as the
+  ratings do (the ratio of their weighted standard deviations): a regression's predictions are narrower
+  than what it predicts (by the factor r), and the tone score is a variance, so polarity =
+  clip(gain * (w . x + b), -1, 1) should vary from sentence to sentence as people's ratings do.
 
 ``--check`` recomputes the head and exits 1 if it differs from the shipped file (tests do the same when the
 embedding cache is present). ``--search`` prints the nested-CV scores of the weighting/scale grid.
@@ -163,6 +165,11 @@ def nested_cv_predictions(
     return pred, chosen
 
 
+def _weighted_std(v: np.ndarray, w: np.ndarray) -> float:
+    mean = float(w @ v / w.sum())
+    return float(np.sqrt(w @ (v - mean) ** 2 / w.sum()))
+
+
 def _round(v: float) -> float:
     return float(f"{v:.{DIGITS}g}")
 
@@ -228,7 +235,7 @@ def run_training(data: Path = DEFAULT_DATA, *, compute: bool = True) -> Training
         cv_pred, cv_alphas = nested_cv_predictions(x, y, w, fold, per_fold)
         alpha = choose_alpha(x, y, w, fold, range(FOLDS), per_fold)
         coef, intercept = fit(_sum(list(per_fold.values())), alpha)
-    gain = float((w * cv_pred) @ y / ((w * cv_pred) @ cv_pred))
+    gain = float(_weighted_std(y, w) / _weighted_std(cv_pred, w))
     coef = np.array([_round(c) for c in coef])  # what ships: score the held-out set with exactly that
     intercept = _round(intercept)
 

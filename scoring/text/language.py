@@ -171,7 +171,10 @@ def coverage_warning(text: str, engine: str, *, field: str = "output") -> str | 
         return None
     seen = f"{field} looks like {guess.name} ({guess.code}, confidence {guess.confidence:.2f})"
     if engine in LEXICON_ENGINES:
-        return f"{seen}; the {engine} engine's lexicon is English, so this sentiment score is not meaningful for it."
+        hint = f" The e5 engine was validated on {guess.name}." if guess.code in ENGINE_LANGUAGES["e5"] else ""
+        return (
+            f"{seen}; the {engine} engine's lexicon is English, so this sentiment score is not meaningful for it.{hint}"
+        )
     validated = ", ".join(_NAMES[code] for code in sorted(ENGINE_LANGUAGES[engine]))
     return (
         f"{seen}; the {engine} engine was validated on {validated} only, so this sentiment score is "
