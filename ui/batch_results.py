@@ -16,7 +16,7 @@ from scoring.batch.views import filter_rows, problem_lines, score_columns, senti
 from scoring.charts import group_means_figure, score_histogram_figure, sentiment_similarity_figure
 from scoring.io.export import to_csv_bytes, to_jsonl_bytes, to_parquet_bytes
 from scoring.io.report import render_report
-from ui.batch_input import NONE, Loaded, RunOptions
+from ui.batch_input import NONE, Loaded, RunOptions, plan_text
 
 
 def show_status(result: Any) -> list[str]:
@@ -25,6 +25,8 @@ def show_status(result: Any) -> list[str]:
     Returns the problem lines (for the report).
     """
     lines = problem_lines(result.skipped, result.errors, len(result.table))
+    if result.spec is not None:  # which column was used for what, as said before the run
+        st.caption(f"**Scored** {plan_text(result.spec)}")
     if not lines:
         st.success(f"All {len(result.table):,} rows were scored by every scorer.", icon=":material/check_circle:")
     else:
@@ -172,8 +174,8 @@ def drill_down(row: pd.Series, name: str, options: RunOptions) -> None:
     ui.metric_row({s: float(row[s]) for s in score_columns(row.to_frame().T) if pd.notna(row[s])})
     if "tone" not in options.scorers and "tone-scorer" not in options.scorers:
         return
-    reference = options.reference_tone
-    if options.reference_column and isinstance(row.get(options.reference_column), str):
+    reference = options.reference_tone  # as the run: one reference tone wins over the column
+    if reference is None and options.reference_column and isinstance(row.get(options.reference_column), str):
         reference = str(row[options.reference_column]) or None
     result = ui.attempt(ui.tone_result, output, reference, options.engine, "smart")
     if result is not None:
@@ -207,17 +209,17 @@ def report_args(
     problems: list[str],
 ) -> dict[str, Any]:
     """The HTML report's contents: this run's settings, charts, comparisons and problems."""
-    reference = (
-        f"column {options.reference_column!r}" if options.reference_column
-        else repr(options.reference_tone) if options.reference_tone else "none (stability across sentences)"
-    )  # fmt: skip
+    spec = result.spec
+    compares = "; ".join(f"{k}: {v}" for k, v in spec.describe().items()) if spec is not None else ""
     meta = {
         "file": loaded.name,
         "rows": f"{len(result.table):,}",
         "scorers": ", ".join(result.summary.index),
         "engine": options.engine,
         **({"toxicity engine": options.toxicity_engine} if "toxicity" in options.scorers else {}),
-        "reference tone": reference,
+        "columns": spec.columns.describe() if spec is not None else options.columns.describe(),
+        **({"compares": compares} if compares else {}),
+        **({"reference tone": options.reference_tone} if options.reference_tone else {}),
         "generated": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
     }
     text = [c for c in (options.columns.input, options.columns.output, options.columns.ground_truth) if c]

@@ -1,7 +1,17 @@
-"""Score the rows of one table chunk: the engine room of :mod:`scoring.batch.runner` (which documents it)."""
+"""The batch spec (what is scored against what) and scoring the rows of one table chunk.
+
+:class:`BatchSpec` is the one place that says what each scorer compares, for every entry point that
+scores a table (``evaluate``, the CLI, the Batch page): exactly what ``scorer.run(input=..., output=...,
+ground_truth=...)`` and ``run_evals`` do with an item. With a reference column, tone compares each
+output's sentiment with its reference (unless one reference tone text is given for all rows) and
+similarity compares the output with the reference; without one, tone measures stability across the
+output's sentences and similarity compares the output with the input, as Mastra does. A row whose
+reference is missing is listed as skipped, not scored in the other mode: one column holds one meaning.
+"""
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -12,8 +22,8 @@ import numpy as np
 import pandas as pd
 
 from scoring.inputs import to_text
-from scoring.io.loaders import ColumnMap, guess_columns
-from scoring.limits import check_text_length, max_text_chars
+from scoring.io.columns import ColumnMap, guess_columns
+from scoring.limits import max_text_chars
 
 __all__ = ["SCORER_IDS", "TOXICITY_OPTIONS", "BatchSpec", "ChunkResult", "make_spec", "score_frame", "uses_judge"]
 
@@ -42,6 +52,41 @@ class BatchSpec:
     splitter: str = "smart"
     #: ``create_toxicity_scorer`` options as sorted (name, value) pairs; never shown (it may hold a key)
     toxicity: tuple[tuple[str, object], ...] = field(default=(), repr=False)
+
+    @property
+    def columns(self) -> ColumnMap:
+        """The columns used: output, input and the reference (ground truth)."""
+        return ColumnMap(self.output, self.input, self.reference_column)
+
+    def compared_with(self, scorer_id: str) -> tuple[str, str | None]:
+        """What ``scorer_id`` reads besides the output: ``(role, column)``.
+
+        Roles: "reference" (a column), "input" (a column), "reference tone" (one text, no column),
+        "context" (the input column, which the toxicity judge reads as the question) or "" (nothing).
+        """
+        if scorer_id == "tone-scorer":
+            if self.reference_tone is not None:
+                return "reference tone", None
+            return ("reference", self.reference_column) if self.reference_column else ("", None)
+        if scorer_id == "content-similarity-scorer":
+            return ("reference", self.reference_column) if self.reference_column else ("input", self.input)
+        return ("context", self.input) if self.input else ("", None)
+
+    def describe(self) -> dict[str, str]:
+        """Say, per scorer, what it compares, e.g. ``{"content-similarity-scorer": "output vs 'Expected'"}``."""
+        out = {}
+        for scorer_id in self.scorers:
+            role, column = self.compared_with(scorer_id)
+            if scorer_id == "tone-scorer" and role == "reference tone":
+                text = "output vs the reference tone text"
+            elif scorer_id == "tone-scorer":
+                text = f"output vs {column!r}" if column else "stability across the output's sentences"
+            elif scorer_id == "content-similarity-scorer":
+                text = f"output vs {column!r}"
+            else:
+                text = f"output (with {column!r} as the question)" if column else "output"
+            out[scorer_id] = text
+        return out
 
 
 def uses_judge(spec: BatchSpec) -> bool:
@@ -104,6 +149,9 @@ def make_spec(
 ) -> BatchSpec:
     """Check the options against the table's ``columns`` and return the spec; raise ValueError naming the problem.
 
+    ``column_map`` names the output, input and reference columns (default: guessed from the names;
+    see :func:`~scoring.io.columns.guess_columns`); ``reference_column`` is another way to name the
+    reference. ``reference_tone`` is one text whose tone every output should match (tone only).
     ``toxicity`` holds options of ``create_toxicity_scorer`` (e.g. ``{"engine": "judge", "model": ...}``).
     """
     from scoring.tone.scorer import create_tone_scorer
@@ -112,20 +160,33 @@ def make_spec(
         raise ValueError(f"scorers must be a non-empty list like ['tone', 'similarity']; got {scorers!r}.")
     ids = tuple(dict.fromkeys(_scorer_id(s) for s in scorers))
     names = [str(c) for c in columns]
-    mapping = column_map or guess_columns(names)
+    mapping = column_map or _guessed(names)
+    if reference_column is not None and mapping.ground_truth not in (None, reference_column):
+        raise ValueError(f"reference_column {reference_column!r} and columns.ground_truth {mapping.ground_truth!r} "
+                         "disagree: give the reference column once.")  # fmt: skip
+    reference_column = reference_column or mapping.ground_truth
     if mapping.output is None or mapping.output not in names:
         raise ValueError(
             f"output column {mapping.output!r} not found: choose the column with the responses; found {names}."
         )
-    if "content-similarity-scorer" in ids and (mapping.input is None or mapping.input not in names):
-        raise ValueError(f"similarity compares input and output: choose the input column; found {names}.")
-    chosen = [c for c in (mapping.output, mapping.input, reference_column) if c is not None]
-    if twice := sorted({c for c in chosen if names.count(c) > 1}):
-        raise ValueError(f"column(s) {twice} appear more than once in the table; rename them apart first.")
-    if reference_tone is not None and reference_column is not None:
-        raise ValueError("give either reference_tone (one text for all rows) or reference_column, not both.")
+    if mapping.input is not None and mapping.input not in names:
+        raise ValueError(f"input column {mapping.input!r} not found; found {names}.")
     if reference_column is not None and reference_column not in names:
         raise ValueError(f"reference column {reference_column!r} not found; found {names}.")
+    roles = {"output": mapping.output, "input": mapping.input, "reference": reference_column}
+    for (first, a), (second, b) in itertools.combinations(roles.items(), 2):
+        if a is not None and a == b:
+            raise ValueError(
+                f"column {a!r} cannot be both the {first} and the {second}: choose another {second} column."
+            )
+    if "content-similarity-scorer" in ids and reference_column is None and mapping.input is None:
+        raise ValueError(
+            "similarity compares the output with the reference column or, without one, with the input: choose the "
+            f"input or the reference column; found {names}."
+        )
+    chosen = [c for c in roles.values() if c is not None]
+    if twice := sorted({c for c in chosen if names.count(c) > 1}):
+        raise ValueError(f"column(s) {twice} appear more than once in the table; rename them apart first.")
     if reference_tone is not None and (not isinstance(reference_tone, str) or not reference_tone.strip()):
         raise ValueError(f"reference_tone must be a non-empty text; got {reference_tone!r}.")
     if clash := sorted({c for c in names for i in ids if c == i or c.startswith(i + ".")}):
@@ -133,6 +194,14 @@ def make_spec(
     create_tone_scorer(reference_tone, engine=engine, splitter=splitter)  # checks engine and splitter
     checked = toxicity_options(toxicity, ids)
     return BatchSpec(ids, mapping.output, mapping.input, reference_tone, reference_column, engine, splitter, checked)
+
+
+def _guessed(names: list[str]) -> ColumnMap:
+    """The columns guessed from ``names``; a ValueError when the output column is not clear."""
+    guess = guess_columns(names)
+    if guess.mapping.output is None:
+        raise ValueError(f"{guess.output.note} Found {names}: name the output column (columns=ColumnMap(output=...)).")
+    return guess.mapping
 
 
 @lru_cache(maxsize=32)
@@ -158,18 +227,23 @@ def _texts(values: Iterable[object], role: str, column: str) -> tuple[list[str |
     """Return each value as text (None where unusable) and, by position, why it is unusable."""
     texts: list[str | None] = []
     reasons: dict[int, str] = {}
-    limit = max_text_chars()  # to_text checks it too, but str cells skip to_text
+    limit = max_text_chars()
     for i, value in enumerate(values):
+        text: str | None = None
         try:
-            text = value if isinstance(value, str) else None if _is_missing(value) else to_text(value, role)
-            if text is not None and len(text) > limit:
-                check_text_length(text, role)
+            if isinstance(value, str):
+                text = value
+            elif not _is_missing(value):
+                text = to_text(value, role, check_length=False)
         except (TypeError, ValueError) as exc:
-            text, reasons[i] = None, f"{role} column {column!r}: {exc}"
-        if text is None and i not in reasons:
-            reasons[i] = f"{role} column {column!r} is empty"
-        elif text is not None and not text.strip():
+            reasons[i] = f"{role} column {column!r}: {exc}"
+        if text is None:
+            reasons.setdefault(i, f"{role} column {column!r} is empty")
+        elif not text.strip():
             text, reasons[i] = None, f"{role} column {column!r} is blank (only whitespace)"
+        elif len(text) > limit:
+            reasons[i] = f"{role} column {column!r} is too long: {len(text):,} characters, limit {limit:,}"
+            text = None
         texts.append(text)
     return texts, reasons
 
@@ -198,13 +272,15 @@ def score_frame(
     outputs, out_why = texts(spec.output, "output")
     inputs, in_why = texts(spec.input, "input")
     refs, ref_why = texts(spec.reference_column, "reference")
-    needs = {"tone-scorer": (refs, ref_why, spec.reference_column), "toxicity-scorer": (inputs, {}, spec.input)}
+    by_role = {"reference": (refs, ref_why), "input": (inputs, in_why), "context": (inputs, {})}
+    nothing: tuple[list[str | None], dict[int, str]] = ([None] * len(df), {})
     rows, index = np.arange(len(df)) + row_offset + 1, list(df.index)
     skipped: list[tuple[object, ...]] = []
     errors: list[tuple[object, ...]] = []
     columns: dict[str, list[object]] = {}
     for scorer_id in spec.scorers:
-        others, other_why, other_column = needs.get(scorer_id, (inputs, in_why, spec.input))
+        role, other_column = spec.compared_with(scorer_id)
+        others, other_why = by_role.get(role, nothing)
         why = {**other_why, **out_why}
         skipped.extend(
             (int(rows[i]), index[i], scorer_id, spec.output if i in out_why else other_column, why[i])
@@ -234,10 +310,10 @@ def _run_scorer(
 ) -> tuple[dict[str, list[Any]], dict[int, str]]:
     """Return the score and metric columns for these rows, and error messages by position."""
     scorer: Any = _scorer(scorer_id, spec)
-    if scorer_id == "content-similarity-scorer":
+    if scorer_id == "content-similarity-scorer":  # the reference or the input, as spec.compared_with says
         return scorer.score_many([o or "" for o in others], outputs), {}
     if scorer_id == "tone-scorer":
-        refs = others if spec.reference_column else None
+        refs = others if spec.compared_with(scorer_id)[0] == "reference" else None
         return {**scorer.score_many(outputs, refs), "warnings": _tone_warnings(outputs, refs, spec)}, {}
     try:  # toxicity: {"score", <metrics>..., "error"}; a row's error leaves its score NaN
         if uses_judge(spec):

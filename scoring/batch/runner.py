@@ -26,7 +26,7 @@ from scoring.batch.ordered import in_order
 from scoring.batch.result import DEFAULT_THRESHOLD, LOWER_IS_BETTER, BatchResult, SummaryBuilder, combine
 from scoring.batch.retry import retry_errors
 from scoring.batch.rows import SCORER_IDS, BatchSpec, ChunkResult, make_spec, score_frame, uses_judge
-from scoring.io.loaders import ColumnMap
+from scoring.io.columns import ColumnMap, guess_columns
 
 __all__ = [
     "DEFAULT_THRESHOLD",
@@ -173,9 +173,13 @@ def evaluate(
 ) -> BatchResult:
     """Score every row of ``df`` with each scorer ("tone", "similarity", "toxicity" or their ids).
 
-    ``columns`` picks the output/input columns (default: :func:`~scoring.io.loaders.guess_columns`).
-    The tone reference is ``reference_tone`` for all rows or ``reference_column`` per row; with neither,
-    tone measures stability across sentences. ``thresholds`` ({scorer id: value}, default 0.5) sets the
+    ``columns`` names the output, input and reference columns (default: guessed from ``df`` by
+    :func:`~scoring.io.columns.guess_columns`; a ValueError when the output column is not clear);
+    ``reference_column`` is another way to name the reference. What each scorer compares is
+    :meth:`BatchSpec.compared_with`: with a reference, tone compares each output's sentiment with it
+    and similarity compares the output with it; without one, tone measures stability across sentences
+    and similarity compares with the input. ``reference_tone`` (one text for all rows) sets tone's
+    reference whatever the column says. ``thresholds`` ({scorer id: value}, default 0.5) sets the
     summary's ``share_under``. ``workers`` > 1 scores in that many processes (worth it from a few
     thousand rows). ``on_progress(done_rows, total_rows)`` is called after each piece (and, with the
     judge, as its rows finish). ``toxicity`` passes options to ``create_toxicity_scorer``, e.g.
@@ -190,6 +194,12 @@ def evaluate(
     """
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"df must be a pandas DataFrame; got {type(df).__name__}.")
+    if columns is None:
+        guess = guess_columns(df)
+        if guess.mapping.output is None:
+            raise ValueError(f"{guess.output.note} Found {[str(c) for c in df.columns]}: name the output column "
+                             "(columns=ColumnMap(output=...)).")  # fmt: skip
+        columns = guess.mapping
     spec = make_spec(
         list(df.columns), scorers=scorers, column_map=columns, reference_tone=reference_tone,
         reference_column=reference_column, engine=engine, splitter=splitter, toxicity=toxicity,

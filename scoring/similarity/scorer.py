@@ -1,4 +1,4 @@
-"""Content similarity between input and output: Mastra's Dice-bigram score, plus rapidfuzz's.
+"""Content similarity of the output with the input (or the reference): Mastra's Dice-bigram score, plus rapidfuzz's.
 
 ``dice`` is ``string-similarity``'s ``compareTwoStrings``: whitespace removed, then
 ``2 * |shared bigrams| / (len(a) + len(b) - 2)`` over UTF-16 code units, 1 for equal strings and
@@ -155,7 +155,7 @@ def similarities(a: str, b: str) -> dict[str, float]:
 
 @dataclass(frozen=True, slots=True)
 class ContentSimilarityScorer:
-    """Scores how similar the output is to the input; built by :func:`create_content_similarity_scorer`."""
+    """Scores how similar the output is to the reference, else the input; see ``create_content_similarity_scorer``."""
 
     ignore_case: bool
     ignore_whitespace: bool
@@ -167,25 +167,38 @@ class ContentSimilarityScorer:
     def run(
         self,
         *,
-        input: object,  # noqa: A002 - Mastra's name
+        input: object = None,  # noqa: A002 - Mastra's name
         output: object,
         ground_truth: object = None,
         run_id: str | None = None,
     ) -> ScoreResult:
-        """Score one pair; 1 means identical after processing, 0 nothing in common."""
-        processed_input = _normalise(to_text(input, "input"), self.ignore_case, self.ignore_whitespace)
+        """Score one pair; 1 means identical after processing, 0 nothing in common.
+
+        The output is compared with ``ground_truth`` when one is given (a non-blank reference: "how close
+        is the answer to the expected answer"), else with ``input``, as Mastra does. The batch runner, the
+        CLI and the dashboard compare the same way (:meth:`scoring.batch.rows.BatchSpec.compared_with`).
+        ``preprocessStepResult`` says which: ``processedGroundTruth`` or ``processedInput``.
+        """
+        truth = to_text(ground_truth, "ground_truth") if ground_truth is not None else ""
+        if truth.strip():
+            key, other = "processedGroundTruth", truth
+        else:
+            key, other = "processedInput", to_text(input, "input")
+        processed_other = _normalise(other, self.ignore_case, self.ignore_whitespace)
         processed_output = _normalise(to_text(output, "output"), self.ignore_case, self.ignore_whitespace)
-        similarity = _similarity(self.algorithm, processed_input, processed_output)
+        similarity = _similarity(self.algorithm, processed_other, processed_output)
         return ScoreResult(
             scorer_id=self.id,
             score=similarity * self.scale,  # keep in step with score_many
-            preprocess_step_result={"processedInput": processed_input, "processedOutput": processed_output},
+            preprocess_step_result={key: processed_other, "processedOutput": processed_output},
             analyze_step_result={"similarity": similarity},
             run_id=run_id or new_run_id(),
         )
 
     def score_many(self, inputs: Sequence[str], outputs: Sequence[str]) -> dict[str, list[float]]:
         """Score many (input, output) text pairs at once: the score and similarity ``run`` gives each.
+
+        ``inputs`` are whatever each output is compared with: the inputs, or the references.
 
         >>> create_content_similarity_scorer().score_many(["Night", "x"], ["nacht", "x"])
         {'score': [0.25, 1.0], 'similarity': [0.25, 1.0]}

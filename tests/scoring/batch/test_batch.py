@@ -12,7 +12,7 @@ from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
 
 from scoring import create_content_similarity_scorer, create_tone_scorer, run_evals
 from scoring.batch.runner import BatchResult, evaluate, make_spec
-from scoring.io.loaders import ColumnMap
+from scoring.io.columns import ColumnMap
 from scoring.similarity.scorer import dice, dice_many
 from scoring.tone import afinn
 from scoring.tone.engines import get_engine
