@@ -157,6 +157,19 @@ def _ignore_ctrl_c() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+def _guessed(df: pd.DataFrame, reference_column: str | None) -> ColumnMap:
+    """The columns of ``df`` by :func:`~scoring.io.columns.guess_columns`; a ValueError when a role is unclear.
+
+    A ``reference_column`` given by the caller replaces the guessed reference (and its ambiguity).
+    """
+    guess = guess_columns(df)
+    roles = [guess.output, guess.input] + ([guess.ground_truth] if reference_column is None else [])
+    if unclear := [g.note for g in roles if g.how == "ambiguous" or (g is guess.output and g.column is None)]:
+        raise ValueError(f"{' '.join(unclear)} Found {[str(c) for c in df.columns]}: name the columns with "
+                         "columns=ColumnMap(output=..., input=..., ground_truth=...).")  # fmt: skip
+    return ColumnMap(guess.output.column, guess.input.column, reference_column or guess.ground_truth.column)
+
+
 def evaluate(
     df: pd.DataFrame,
     *,
@@ -195,11 +208,7 @@ def evaluate(
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"df must be a pandas DataFrame; got {type(df).__name__}.")
     if columns is None:
-        guess = guess_columns(df)
-        if guess.mapping.output is None:
-            raise ValueError(f"{guess.output.note} Found {[str(c) for c in df.columns]}: name the output column "
-                             "(columns=ColumnMap(output=...)).")  # fmt: skip
-        columns = guess.mapping
+        columns = _guessed(df, reference_column)
     spec = make_spec(
         list(df.columns), scorers=scorers, column_map=columns, reference_tone=reference_tone,
         reference_column=reference_column, engine=engine, splitter=splitter, toxicity=toxicity,
