@@ -45,12 +45,13 @@ guessed from their names (else the one text column is the output); stderr says w
 ("columns: output='Agent Answer', input='Prompt', reference='Expected Reply'"), and an unclear choice
 (two answer columns) exits 2 naming the columns. With a reference column, tone and similarity compare
 each response with it; without one, similarity compares it with the input. Rows with missing or too
-long text are not scored: they are counted in the summary and listed on stderr with the reason. CSV cells that a spreadsheet
-would run as formulas get a leading ' (see --raw-csv). The output appears only when complete. Rows the judge
-fails on are listed on stderr and have no score. Rows whose tone score is on a language the sentiment engine
-does not cover are counted under "warned" and explained in tone-scorer.warnings. A file mixing UTF-8 and
-Windows-1252 lines is read line by line, with a warning naming the lines. There is no row limit (the
-dashboard's TONE_EXPLORER_MAX_ROWS does not apply): files are streamed in chunks.
+long text are not scored: they are counted in the summary and listed on stderr with the reason. CSV
+cells that a spreadsheet would run as formulas get a leading ' (see --raw-csv). The output appears only
+when complete. Rows the judge fails on are listed on stderr and have no score. Rows whose tone score is
+on a language the sentiment engine does not cover are counted under "warned" and explained in
+tone-scorer.warnings. A file mixing UTF-8 and Windows-1252 lines is read line by line, with a warning
+naming the lines. There is no row limit (the dashboard's TONE_EXPLORER_MAX_ROWS does not apply): files
+are streamed in chunks.
 
 exit codes: 0 thresholds met; 1 a threshold missed; 2 bad input or options; 130 interrupted."""
 

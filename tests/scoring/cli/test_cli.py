@@ -128,7 +128,7 @@ def test_cli_bad_options_exit_2_with_a_message(tmp_path: Path, argv: list[str], 
             b"id,body\n1,hello\n",
             "none holds text (numbers, IDs or short labels only). Choose one. Columns: ['id', "
             "'body']. Name it with --output-column.",
-        ),  # fmt: skip
+        ),
     ],
 )
 def test_cli_bad_files_exit_2(tmp_path: Path, content: bytes, message: str) -> None:
