@@ -161,7 +161,7 @@ def _how(where: Any, guess: ColumnGuess, role: str, chosen: str | None) -> None:
     elif chosen == (found.column or NONE) and found.how in ("name", "values"):
         text = f"{HOW[found.how]}" + (f" · {found.note}" if found.note else "")
     elif chosen == NONE and found.how == "none":
-        text = "none found by name"
+        text = found.note or "none found by name"
     else:
         text = HOW["given"]
     where.caption(escape_markdown(text))

@@ -44,6 +44,10 @@ def show_status(result: Any) -> list[str]:
 def show_cards(result: Any) -> None:
     """One card per scorer: the mean (Mastra's ``runEvals`` ``scores``), then median, min and coverage."""
     for col, (scorer, row) in zip(st.columns(len(result.summary)), result.summary.iterrows(), strict=True):
+        if not row["count"]:  # no mean to show: "nan" would read as a number
+            col.metric(f"{scorer} · mean", "–", border=True, help="No row was scored: see the message above.")
+            col.caption(f"0 of {len(result.table):,} rows scored")
+            continue
         partial = f" of {len(result.table):,}" if row["count"] < len(result.table) else ""
         col.metric(
             f"{scorer} · mean", f"{row['mean']:.3f}", border=True,

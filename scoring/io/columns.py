@@ -6,7 +6,8 @@ punctuation and camelCase do not matter, and common names count (``Agent Answer`
 (expected, reference, gold, ideal, target, ground truth) is a reference even when it also says
 "reply"; a name that says what a column measures (id, #, length, score, time, version ...) is never a
 text role. When no name says which column holds the responses, the values decide: a column of numbers
-or IDs is never a response, and the one text column left is taken, with a note. Two columns that fit a
+or IDs is never a response, and the one text column left is taken, with a note. A prompt or reference
+column with no values at all is passed over, with a note (it would leave every row unscored). Two columns that fit a
 role equally well (``Answer A``, ``Answer B``; two columns both called ``output``) are never settled by
 their order: the guess says "ambiguous" and names them, and the caller asks the user.
 
@@ -217,9 +218,16 @@ def _by_name(names: list[str]) -> dict[Role, list[tuple[int, str]]]:
     return found
 
 
-def _not_text(names: list[str]) -> str:
-    shown = ", ".join(repr(n) for n in dict.fromkeys(names))
-    return f"{shown} {'holds' if len(set(names)) == 1 else 'hold'} numbers or IDs, not text"
+def _not_text(names: list[str], kinds: dict[str, Kind]) -> str:
+    """Why columns named for a role were passed over: numbers or IDs, or (input, reference) no values at all."""
+    parts = []
+    for empty in (False, True):
+        group = [n for n in dict.fromkeys(names) if (kinds.get(n) == "empty") == empty]
+        if group:
+            shown, one = ", ".join(repr(n) for n in group), len(group) == 1
+            parts.append(f"{shown} {'is' if one else 'are'} empty" if empty else
+                         f"{shown} {'holds' if one else 'hold'} numbers or IDs, not text")  # fmt: skip
+    return "; ".join(parts)
 
 
 def _settle(role: Role, ranked: list[tuple[int, str]], kinds: dict[str, Kind]) -> tuple[RoleGuess, list[str]]:
@@ -228,11 +236,13 @@ def _settle(role: Role, ranked: list[tuple[int, str]], kinds: dict[str, Kind]) -
     Returns the guess and the names passed over because their values are numbers or IDs.
     """
     label = ROLE_LABELS[role]
-    vetoed = [n for _, n in ranked if kinds.get(n) in ("number", "id")]
+    # a response may be missing in every row (each row then says so); a prompt or reference never read is no role
+    unusable = ("number", "id") if role == "output" else ("number", "id", "empty")
+    vetoed = [n for _, n in ranked if kinds.get(n) in unusable]
     usable = [(tier, n) for tier, n in ranked if n not in vetoed]
-    why = f" ({_not_text(vetoed)})" if vetoed else ""
+    why = f" ({_not_text(vetoed, kinds)})" if vetoed else ""
     if not usable:
-        return RoleGuess(None, "none", note=f"{label}: none ({_not_text(vetoed)})." if vetoed else ""), vetoed
+        return RoleGuess(None, "none", note=f"{label}: none{why}." if vetoed else ""), vetoed
     best = max(tier for tier, _ in usable)
     tied = [n for tier, n in usable if tier == best]
     if len(tied) > 1:
@@ -260,13 +270,14 @@ def guess_columns(table: pd.DataFrame | Sequence[object]) -> ColumnGuess:
     reference, _ = _settle("ground_truth", found["ground_truth"], kinds)
     if output.how == "none":
         taken = {g.column for g in (input_, reference)} | {*input_.candidates, *reference.candidates}
-        output = _by_values([n for n in names if n not in taken], kinds, vetoed, seen=isinstance(table, pd.DataFrame))
+        free = [n for n in names if n not in taken]
+        output = _by_values(free, kinds, _not_text(vetoed, kinds), seen=isinstance(table, pd.DataFrame))
     return ColumnGuess(output, input_, reference)
 
 
-def _by_values(free: list[str], kinds: dict[str, Kind], vetoed: list[str], *, seen: bool) -> RoleGuess:
+def _by_values(free: list[str], kinds: dict[str, Kind], vetoed: str, *, seen: bool) -> RoleGuess:
     """The output by what the columns no other role took hold: the one text column."""
-    named = f"{_not_text(vetoed)}; no other column" if vetoed else "no column"
+    named = f"{vetoed}; no other column" if vetoed else "no column"
     named += " is named like the responses"
     if not seen:
         return RoleGuess(None, "none", tuple(free), f"output: {named}. Choose one.")

@@ -186,7 +186,7 @@ BATCH_REASONS = {
     "NaN": "is empty",
     "empty": "is blank",
     "whitespace only": "is blank",
-    "1 MB of text": "1,000,000 characters long",
+    "1 MB of text": "is too long: 1,000,000 characters, limit 20,000",
 }
 
 

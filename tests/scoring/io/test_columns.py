@@ -161,3 +161,12 @@ def test_the_guess_never_depends_on_column_order_and_never_gives_a_column_two_ro
     for role in (guess.output, guess.input, guess.ground_truth):
         assert (role.column is None) == (role.how in ("ambiguous", "none"))
         assert role.column is None or names.count(role.column) == 1
+
+
+def test_an_empty_prompt_or_reference_column_is_passed_over_with_a_note() -> None:
+    df = pd.DataFrame({"input": [None, None], "output": TEXT[:2], "reference": [None, None]})
+    guess = guess_columns(df)
+    assert guess.mapping == ColumnMap("output", None, None)
+    assert guess.notes() == ["input: none ('input' is empty).", "reference: none ('reference' is empty)."]
+    empty_output = guess_columns(pd.DataFrame({"output": [None, None], "input": ["q", "r"]}))
+    assert empty_output.mapping.output == "output"  # every row then says "output column 'output' is empty"
