@@ -261,7 +261,7 @@ def guess_columns(table: pd.DataFrame | Sequence[object]) -> ColumnGuess:
     """
     names = [str(c) for c in (table.columns if isinstance(table, pd.DataFrame) else table)]
     kinds: dict[str, Kind] = {}
-    if isinstance(table, pd.DataFrame):
+    if isinstance(table, pd.DataFrame) and len(table):  # no rows, no evidence: names only
         for position, name in enumerate(names):
             kinds.setdefault(name, looks_like(table.iloc[:, position]))
     found = _by_name(names)
@@ -271,7 +271,8 @@ def guess_columns(table: pd.DataFrame | Sequence[object]) -> ColumnGuess:
     if output.how == "none":
         taken = {g.column for g in (input_, reference)} | {*input_.candidates, *reference.candidates}
         free = [n for n in names if n not in taken]
-        output = _by_values(free, kinds, _not_text(vetoed, kinds), seen=isinstance(table, pd.DataFrame))
+        seen = isinstance(table, pd.DataFrame) and len(table) > 0
+        output = _by_values(free, kinds, _not_text(vetoed, kinds), seen=seen)
     return ColumnGuess(output, input_, reference)
 
 

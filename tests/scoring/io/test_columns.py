@@ -170,3 +170,8 @@ def test_an_empty_prompt_or_reference_column_is_passed_over_with_a_note() -> Non
     assert guess.notes() == ["input: none ('input' is empty).", "reference: none ('reference' is empty)."]
     empty_output = guess_columns(pd.DataFrame({"output": [None, None], "input": ["q", "r"]}))
     assert empty_output.mapping.output == "output"  # every row then says "output column 'output' is empty"
+
+
+def test_a_table_without_rows_is_guessed_by_names_only() -> None:
+    guess = guess_columns(pd.DataFrame({"output": [], "input": [], "reference": []}))
+    assert guess.mapping == ColumnMap("output", "input", "reference")
