@@ -69,10 +69,12 @@ def test_cli_reports_rows_it_could_not_score(tmp_path: Path) -> None:
 
 def test_cli_skips_a_text_over_the_length_limit_and_scores_the_rest(tmp_path: Path) -> None:
     path = tmp_path / "long.csv"
-    pd.DataFrame({"output": ["Fine, thanks.", "x" * 25_000, "Great!"]}).to_csv(path, index=False)
+    long_reply = ("Fine. " * 200_000)[:1_000_001]  # the default limit is there for memory: a million characters
+    pd.DataFrame({"output": ["Fine, thanks.", long_reply, "Great!", long_reply[:300_000]]}).to_csv(path, index=False)
     code, out, err = _cli("evaluate", path, "--scorers", "tone", "--no-progress")
-    assert code == 0 and "3 rows" in out, err
-    assert "row 2: tone-scorer: output column 'output' is too long: 25,000 characters, limit 20,000" in err
+    assert code == 0 and "4 rows" in out, err
+    assert "row 2: tone-scorer: output column 'output' is too long: 1,000,001 characters, limit 1,000,000" in err
+    assert "row 4" not in err  # 300,000 characters are scored
 
 
 @pytest.mark.parametrize(
