@@ -23,6 +23,7 @@ from scoring.text.jscompat import JS_WS_RE, JS_WS_RUN_RE, js_lower, js_trim, utf
 
 __all__ = [
     "ALGORITHMS",
+    "ALL_ALGORITHMS_MAX_CELLS",
     "ContentSimilarityScorer",
     "create_content_similarity_scorer",
     "dice",
@@ -114,6 +115,12 @@ def _partial_ratio(a: str, b: str) -> float:
     return fuzz.partial_ratio(a, b) / 100.0
 
 
+#: ``similarities`` (every algorithm at once, the Similarity page's table) leaves out the algorithms whose time
+#: grows with len(a) * len(b) when that product is over this (about a second for them all on two
+#: 50,000-character texts); the scorer's own ``algorithm`` is always computed.
+ALL_ALGORITHMS_MAX_CELLS = 50_000 * 50_000
+_QUADRATIC = frozenset({"ratio", "token_sort_ratio", "levenshtein", "jaro_winkler"})
+
 ALGORITHMS: dict[str, Callable[[str, str], float]] = {
     "dice": dice,
     "ratio": lambda a, b: fuzz.ratio(a, b) / 100.0,
@@ -142,10 +149,15 @@ def _similarity(algorithm: str, a: str, b: str) -> float:
 def similarities(a: str, b: str) -> dict[str, float]:
     """Return every algorithm's similarity of two already-processed strings, each in [0, 1].
 
-    An algorithm that refuses texts this long (partial_ratio) gives NaN.
+    An algorithm that refuses texts this long (partial_ratio), or whose time grows with the product of
+    the lengths when that is over :data:`ALL_ALGORITHMS_MAX_CELLS`, gives NaN.
     """
     out = {}
+    too_long = len(a) * len(b) > ALL_ALGORITHMS_MAX_CELLS and a != b
     for name in ALGORITHMS:
+        if too_long and name in _QUADRATIC:
+            out[name] = math.nan
+            continue
         try:
             out[name] = _similarity(name, a, b)
         except ValueError:

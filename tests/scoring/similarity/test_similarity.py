@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis.strategies import text
 
 from scoring import create_content_similarity_scorer
-from scoring.similarity.scorer import ALGORITHMS, dice, similarities
+from scoring.similarity.scorer import ALGORITHMS, ALL_ALGORITHMS_MAX_CELLS, dice, similarities
 
 DOC_EXAMPLES = [
     ("The quick brown fox jumps over the lazy dog.", "The quick brown fox jumps over the lazy dog.", 1.0),
@@ -147,3 +147,18 @@ def test_with_a_ground_truth_the_output_is_compared_with_it_not_the_input() -> N
         scorer.run(output="healed")
     with pytest.raises(TypeError, match=r"^ground_truth must be"):
         scorer.run(input="a", output="b", ground_truth=42)
+
+
+def test_similarities_leave_out_the_quadratic_algorithms_on_long_texts() -> None:
+    a = "the quick brown fox " * 3_000
+    b = "a quick brown dog " * 3_000
+    assert len(a) * len(b) > ALL_ALGORITHMS_MAX_CELLS
+    found = similarities(a, b)
+    assert [n for n, v in found.items() if math.isnan(v)] == [
+        "ratio", "partial_ratio", "token_sort_ratio", "levenshtein", "jaro_winkler"
+    ]  # fmt: skip
+    assert found["dice"] == create_content_similarity_scorer().run(input=a, output=b).score
+    assert not math.isnan(found["token_set_ratio"])
+    assert similarities(a, a) == dict.fromkeys(found, 1.0)  # equal texts are identical for every algorithm
+    short = similarities(a[:2_000], b[:2_000])
+    assert not any(math.isnan(v) for v in short.values())
