@@ -8,6 +8,7 @@ from collections.abc import Mapping
 import streamlit as st
 
 ENGINE_LABELS = {"vader": "VADER", "afinn": "AFINN (as Mastra)"}
+ENGINE_NAMES = {"vader": "VADER", "afinn": "AFINN"}
 SPLITTER_LABELS = {"smart": "Smart", "mastra": "Mastra's regex"}
 Y_LABELS = {"vader": "VADER compound", "afinn": "AFINN comparative (per token)"}
 DRIVER_NOTES = {

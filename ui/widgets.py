@@ -10,8 +10,8 @@ import streamlit as st
 
 from scoring.charts import sentence_sentiment_figure
 from scoring.limits import check_text_length
-from scoring.tone.explain import sentence_frame, tone_band
-from ui.state import Y_LABELS
+from scoring.tone.explain import OTHER_ENGINE, sentence_frame, tone_band
+from ui.state import ENGINE_NAMES, Y_LABELS
 
 
 def attempt(fn: Callable[..., Any], *args: Any) -> Any:
@@ -69,11 +69,16 @@ def tone_score_card(result: Mapping[str, Any], *, label: str = "Tone score") -> 
 
 
 def tone_chart(result: Mapping[str, Any], engine: str, *, key: str, title: str = "Sentiment per sentence") -> None:
-    """The per-sentence sentiment chart of a tone result."""
+    """The per-sentence sentiment chart of a tone result; in comparison mode, what its score is made of."""
     pre = result["preprocessStepResult"]
     frame = sentence_frame(pre["sentences"], engine)
     figure = sentence_sentiment_figure(
-        frame, reference=pre.get("referenceSentiment"), y_label=Y_LABELS[engine], title=title
+        frame,
+        reference=pre.get("referenceSentiment"),
+        response=pre.get("responseSentiment"),
+        y_label=Y_LABELS[engine],
+        title=title,
+        engine_names=(ENGINE_NAMES[engine], ENGINE_NAMES[OTHER_ENGINE[engine]]),
     )
     st.plotly_chart(figure, key=key)
 
