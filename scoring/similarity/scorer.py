@@ -29,6 +29,7 @@ __all__ = [
     "dice",
     "dice_many",
     "similarities",
+    "similarity_warnings",
 ]
 
 SCORER_ID = "content-similarity-scorer"
@@ -165,6 +166,22 @@ def similarities(a: str, b: str) -> dict[str, float]:
     return out
 
 
+def similarity_warnings(first: str, second: str, names: tuple[str, str] = ("input", "output")) -> tuple[str, ...]:
+    """Why a similarity says nothing: one or both processed texts are empty (Mastra scores two empty texts 1).
+
+    >>> similarity_warnings("", "")
+    ('input and output are both empty: a similarity of 1 only says that two empty texts are equal.',)
+    """
+    if not first and not second:
+        return (
+            f"{names[0]} and {names[1]} are both empty: a similarity of 1 only says that two empty texts are equal.",
+        )
+    empty = [name for name, text in zip(names, (first, second), strict=True) if not text]
+    if empty:
+        return (f"{empty[0]} is empty: there is nothing to compare, so the similarity is 0.",)
+    return ()
+
+
 @dataclass(frozen=True, slots=True)
 class ContentSimilarityScorer:
     """Scores how similar the output is to the reference, else the input; see ``create_content_similarity_scorer``."""
@@ -204,6 +221,7 @@ class ContentSimilarityScorer:
             score=similarity * self.scale,  # keep in step with score_many
             preprocess_step_result={key: processed_other, "processedOutput": processed_output},
             analyze_step_result={"similarity": similarity},
+            warnings=similarity_warnings(processed_input, processed_output),
             run_id=run_id or new_run_id(),
         )
 

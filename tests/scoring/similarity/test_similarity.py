@@ -162,3 +162,22 @@ def test_similarities_leave_out_the_quadratic_algorithms_on_long_texts() -> None
     assert similarities(a, a) == dict.fromkeys(found, 1.0)  # equal texts are identical for every algorithm
     short = similarities(a[:2_000], b[:2_000])
     assert not any(math.isnan(v) for v in short.values())
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "score", "warning"),
+    [
+        ("", "", 1.0, "input and output are both empty: a similarity of 1 only says that two empty texts are equal."),
+        (" \n\t", "  ", 1.0, "input and output are both empty"),
+        ("Where is my parcel?", "", 0.0, "output is empty: there is nothing to compare"),
+        ("", "It ships today.", 0.0, "input is empty: there is nothing to compare"),
+    ],
+)
+def test_empty_texts_keep_mastras_score_and_say_it_means_nothing(
+    first: str, second: str, score: float, warning: str
+) -> None:
+    result = create_content_similarity_scorer().run(input=first, output=second)
+    assert result.score == score  # Mastra's number (compareTwoStrings("", "") is 1)
+    assert len(result.warnings) == 1 and result.warnings[0].startswith(warning)
+    assert result.to_dict()["warnings"] == list(result.warnings)
+    assert create_content_similarity_scorer().run(input="a b", output="b a").warnings == ()
