@@ -25,11 +25,20 @@ from scoring.result import ScoreResult, new_run_id
 from scoring.text.splitters import Span, split_smart
 from scoring.toxicity.batch import score_many
 from scoring.toxicity.classifier import KNOWN_GAPS as CLASSIFIER_GAPS
-from scoring.toxicity.classifier import classify, kind_label
+from scoring.toxicity.classifier import MEASURED_RECALL as CLASSIFIER_RECALL
+from scoring.toxicity.classifier import MeasuredRecall, classify, kind_label
 from scoring.toxicity.judge.client import JudgeError, ToxicityJudge
 from scoring.toxicity.verdicts import score_from_counts, toxic_count
 
-__all__ = ["ENGINES", "KNOWN_GAPS", "JudgeError", "ToxicityMetric", "ToxicityScorer", "create_toxicity_scorer"]
+__all__ = [
+    "ENGINES",
+    "KNOWN_GAPS",
+    "MEASURED_RECALL",
+    "JudgeError",
+    "ToxicityMetric",
+    "ToxicityScorer",
+    "create_toxicity_scorer",
+]
 
 SCORER_ID = "toxicity-scorer"
 ENGINES = ("classifier", "judge")
@@ -43,6 +52,10 @@ KNOWN_GAPS: dict[str, tuple[str, ...]] = {
         "The input and the reply's sentences are sent to the endpoint: do not use it for data that must stay here.",
     ),
 }
+
+#: Each engine's measured recall on toxic sentences it was not tuned on (None: not measured here, e.g. the
+#: judge, whose recall depends on the model behind the endpoint).
+MEASURED_RECALL: dict[str, MeasuredRecall | None] = {"classifier": CLASSIFIER_RECALL, "judge": None}
 
 
 @dataclass(frozen=True, slots=True)
