@@ -43,7 +43,7 @@ def _hover_text(text: str, width: int = 70, max_lines: int = 8) -> str:
     return "<br>".join(html.escape(line) for line in lines)
 
 
-def _hline(fig: go.Figure, y: float, name: str, color: str, dash: str, label: str) -> None:
+def _hline(fig: go.Figure, y: float, name: str, color: str, dash: str, label: str, where: str = "end") -> None:
     fig.add_shape(
         type="line",
         xref="paper",
@@ -54,7 +54,7 @@ def _hline(fig: go.Figure, y: float, name: str, color: str, dash: str, label: st
         name=name,
         line={"color": color, "width": 2, "dash": dash},
         showlegend=True,
-        label={"text": label, "textposition": "end", "font": {"color": color, "size": 11}, "yanchor": "bottom"},
+        label={"text": label, "textposition": where, "font": {"color": color, "size": 11}, "yanchor": "bottom"},
     )
 
 
@@ -169,15 +169,18 @@ def sentence_sentiment_figure(
         fig.add_shape(
             type="rect", xref="paper", x0=0, x1=1, y0=low, y1=high, name="difference",
             fillcolor=_DIFFERENCE_COLOR, line={"width": 0}, layer="below", showlegend=True,
-            label={"text": f"difference {high - low:.3f}", "textposition": "middle left",
+            label={"text": f"difference {high - low:.3f}", "textposition": "middle center",
                    "font": {"color": _REFERENCE_COLOR, "size": 12}},
         )  # fmt: skip
-        _hline(fig, response, "whole reply", _MEAN_COLOR, "solid", f"whole reply {response:.3f}")
+        _hline(fig, response, "whole reply", _MEAN_COLOR, "solid", f"whole reply {response:.3f}", "start")
         _hline(fig, reference, "reference", _REFERENCE_COLOR, "dot", f"reference {reference:.3f}")
+    levels = [*frame["sentiment"].astype(float), *(v for v in (reference, response) if v is not None)]
+    low, high = (min(levels), max(levels)) if levels else (0.0, 0.0)
+    pad = 0.15 * ((high - low) or 1.0)  # room for the line labels above the top line
     fig.update_layout(
         title=title,
         xaxis={"title": "sentence", "tickmode": "linear" if len(frame) <= 30 else "auto", "dtick": 1},
-        yaxis={"title": y_label, "zeroline": True, "zerolinecolor": "#d5d8dc"},
+        yaxis={"title": y_label, "zeroline": True, "zerolinecolor": "#d5d8dc", "range": [low - pad, high + pad]},
         legend={"orientation": "h", "yanchor": "top", "y": -0.18, "xanchor": "left", "x": 0},  # fits narrow columns
         margin={"t": 50, "b": 40, "l": 50, "r": 20},
         hoverlabel={"align": "left"},

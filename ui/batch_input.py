@@ -71,8 +71,8 @@ class RunOptions:
         if not self.uses_judge:
             return {"engine": "classifier", "threshold": self.toxicity_threshold}
         if not api_key and not self.judge_base_url:
-            raise ValueError("The LLM judge needs an API key: set OPENAI_API_KEY, add it to Streamlit secrets, or type "
-                             "it in the sidebar (a local server given as the base URL needs none).")  # fmt: skip
+            raise ValueError("The LLM judge needs an API key: type it under Judge API key in the sidebar (a local "
+                             "server given as the base URL needs none).")  # fmt: skip
         return {"engine": "judge", "model": self.judge_model or None, "base_url": self.judge_base_url or None,
                 "api_key": api_key or None}  # fmt: skip
 

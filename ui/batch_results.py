@@ -155,16 +155,25 @@ def show_rows(table: pd.DataFrame, group: str | None, options: RunOptions) -> No
     config: dict[str, Any] = {
         s: st.column_config.ProgressColumn(s, min_value=0.0, max_value=1.0, format="%.3f") for s in scores
     }
-    warned = [c for c in ("tone-scorer.warnings",) if c in table.columns and table[c].astype("string").ne("").any()]
+    warned = [c for c in ("tone-scorer.warnings",) if c in table.columns]
     config |= {c: st.column_config.TextColumn(c, width="medium") for c in warned}
-    text = [c for c in (group, options.columns.output, options.columns.input) if c]
-    first = [*scores, *warned, *text]
-    order = [*first, *(str(c) for c in table.columns if c not in first)]
+    output = options.columns.output
+    if output:
+        config[output] = st.column_config.TextColumn(output, width="large")
+    # The reply first (after the row number), then its scores; columns empty in every row are left out.
+    first = [c for c in (output, *scores, *warned, group, options.columns.input) if c]
+    by_name = {str(c): c for c in table.columns}
+    order = [c for c in dict.fromkeys([*first, *by_name]) if c in by_name and not empty_column(table[by_name[c]])]
     event = st.dataframe(shown.rename_axis("row"), column_config=config, column_order=order, on_select="rerun",
                          selection_mode="single-row", key="batch.rows", height=360)  # fmt: skip
     if event.selection.rows:
         position = int(event.selection.rows[0])
         drill_down(view.iloc[position], str(shown.index[position]), options)
+
+
+def empty_column(values: pd.Series) -> bool:
+    """Whether a column has nothing in any row (missing, or blank text): the rows table leaves it out."""
+    return bool((values.isna() | values.astype("string").str.strip().eq("")).all())
 
 
 def drill_down(row: pd.Series, name: str, options: RunOptions) -> None:

@@ -232,3 +232,34 @@ def test_a_file_mixing_encodings_is_read_with_a_warning(open_page: Open, runs: l
     at = _upload(open_page(BATCH, state={"batch.source": "file"}), "mixed.csv", MIXED_ENCODINGS)
     assert any(w.value.startswith("mixed.csv mixes text encodings") and "line 3" in w.value for w in at.warning)
     assert "2 rows" in " ".join(c.value for c in at.caption)
+
+
+def test_sample_run_histograms_draw_every_scored_row(open_page: Open, runs: list[dict[str, object]]) -> None:
+    at = _run_sample(open_page)
+    histograms = [json.loads(c.proto.spec) for c in at.get("plotly_chart")][:2]
+    for spec in histograms:
+        assert spec["layout"]["title"]["text"].endswith("(n=160)")
+        assert sum(sum(trace["y"]) for trace in spec["data"]) == 160  # scores of exactly 1.0 included
+
+
+def test_rows_table_puts_the_reply_first_and_hides_empty_columns(
+    open_page: Open, runs: list[dict[str, object]]
+) -> None:
+    data = (
+        pd.DataFrame(
+            {"id": [1, 2, 3], "notes": ["", "", ""], "output": ["Great. Thanks!", "Awful. Sorry.", "Fine. Ok."]}
+        )
+        .to_csv(index=False)
+        .encode()
+    )
+    at = _upload(open_page(BATCH, state={"batch.source": "file", "batch.scorers": ["tone"]}), "plain.csv", data)
+    at.button(key="batch.run_button").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    order = list(at.dataframe(key="batch.rows").proto.column_order)
+    assert order[:2] == ["output", "tone-scorer"]  # the reply right after the row number, then its score
+    assert "notes" not in order and "tone-scorer.warnings" not in order  # empty in every row: not shown
+    assert "id" in order
+    sample = _run_sample(open_page)
+    assert list(sample.dataframe(key="batch.rows").proto.column_order)[:3] == [
+        "output", "tone-scorer", "content-similarity-scorer"
+    ]  # fmt: skip
