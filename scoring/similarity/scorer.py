@@ -221,7 +221,11 @@ class ContentSimilarityScorer:
             score=similarity * self.scale,  # keep in step with score_many
             preprocess_step_result={key: processed_other, "processedOutput": processed_output},
             analyze_step_result={"similarity": similarity},
-            warnings=similarity_warnings(processed_input, processed_output),
+            warnings=similarity_warnings(
+                processed_other,
+                processed_output,
+                ("ground_truth" if key == "processedGroundTruth" else "input", "output"),
+            ),
             run_id=run_id or new_run_id(),
         )
 
