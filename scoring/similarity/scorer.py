@@ -18,11 +18,13 @@ from rapidfuzz import fuzz
 from rapidfuzz.distance import JaroWinkler, Levenshtein
 
 from scoring.inputs import check_scale, to_text
-from scoring.result import ScoreResult, new_run_id
+from scoring.result import Columns, RowsDone, ScoreResult, new_run_id
 from scoring.text.jscompat import JS_WS_RE, JS_WS_RUN_RE, js_lower, js_trim, utf16_units
 
 __all__ = [
     "ALGORITHMS",
+    "METRICS",
+    "SCORER_ID",
     "ContentSimilarityScorer",
     "create_content_similarity_scorer",
     "dice",
@@ -31,6 +33,8 @@ __all__ = [
 ]
 
 SCORER_ID = "content-similarity-scorer"
+#: The metric columns of a score.
+METRICS = ("similarity",)
 
 
 def dice(first: str, second: str) -> float:
@@ -184,13 +188,29 @@ class ContentSimilarityScorer:
             run_id=run_id or new_run_id(),
         )
 
-    def score_many(self, inputs: Sequence[str], outputs: Sequence[str]) -> dict[str, list[float]]:
+    def score_many(
+        self,
+        *,
+        outputs: Sequence[str],
+        inputs: Sequence[str | None] | None = None,
+        ground_truths: Sequence[str | None] | None = None,
+        on_row: RowsDone | None = None,
+    ) -> Columns:
         """Score many (input, output) text pairs at once: the score and similarity ``run`` gives each.
 
-        >>> create_content_similarity_scorer().score_many(["Night", "x"], ["nacht", "x"])
+        ``inputs`` is required (one text per output); ``ground_truths`` is not used.
+
+        >>> create_content_similarity_scorer().score_many(outputs=["nacht", "x"], inputs=["Night", "x"])
         {'score': [0.25, 1.0], 'similarity': [0.25, 1.0]}
         """
-        return _score_many(self, inputs, outputs)
+        if inputs is None or len(inputs) != len(outputs):
+            got = "None" if inputs is None else f"{len(inputs)} entries"
+            raise ValueError(f"inputs must hold one text per output ({len(outputs)}), which it is compared with; "
+                             f"got {got}.")  # fmt: skip
+        columns = _score_many(self, [t or "" for t in inputs], outputs)
+        if on_row is not None:
+            on_row(len(outputs))
+        return columns
 
 
 _PY_ONLY_WS = re.compile("[\x1c-\x1f]")
@@ -207,9 +227,7 @@ def _normalise_many(texts: Sequence[str], ignore_case: bool, ignore_whitespace: 
     ]
 
 
-def _score_many(
-    scorer: ContentSimilarityScorer, inputs: Sequence[str], outputs: Sequence[str]
-) -> dict[str, list[float]]:
+def _score_many(scorer: ContentSimilarityScorer, inputs: Sequence[str], outputs: Sequence[str]) -> Columns:
     a = _normalise_many(inputs, scorer.ignore_case, scorer.ignore_whitespace)
     b = _normalise_many(outputs, scorer.ignore_case, scorer.ignore_whitespace)
     if scorer.algorithm == "dice":

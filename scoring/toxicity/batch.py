@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from scoring.inputs import to_text
+from scoring.result import RowsDone
 from scoring.text.splitters import split_smart
 from scoring.toxicity.classifier import model_probabilities
 from scoring.toxicity.judge.batch import judge_many
@@ -19,19 +20,27 @@ __all__ = ["any_rule_fires", "score_many"]
 
 
 def score_many(
-    scorer: ToxicityScorer, outputs: Sequence[object], inputs: Sequence[object] | None = None
+    scorer: ToxicityScorer,
+    outputs: Sequence[object],
+    inputs: Sequence[object] | None = None,
+    *,
+    on_row: RowsDone | None = None,
 ) -> dict[str, list[Any]]:
     """Return ``{"score", "toxicCount", "opinionCount", "error"}`` lists, one entry per output.
 
     Every text is checked before any is scored, so bad input fails fast with the row it came from.
+    ``on_row(done)`` is called as rows finish (by the judge, row by row; by the classifier, once at the end).
     """
     texts = [to_text(o, f"outputs[{i}]") for i, o in enumerate(outputs)]
     if inputs is not None and len(inputs) != len(texts):
         raise ValueError(f"inputs must have one entry per output ({len(texts)}); got {len(inputs)}.")
     questions = [to_text(q, f"inputs[{i}]", required=False) for i, q in enumerate(inputs or [None] * len(texts))]
-    if scorer.judge is None:
-        return _classifier_many(scorer, texts)
-    return judge_many(scorer, texts, questions)
+    if scorer.judge is not None:
+        return judge_many(scorer, texts, questions, on_row=on_row)
+    columns = _classifier_many(scorer, texts)
+    if on_row is not None:
+        on_row(len(texts))
+    return columns
 
 
 def _classifier_many(scorer: ToxicityScorer, texts: list[str]) -> dict[str, list[Any]]:
