@@ -16,15 +16,15 @@ import streamlit as st
 import ui
 from scoring.batch.compare import stack_files
 from scoring.batch.runner import evaluate, retry_errors
-from scoring.io.loaders import ColumnMap, guess_columns, read_table
+from scoring.io.columns import ColumnMap, guess_columns
+from scoring.io.loaders import read_table, require_rows
 from scoring.limits import check_row_count, check_upload_size, get_limits
+from scoring.registry import SCORER_INFO, TONE, TOXICITY, scorer_info
 from ui.markdown import escape_markdown
 
 SAMPLE_PATH = Path(__file__).resolve().parents[1] / "scoring" / "data" / "sample_responses.csv"
 FILE_TYPES = ["csv", "tsv", "txt", "jsonl", "ndjson", "parquet", "xlsx", "xls"]
-SCORER_LABELS = {"tone": "Tone", "similarity": "Content similarity", "toxicity": "Toxicity"}
 REF_MODES = {"column": "A column (one per row)", "text": "One text for all rows", "none": "None (stability)"}
-TOX_ENGINES = {"classifier": "Offline classifier", "judge": "LLM judge (sends the texts to the endpoint)"}
 NONE = "(none)"
 _RESULTS_KEPT = 8
 
@@ -56,11 +56,11 @@ class RunOptions:
 
     @property
     def uses_judge(self) -> bool:
-        return "toxicity" in self.scorers and self.toxicity_engine == "judge"
+        return TOXICITY.short_name in self.scorers and self.toxicity_engine in TOXICITY.remote_engines
 
     def toxicity(self, api_key: str) -> dict[str, object] | None:
         """The toxicity scorer's options (``api_key`` only for the judge; never part of these options)."""
-        if "toxicity" not in self.scorers:
+        if TOXICITY.short_name not in self.scorers:
             return None
         if not self.uses_judge:
             return {"engine": "classifier", "threshold": self.toxicity_threshold}
@@ -77,8 +77,7 @@ def _read(digest: str, name: str, _data: bytes) -> pd.DataFrame:
     check_upload_size(len(_data), name)
     table = read_table(_data, filename=name)
     check_row_count(len(table), name)
-    if table.empty:  # else a run "scores all 0 rows" and shows nan cards
-        raise ValueError(f"{name} has no data rows (only a header?): add rows of responses below the header.")
+    require_rows(len(table), name)  # else a run "scores all 0 rows" and shows nan cards
     return table
 
 
@@ -136,8 +135,9 @@ def _reset_mapping(loaded: Loaded) -> None:
     st.session_state["batch.mapped_for"] = loaded.digest
 
 
-def run_options(loaded: Loaded, available: list[str]) -> RunOptions:
-    """Column mapping (guessed, changeable), scorers, engine and reference tone."""
+def run_options(loaded: Loaded, available: list[str] | None = None) -> RunOptions:
+    """Column mapping (guessed, changeable), scorers (``available``: short names, default all), engine, reference."""
+    available = available or [info.short_name for info in SCORER_INFO]
     _reset_mapping(loaded)
     columns = [str(c) for c in loaded.table.columns]
     out_col, in_col, ref_col = st.columns(3)
@@ -145,14 +145,12 @@ def run_options(loaded: Loaded, available: list[str]) -> RunOptions:
     input_ = in_col.selectbox("Prompt column (input)", [NONE, *columns], key="batch.col.input")
     reference = ref_col.selectbox("Reference column", [NONE, *columns], key="batch.col.reference")
     scorers = st.pills(
-        "Scorers", available, key="batch.scorers", selection_mode="multi", format_func=SCORER_LABELS.get,
-        default=[s for s in available if s != "toxicity"],
+        "Scorers", available, key="batch.scorers", selection_mode="multi", format_func=lambda s: scorer_info(s).label,
+        default=[s for s in available if s != TOXICITY.short_name],
     )  # fmt: skip
     engine_col, mode_col = st.columns([1, 2])
-    engine = engine_col.radio(
-        "Sentiment engine", ["vader", "afinn"], key="batch.engine", horizontal=True,
-        format_func={"vader": "VADER", "afinn": "AFINN (Mastra-identical)"}.get,
-    )  # fmt: skip
+    engine = engine_col.radio("Sentiment engine", list(TONE.engines), key="batch.engine", horizontal=True,
+                              format_func=TONE.engines.get)  # fmt: skip
     ref_mode = mode_col.radio("Reference tone", list(REF_MODES), key="batch.ref_mode", format_func=REF_MODES.get,
                               horizontal=True)  # fmt: skip
     tone_text = None
@@ -166,15 +164,15 @@ def run_options(loaded: Loaded, available: list[str]) -> RunOptions:
         tone_text if ref_mode == "text" else None,
         ref_column if ref_mode == "column" else None,
     )
-    return _toxicity_options(options) if "toxicity" in options.scorers else options
+    return _toxicity_options(options) if TOXICITY.short_name in options.scorers else options
 
 
 def _toxicity_options(options: RunOptions) -> RunOptions:
     """The toxicity engine, and its settings from the sidebar (shared with the Toxicity page)."""
-    tox_engine = st.radio("Toxicity engine", list(TOX_ENGINES), key="batch.tox_engine", horizontal=True,
-                          format_func=TOX_ENGINES.get)  # fmt: skip
+    tox_engine = st.radio("Toxicity engine", list(TOXICITY.engines), key="batch.tox_engine", horizontal=True,
+                          format_func=TOXICITY.engines.get)  # fmt: skip
     settings = ui.judge_settings()
-    if tox_engine == "judge":
+    if tox_engine in TOXICITY.remote_engines:
         model, where = escape_markdown(settings.model or "gpt-4o-mini"), escape_markdown(settings.base_url or "")
         st.caption(f"Judge: model **{model}** at **{where or 'the OpenAI API'}** (sidebar); one request per row.")
     return replace(options, toxicity_engine=tox_engine, toxicity_threshold=settings.threshold,
