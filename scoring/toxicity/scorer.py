@@ -137,7 +137,7 @@ class ToxicityScorer:
         >>> create_toxicity_scorer().score_many(outputs=["Thanks! You'll regret this.", ""])["score"]
         [0.5, 0.0]
         """
-        return score_many(self, outputs, inputs, on_row=on_row)
+        return score_many(outputs, inputs, scale=self.scale, threshold=self.threshold, judge=self.judge, on_row=on_row)
 
 
 def _classifier_reason(score: float, verdicts: Sequence[Mapping[str, object]], threshold: float) -> str:
