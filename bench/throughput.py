@@ -30,7 +30,7 @@ from scoring.tone.engines import get_engine
 from scoring.tone.scorer import create_tone_scorer
 
 ROOT = Path(__file__).resolve().parent.parent
-DATA_DIRS = [ROOT.parent / "shared" / "data" / "vader-ground-truth", ROOT / "tests" / "scoring" / "data"]
+DATA_DIRS = [ROOT.parent / "shared" / "data" / "vader-ground-truth", ROOT / "tests" / "data"]
 
 
 def source_texts() -> list[str]:

@@ -47,7 +47,7 @@ METRICS = ("toxicCount", "opinionCount")
 ENGINES = ("classifier", "judge")
 DEFAULT_JUDGE_MODEL = "gpt-4o-mini"
 
-#: What each engine is known to miss, for the README and the dashboard.
+#: What each engine is known to miss, for docs/scorers.md and the dashboard.
 KNOWN_GAPS: dict[str, tuple[str, ...]] = {
     "classifier": CLASSIFIER_GAPS,
     "judge": (
