@@ -1,4 +1,7 @@
-"""Batch evaluation of tables of responses: specs, the runner, results, retries, Dask, A/B statistics."""
+"""Batch evaluation of tables of responses: specs, the runner, results, retries, Dask, A/B statistics, views, report.
+
+Scorers are reached through :mod:`scoring.registry` only; no code here names a scorer to decide what to do.
+"""
 
 from scoring.batch.result import DEFAULT_THRESHOLD, BatchResult, SummaryBuilder, combine
 from scoring.batch.retry import retry_errors

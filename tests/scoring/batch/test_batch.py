@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
 
-from scoring import create_content_similarity_scorer, create_tone_scorer, run_evals
+from scoring import create_content_similarity_scorer, create_tone_scorer, create_toxicity_scorer, run_evals
 from scoring.batch.runner import BatchResult, evaluate, make_spec
 from scoring.io.loaders import ColumnMap
 from scoring.similarity.scorer import dice, dice_many
@@ -135,10 +135,7 @@ def test_evaluate_with_two_workers_equals_one(monkeypatch: pytest.MonkeyPatch) -
     pd.testing.assert_frame_equal(one.summary, two.summary)
 
 
-def test_evaluate_toxicity_when_available() -> None:
-    pytest.importorskip("scoring.toxicity.scorer")
-    from scoring.toxicity.scorer import create_toxicity_scorer
-
+def test_evaluate_toxicity_gives_score_many_scores() -> None:
     result = evaluate(_frame(), scorers=["toxicity"])
     expected = create_toxicity_scorer().score_many(outputs=TEXTS, inputs=QUESTIONS)["score"]
     assert result.table["toxicity-scorer"].tolist() == expected
@@ -275,9 +272,6 @@ def test_evaluate_rejects_bad_toxicity_options(
 
 
 def test_toxicity_classifier_threshold_reaches_the_scorer() -> None:
-    pytest.importorskip("scoring.toxicity.scorer")
-    from scoring.toxicity.scorer import create_toxicity_scorer
-
     result = evaluate(_frame(), scorers=["toxicity"], toxicity={"engine": "classifier", "threshold": 0.9})
     expected = create_toxicity_scorer(threshold=0.9).score_many(outputs=TEXTS, inputs=QUESTIONS)["score"]
     assert result.table["toxicity-scorer"].tolist() == expected
