@@ -1,6 +1,7 @@
 """Batch evaluation of tables of responses: specs, the runner, results, retries, Dask, A/B statistics, views, report.
 
-Scorers are reached through :mod:`scoring.registry` only; no code here names a scorer to decide what to do.
+Scorers are reached through :mod:`scoring.registry` only, and scoring rows never names a scorer; only the checks
+of ``toxicity={...}`` options and the tone language notice are about one scorer.
 """
 
 from scoring.batch.result import DEFAULT_THRESHOLD, BatchResult, SummaryBuilder, combine
