@@ -22,7 +22,9 @@ for warning in loaded.warnings:
 
 with st.container(border=True):
     options = batch_ui.run_options(loaded)
-    if st.button("Score the file", type="primary", icon=":material/play_arrow:", key="batch.run_button"):
+    spec = batch_ui.plan(loaded, options)  # which column is used for what, or what to choose first
+    if st.button("Score the file", type="primary", icon=":material/play_arrow:", key="batch.run_button",
+                 disabled=spec is None):  # fmt: skip
         st.session_state["batch.run"] = (loaded.digest, options)
 
 if st.session_state.get("batch.run") is None or st.session_state["batch.run"][0] != loaded.digest:

@@ -1,4 +1,4 @@
-"""The one table of scorer facts: ids, names, labels, which end is better, engines, metric columns, columns used.
+"""The one table of scorer facts: ids, names, labels, which end is better, engines, metrics, what each compares.
 
 The batch runner, the CLI, the HTML report, the A/B comparison and the dashboard read these facts here
 and nowhere else. A scorer is built by its factory; every scorer follows
@@ -27,19 +27,18 @@ __all__ = [
     "SIMILARITY",
     "TONE",
     "TOXICITY",
-    "ColumnUse",
+    "Role",
     "ScorerInfo",
     "find_scorer",
     "get_scorer",
     "scorer_info",
 ]
 
-#: How a scorer uses a column of a batch table besides the output:
-#: ``"required"``: the column must be chosen, and a row whose cell is empty is skipped;
-#: ``"optional"``: used when chosen, and then a row whose cell is empty is skipped;
-#: ``"context"``: used when chosen, an empty cell is passed as None (the row is still scored);
-#: ``"unused"``: never passed.
-ColumnUse = Literal["required", "optional", "context", "unused"]
+#: What a scorer may compare the output with, in a batch run: ``"reference tone"`` (one text for every row, an
+#: option of the run), ``"reference"`` (the reference column: passed as ``ground_truths``), ``"input"`` (the input
+#: column, passed as ``inputs``); a row whose text for it is missing is skipped. ``"context"``: the input column
+#: passed as ``inputs`` for context only (a row without one is still scored).
+Role = Literal["reference tone", "reference", "input", "context"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,9 +52,14 @@ class ScorerInfo:
     lower_is_better: bool  #: toxicity: 0 is best; tone and similarity: 1 is best
     higher_means: str  #: what a higher score says, for A/B verdicts ("B is <higher_means> than A")
     metrics: tuple[str, ...]  #: metric columns ``score_many`` may return (``<id>.<metric>`` in a batch table)
-    engines: Mapping[str, str] = field(default_factory=dict)  #: engine name -> label, default engine first
-    input: ColumnUse = "unused"  #: how it uses the input (prompt) column
-    ground_truth: ColumnUse = "unused"  #: how it uses the reference column
+    #: engine -> label, default engine first; a label is the engine's name, then what it is in parentheses
+    engines: Mapping[str, str] = field(default_factory=dict)
+    #: what it compares the output with, in order of preference: the first the run has is used
+    compares: tuple[Role, ...] = ()
+    #: what it measures when the run has none of them ("" when it needs one: see :attr:`needs`)
+    alone: str = ""
+    #: the message when it needs one and the run has none (after the short name; the found columns follow)
+    needs: str = ""
     #: ``evaluate()`` keywords that configure it; a keyword holding options (``toxicity={...}``) is spread
     batch_options: tuple[str, ...] = ()
     remote_engines: frozenset[str] = frozenset()  #: engines that send texts over the network (run in one process)
@@ -66,6 +70,10 @@ class ScorerInfo:
     def default_engine(self) -> str | None:
         """The engine used when none is named (the first of :attr:`engines`), or None for a scorer without any."""
         return next(iter(self.engines), None)
+
+    def engine_name(self, engine: str) -> str:
+        """The engine's short name: its label without the parenthesis (``"AFINN (as Mastra)"`` -> ``"AFINN"``)."""
+        return self.engines[engine].split(" (", 1)[0]
 
     @property
     def better(self) -> Literal["lower", "higher"]:
@@ -82,7 +90,8 @@ TONE = ScorerInfo(
     higher_means="more on-tone",
     metrics=tone.METRICS,
     engines={"vader": "VADER", "afinn": "AFINN (as Mastra)"},
-    ground_truth="optional",
+    compares=("reference tone", "reference"),
+    alone="stability across the output's sentences",
     batch_options=("reference_tone", "engine", "splitter"),
 )
 SIMILARITY = ScorerInfo(
@@ -91,9 +100,11 @@ SIMILARITY = ScorerInfo(
     label="Content similarity",
     factory=similarity.create_content_similarity_scorer,
     lower_is_better=False,
-    higher_means="closer to the input",
+    higher_means="closer to the reference (or the input)",
     metrics=similarity.METRICS,
-    input="required",
+    compares=("reference", "input"),
+    needs="compares the output with the reference column or, without one, with the input: choose the input or the "
+    "reference column",
 )
 TOXICITY = ScorerInfo(
     id=toxicity.SCORER_ID,
@@ -107,7 +118,8 @@ TOXICITY = ScorerInfo(
         "classifier": "Offline classifier (no data leaves this machine)",
         "judge": "LLM judge (sends the texts to the endpoint)",
     },
-    input="context",
+    compares=("context",),
+    alone="output",
     batch_options=("toxicity",),
     remote_engines=frozenset({"judge"}),
     retry_keeps={"engine": "classifier", "model": toxicity.DEFAULT_JUDGE_MODEL},

@@ -11,8 +11,17 @@ from ui.cached import (
     toxicity_classifier,
     toxicity_judged,
 )
-from ui.judge import JudgeSettings, judge_api_key, judge_panel, judge_settings, toxicity_known_gaps
+from ui.judge import (
+    JudgeSettings,
+    judge_api_key,
+    judge_panel,
+    judge_settings,
+    toxicity_known_gaps,
+    toxicity_recall,
+)
+from ui.markdown import HIGHLIGHT_LEGEND
 from ui.state import (
+    CHART_NOTES,
     DEFAULTS,
     DRIVER_NOTES,
     PAGE_FILES,
@@ -33,8 +42,10 @@ from ui.widgets import (
 )
 
 __all__ = [
+    "CHART_NOTES",
     "DEFAULTS",
     "DRIVER_NOTES",
+    "HIGHLIGHT_LEGEND",
     "METRIC_LABELS",
     "PAGE_FILES",
     "SPLITTER_LABELS",
@@ -59,4 +70,5 @@ __all__ = [
     "toxicity_classifier",
     "toxicity_judged",
     "toxicity_known_gaps",
+    "toxicity_recall",
 ]

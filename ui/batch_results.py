@@ -26,7 +26,7 @@ from scoring.batch.views import (
 from scoring.charts import group_means_figure
 from scoring.io.export import to_csv_bytes, to_jsonl_bytes, to_parquet_bytes
 from scoring.registry import TONE
-from ui.batch_input import NONE, Loaded, RunOptions
+from ui.batch_input import NONE, Loaded, RunOptions, plan_text
 
 
 def show_status(result: Any) -> list[str]:
@@ -35,6 +35,8 @@ def show_status(result: Any) -> list[str]:
     Returns the problem lines (for the report).
     """
     lines = problem_lines(result.skipped, result.errors, len(result.table))
+    if result.spec is not None:  # which column was used for what, as said before the run
+        st.caption(f"**Scored** {plan_text(result.spec)}")
     if not lines:
         st.success(f"All {len(result.table):,} rows were scored by every scorer.", icon=":material/check_circle:")
     else:
@@ -52,6 +54,10 @@ def show_status(result: Any) -> list[str]:
 def show_cards(result: Any) -> None:
     """One card per scorer: the mean (Mastra's ``runEvals`` ``scores``), then median, min and coverage."""
     for col, (scorer, row) in zip(st.columns(len(result.summary)), result.summary.iterrows(), strict=True):
+        if not row["count"]:  # no mean to show: "nan" would read as a number
+            col.metric(f"{scorer} · mean", "–", border=True, help="No row was scored: see the message above.")
+            col.caption(f"0 of {len(result.table):,} rows scored")
+            continue
         partial = f" of {len(result.table):,}" if row["count"] < len(result.table) else ""
         col.metric(
             f"{scorer} · mean", f"{row['mean']:.3f}", border=True,
@@ -150,16 +156,25 @@ def show_rows(table: pd.DataFrame, group: str | None, options: RunOptions) -> No
     config: dict[str, Any] = {
         s: st.column_config.ProgressColumn(s, min_value=0.0, max_value=1.0, format="%.3f") for s in scores
     }
-    warned = [c for c in (warnings_column(TONE.id),) if c in table.columns and table[c].astype("string").ne("").any()]
+    warned = [c for c in (warnings_column(TONE.id),) if c in table.columns]
     config |= {c: st.column_config.TextColumn(c, width="medium") for c in warned}
-    text = [c for c in (group, options.columns.output, options.columns.input) if c]
-    first = [*scores, *warned, *text]
-    order = [*first, *(str(c) for c in table.columns if c not in first)]
+    output = options.columns.output
+    if output:
+        config[output] = st.column_config.TextColumn(output, width="large")
+    # The reply first (after the row number), then its scores; columns empty in every row are left out.
+    first = [c for c in (output, *scores, *warned, group, options.columns.input) if c]
+    by_name = {str(c): c for c in table.columns}
+    order = [c for c in dict.fromkeys([*first, *by_name]) if c in by_name and not empty_column(table[by_name[c]])]
     event = st.dataframe(shown.rename_axis("row"), column_config=config, column_order=order, on_select="rerun",
                          selection_mode="single-row", key="batch.rows", height=360)  # fmt: skip
     if event.selection.rows:
         position = int(event.selection.rows[0])
         drill_down(view.iloc[position], str(shown.index[position]), options)
+
+
+def empty_column(values: pd.Series) -> bool:
+    """Whether a column has nothing in any row (missing, or blank text): the rows table leaves it out."""
+    return bool((values.isna() | values.astype("string").str.strip().eq("")).all())
 
 
 def drill_down(row: pd.Series, name: str, options: RunOptions) -> None:
@@ -173,8 +188,8 @@ def drill_down(row: pd.Series, name: str, options: RunOptions) -> None:
     ui.metric_row({s: float(row[s]) for s in score_columns(row.to_frame().T) if pd.notna(row[s])})
     if TONE.short_name not in options.scorers and TONE.id not in options.scorers:
         return
-    reference = options.reference_tone
-    if options.reference_column and isinstance(row.get(options.reference_column), str):
+    reference = options.reference_tone  # as the run: one reference tone wins over the column
+    if reference is None and options.reference_column and isinstance(row.get(options.reference_column), str):
         reference = str(row[options.reference_column]) or None
     result = ui.attempt(ui.tone_result, output, reference, options.engine, "smart")
     if result is not None:

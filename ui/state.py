@@ -18,6 +18,14 @@ DRIVER_NOTES = {
     "vader": "VADER: each word's valence after VADER's rules (boosters, CAPS, negation, 'but'); a sentence's "
     "compound is their sum, plus punctuation emphasis, normalised to [-1, 1].",
 }
+CHART_NOTES = {
+    "stability": "Each point is a sentence, coloured by its label (hover to read it). Dashed: the mean; band: ±1 std "
+    "(the score is 1 − variance); circled: tone shifts; diamond: VADER and AFINN read the sentence with opposite "
+    "signs (low confidence, never counted as a shift).",
+    "comparison": "The score compares the whole reply with the reference: solid line, the whole reply's sentiment; "
+    "dotted, the reference's; shaded, their difference (the score is 1 − difference). The points, one per "
+    "sentence, show where the reply's sentiment comes from; they are not averaged into the score.",
+}
 PAGE_FILES = {name: f"pages/{name}.py" for name in ("home", "tone", "similarity", "toxicity", "batch", "demo")}
 
 DEFAULTS: dict[str, object] = {

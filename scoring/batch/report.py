@@ -185,22 +185,21 @@ def _body(
 
 
 def run_meta(result: BatchResult, *, file: str, generated: datetime | None = None) -> dict[str, str]:
-    """The settings a report lists: file, rows, scorers, each scorer's engine, the reference, when (UTC).
+    """The settings a report lists: file, rows, scorers, each scorer's engine, the columns, what each scorer
+    compares, the reference tone, and when (UTC).
 
     Read from the run's recorded options (``result.spec``), so the report says what was run.
     """
     meta = {"file": file, "rows": f"{len(result.table):,}", "scorers": ", ".join(result.summary.index)}
     spec = result.spec
     if spec is not None:
-        chosen = [scorer_info(s) for s in spec.scorers]
-        for info in chosen:
+        for info in map(scorer_info, spec.scorers):
             if info.engines:
                 meta[f"{info.short_name} engine"] = str(factory_options(spec, info).get("engine", info.default_engine))
-        if any(info.ground_truth != "unused" for info in chosen):
-            meta["reference"] = (
-                f"column {spec.reference_column!r}" if spec.reference_column
-                else repr(spec.reference_tone) if spec.reference_tone else "none (stability across sentences)"
-            )  # fmt: skip
+        meta["columns"] = spec.columns.describe()
+        meta["compares"] = "; ".join(f"{k}: {v}" for k, v in spec.describe().items())
+        if spec.reference_tone:
+            meta["reference tone"] = spec.reference_tone
     meta["generated"] = (generated or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M UTC")
     return meta
 

@@ -1,7 +1,17 @@
-"""Score the rows of one table chunk: the engine room of :mod:`scoring.batch.runner` (which documents it)."""
+"""The batch spec (what is scored against what) and scoring the rows of one table chunk.
+
+:class:`BatchSpec` is the one place that says what each scorer compares, for every entry point that
+scores a table (``evaluate``, the CLI, the Batch page): exactly what ``scorer.run(input=..., output=...,
+ground_truth=...)`` and ``run_evals`` do with an item. With a reference column, tone compares each
+output's sentiment with its reference (unless one reference tone text is given for all rows) and
+similarity compares the output with the reference; without one, tone measures stability across the
+output's sentences and similarity compares the output with the input, as Mastra does. A row whose
+reference is missing is listed as skipped, not scored in the other mode: one column holds one meaning.
+"""
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -13,7 +23,7 @@ import pandas as pd
 
 from scoring.inputs import to_text
 from scoring.io.columns import ColumnMap, guess_columns
-from scoring.limits import check_text_length, max_text_chars
+from scoring.limits import max_text_chars
 from scoring.registry import SCORER_INFO, TOXICITY, ScorerInfo, scorer_info
 from scoring.result import BatchScorer, Columns, RowsDone
 
@@ -29,7 +39,6 @@ __all__ = [
 
 SKIPPED_COLUMNS = ["row", "index", "scorer", "column", "reason"]
 ERROR_COLUMNS = ["row", "index", "scorer", "error"]
-_ROLES = {"input": "input", "reference": "ground_truth"}  # a column's name in messages -> its ScorerInfo field
 #: The keyword options of ``create_toxicity_scorer`` a batch accepts in ``toxicity={...}``.
 TOXICITY_OPTIONS = frozenset(
     {"engine", "threshold", "model", "base_url", "api_key", "timeout", "max_retries", "parse_retries", "backoff",
@@ -50,6 +59,40 @@ class BatchSpec:
     splitter: str = "smart"
     #: ``create_toxicity_scorer`` options as sorted (name, value) pairs; never shown (it may hold a key)
     toxicity: tuple[tuple[str, object], ...] = field(default=(), repr=False)
+
+    @property
+    def columns(self) -> ColumnMap:
+        """The columns used: output, input and the reference (ground truth)."""
+        return ColumnMap(self.output, self.input, self.reference_column)
+
+    def compared_with(self, scorer_id: str) -> tuple[str, str | None]:
+        """What ``scorer_id`` reads besides the output: ``(role, column)``, the first of its
+        :attr:`~scoring.registry.ScorerInfo.compares` this run has.
+
+        Roles: "reference" (a column), "input" (a column), "reference tone" (one text, no column),
+        "context" (the input column, which the toxicity judge reads as the question) or "" (nothing).
+        """
+        info = scorer_info(scorer_id)
+        given = {"reference tone": (self.reference_tone is not None, None), "reference": (bool(self.reference_column),
+                 self.reference_column), "input": (bool(self.input), self.input), "context": (bool(self.input),
+                 self.input)}  # fmt: skip
+        for role in info.compares:
+            if given[role][0]:
+                return role, given[role][1]
+        return ("", None) if info.alone else (info.compares[-1], None)
+
+    def describe(self) -> dict[str, str]:
+        """Say, per scorer, what it compares, e.g. ``{"content-similarity-scorer": "output vs 'Expected'"}``."""
+        out = {}
+        for scorer_id in self.scorers:
+            role, column = self.compared_with(scorer_id)
+            if role == "reference tone":
+                out[scorer_id] = "output vs the reference tone text"
+            elif role == "context":
+                out[scorer_id] = f"output (with {column!r} as the question)"
+            else:
+                out[scorer_id] = f"output vs {column!r}" if role else scorer_info(scorer_id).alone
+        return out
 
 
 def factory_options(spec: BatchSpec, info: ScorerInfo) -> dict[str, object]:
@@ -109,28 +152,40 @@ def make_spec(
 ) -> BatchSpec:
     """Check the options against the table's ``columns`` and return the spec; raise ValueError naming the problem.
 
+    ``column_map`` names the output, input and reference columns (default: guessed from the names;
+    see :func:`~scoring.io.columns.guess_columns`); ``reference_column`` is another way to name the
+    reference. ``reference_tone`` is one text whose tone every output should match (tone only).
     ``toxicity`` holds options of ``create_toxicity_scorer`` (e.g. ``{"engine": "judge", "model": ...}``).
     """
     if isinstance(scorers, str) or not scorers:
         raise ValueError(f"scorers must be a non-empty list like ['tone', 'similarity']; got {scorers!r}.")
     ids = tuple(dict.fromkeys(scorer_info(s).id for s in scorers))
     names = [str(c) for c in columns]
-    mapping = column_map or guess_columns(names)
+    mapping = column_map or _guessed(names)
+    if reference_column is not None and mapping.ground_truth not in (None, reference_column):
+        raise ValueError(f"reference_column {reference_column!r} and columns.ground_truth {mapping.ground_truth!r} "
+                         "disagree: give the reference column once.")  # fmt: skip
+    reference_column = reference_column or mapping.ground_truth
     if mapping.output is None or mapping.output not in names:
         raise ValueError(
             f"output column {mapping.output!r} not found: choose the column with the responses; found {names}."
         )
-    for info in map(scorer_info, ids):
-        for role, column in (("input", mapping.input), ("reference", reference_column)):
-            if getattr(info, _ROLES[role]) == "required" and (column is None or column not in names):
-                raise ValueError(f"{info.short_name} needs the {role} column: choose the {role} column; found {names}.")
-    chosen = [c for c in (mapping.output, mapping.input, reference_column) if c is not None]
-    if twice := sorted({c for c in chosen if names.count(c) > 1}):
-        raise ValueError(f"column(s) {twice} appear more than once in the table; rename them apart first.")
-    if reference_tone is not None and reference_column is not None:
-        raise ValueError("give either reference_tone (one text for all rows) or reference_column, not both.")
+    if mapping.input is not None and mapping.input not in names:
+        raise ValueError(f"input column {mapping.input!r} not found; found {names}.")
     if reference_column is not None and reference_column not in names:
         raise ValueError(f"reference column {reference_column!r} not found; found {names}.")
+    roles = {"output": mapping.output, "input": mapping.input, "reference": reference_column}
+    for (first, a), (second, b) in itertools.combinations(roles.items(), 2):
+        if a is not None and a == b:
+            raise ValueError(
+                f"column {a!r} cannot be both the {first} and the {second}: choose another {second} column."
+            )
+    for info in map(scorer_info, ids):  # a scorer that compares the output with a column needs one of them
+        if not info.alone and not any(c for r, c in roles.items() if r in info.compares):
+            raise ValueError(f"{info.short_name} {info.needs}; found {names}.")
+    chosen = [c for c in roles.values() if c is not None]
+    if twice := sorted({c for c in chosen if names.count(c) > 1}):
+        raise ValueError(f"column(s) {twice} appear more than once in the table; rename them apart first.")
     if reference_tone is not None and (not isinstance(reference_tone, str) or not reference_tone.strip()):
         raise ValueError(f"reference_tone must be a non-empty text; got {reference_tone!r}.")
     if clash := sorted({c for c in names for i in ids if c == i or c.startswith(i + ".")}):
@@ -140,6 +195,14 @@ def make_spec(
     for info in SCORER_INFO:  # every option given is checked (engine, splitter, ...), chosen scorer or not
         _scorer(info.id, spec)
     return spec
+
+
+def _guessed(names: list[str]) -> ColumnMap:
+    """The columns guessed from ``names``; a ValueError when the output column is not clear."""
+    guess = guess_columns(names)
+    if guess.mapping.output is None:
+        raise ValueError(f"{guess.output.note} Found {names}: name the output column (columns=ColumnMap(output=...)).")
+    return guess.mapping
 
 
 @lru_cache(maxsize=32)
@@ -157,18 +220,23 @@ def _texts(values: Iterable[object], role: str, column: str) -> tuple[list[str |
     """Return each value as text (None where unusable) and, by position, why it is unusable."""
     texts: list[str | None] = []
     reasons: dict[int, str] = {}
-    limit = max_text_chars()  # to_text checks it too, but str cells skip to_text
+    limit = max_text_chars()
     for i, value in enumerate(values):
+        text: str | None = None
         try:
-            text = value if isinstance(value, str) else None if _is_missing(value) else to_text(value, role)
-            if text is not None and len(text) > limit:
-                check_text_length(text, role)
+            if isinstance(value, str):
+                text = value
+            elif not _is_missing(value):
+                text = to_text(value, role, check_length=False)
         except (TypeError, ValueError) as exc:
-            text, reasons[i] = None, f"{role} column {column!r}: {exc}"
-        if text is None and i not in reasons:
-            reasons[i] = f"{role} column {column!r} is empty"
-        elif text is not None and not text.strip():
+            reasons[i] = f"{role} column {column!r}: {exc}"
+        if text is None:
+            reasons.setdefault(i, f"{role} column {column!r} is empty")
+        elif not text.strip():
             text, reasons[i] = None, f"{role} column {column!r} is blank (only whitespace)"
+        elif len(text) > limit:
+            reasons[i] = f"{role} column {column!r} is too long: {len(text):,} characters, limit {limit:,}"
+            text = None
         texts.append(text)
     return texts, reasons
 
@@ -196,29 +264,28 @@ def score_frame(
         return _texts(df[labels[name]], role, name) if name else ([None] * len(df), {})
 
     outputs, out_why = texts(spec.output, "output")
-    given = {_ROLES[role]: (column, *texts(column, role))
-             for role, column in (("input", spec.input), ("reference", spec.reference_column))}  # fmt: skip
+    inputs, in_why = texts(spec.input, "input")
+    refs, ref_why = texts(spec.reference_column, "reference")
+    by_role = {"reference": (refs, ref_why), "input": (inputs, in_why), "context": (inputs, {})}
+    nothing: tuple[list[str | None], dict[int, str]] = ([None] * len(df), {})
     rows, index = np.arange(len(df)) + row_offset + 1, list(df.index)
     skipped: list[tuple[object, ...]] = []
     errors: list[tuple[object, ...]] = []
     columns: dict[str, list[object]] = {}
     for scorer_id in spec.scorers:
-        info = scorer_info(scorer_id)
-        uses = {role: getattr(info, role) for role in given}
-        why: dict[int, tuple[str | None, str]] = {i: (spec.output, reason) for i, reason in out_why.items()}
-        for role, (column, _, reasons) in given.items():
-            if uses[role] in ("required", "optional"):  # a row whose cell is empty is not scored
-                for i, reason in reasons.items():
-                    why.setdefault(i, (column, reason))
-        skipped.extend((int(rows[i]), index[i], scorer_id, *why[i]) for i in sorted(why))
-        todo = [i for i in range(len(df)) if i not in why]
-        sides = {
-            role: [values[i] for i in todo] if column is not None and uses[role] != "unused" else None
-            for role, (column, values, _) in given.items()
-        }
-        result, failed = _run_scorer(
-            scorer_id, spec, [outputs[i] or "" for i in todo], sides["input"], sides["ground_truth"], on_rows
+        role, other_column = spec.compared_with(scorer_id)
+        others, other_why = by_role.get(role, nothing)
+        why = {**other_why, **out_why}
+        skipped.extend(
+            (int(rows[i]), index[i], scorer_id, spec.output if i in out_why else other_column, why[i])
+            for i in sorted(why)
         )
+        todo = [i for i in range(len(df)) if i not in why]
+        given = [others[i] for i in todo] if role in ("reference", "input", "context") else None
+        result, failed = _run_scorer(
+            scorer_id, spec, [outputs[i] or "" for i in todo], given if role != "reference" else None,
+            given if role == "reference" else None, on_rows,
+        )  # fmt: skip
         errors.extend((int(rows[todo[k]]), index[todo[k]], scorer_id, message) for k, message in failed.items())
         for key, values in result.items():
             columns[scorer_id if key == "score" else f"{scorer_id}.{key}"] = _spread(values, todo, len(df), key)

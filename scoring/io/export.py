@@ -20,6 +20,7 @@ import json
 import math
 import os
 import re
+import zipfile
 from collections.abc import Mapping
 from datetime import date, datetime
 from io import BytesIO
@@ -219,7 +220,29 @@ def to_excel_bytes(df: pd.DataFrame, *, neutralise: bool = True, sheet_name: str
         sheet.append(cells)
     buffer = BytesIO()
     book.save(buffer)
-    return buffer.getvalue()
+    return _without_timestamps(buffer.getvalue())
+
+
+_ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)
+_DOC_DATES = re.compile(rb"<dcterms:(created|modified)\b[^>]*>[^<]*</dcterms:\1>")
+
+
+def _without_timestamps(workbook: bytes) -> bytes:
+    """Return the workbook with no clock time in it: the same table always gives the same bytes.
+
+    openpyxl stamps the save time into docProps/core.xml and every zip entry; the dates are optional
+    in the format, so they are dropped, and the entries get the zip epoch (as reproducible builds do).
+    """
+    out = BytesIO()
+    with zipfile.ZipFile(BytesIO(workbook)) as source, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as target:
+        for info in source.infolist():
+            body = source.read(info)
+            if info.filename == "docProps/core.xml":
+                body = _DOC_DATES.sub(b"", body)
+            entry = zipfile.ZipInfo(info.filename, date_time=_ZIP_EPOCH)
+            entry.compress_type, entry.external_attr = info.compress_type, info.external_attr
+            target.writestr(entry, body)
+    return out.getvalue()
 
 
 def to_jsonl_bytes(df: pd.DataFrame) -> bytes:

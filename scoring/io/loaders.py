@@ -22,10 +22,9 @@ from typing import IO
 
 import pandas as pd
 
-from scoring.io.columns import ColumnMap, guess_columns
 from scoring.io.encodings import mixed_lines
 
-__all__ = ["ACCEPTED", "ColumnMap", "guess_columns", "iter_table_chunks", "read_table", "require_rows"]
+__all__ = ["ACCEPTED", "iter_table_chunks", "read_table", "require_rows"]
 
 ACCEPTED = "CSV/TSV (.csv, .tsv, .txt), JSON Lines (.jsonl, .ndjson, .json), Parquet (.parquet) or Excel (.xlsx)"
 Source = str | os.PathLike[str] | bytes | bytearray | IO[bytes]

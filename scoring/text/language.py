@@ -171,7 +171,7 @@ def coverage_warning(text: str, engine: str, *, field: str = "output") -> str | 
     """
     if engine not in ENGINE_LANGUAGES:
         raise ValueError(f"engine must be one of {sorted(ENGINE_LANGUAGES)}; got {engine!r}.")
-    guess = detect_language(text)
+    guess = detect_language(text[:MAX_CHARS])  # the same guess (only these are read); a bounded cache key
     if is_english(guess) or guess is None or guess.code in ENGINE_LANGUAGES[engine]:
         return None
     return (

@@ -20,12 +20,23 @@ from dataclasses import dataclass
 from scoring.inputs import check_scale, to_text
 from scoring.result import Columns, RowsDone, ScoreResult, new_run_id
 from scoring.text.language import coverage_warning
-from scoring.text.splitters import Span, get_sentence_texts, get_splitter
+from scoring.text.splitters import Span, get_sentence_texts, get_splitter, has_words
 from scoring.tone.engines import SentimentEngine, get_engine
 
-__all__ = ["METRICS", "SCORER_ID", "ToneScorer", "create_tone_scorer", "tone_warnings"]
+__all__ = [
+    "METRICS",
+    "MIN_STABILITY_SENTENCES",
+    "SCORER_ID",
+    "ToneScorer",
+    "create_tone_scorer",
+    "stability_note",
+    "tone_warnings",
+]
 
 SCORER_ID = "tone-scorer"
+
+MIN_STABILITY_SENTENCES = 2
+"""Stability compares sentences with each other: with fewer sentences that have words, it measures nothing."""
 
 
 def _mean_and_variance(values: list[float]) -> tuple[float, float]:
@@ -74,12 +85,15 @@ class ToneScorer:
         else:
             metrics, raw = _stability([float(s["sentiment"]) for s in sentences])  # type: ignore[arg-type]
         score = max(0.0, 1.0 - raw) * self.scale
+        warnings = tone_warnings(text, reference, self.engine)
+        if not reference and text.strip() and (note := stability_note([s.text for s in spans])):
+            warnings += (note,)  # Mastra's score is kept; the note says it measured nothing
         return ScoreResult(
             scorer_id=self.id,
             score=score,
             preprocess_step_result={"score": score, **metrics, "sentences": sentences},
             analyze_step_result=dict(metrics),
-            warnings=tone_warnings(text, reference, self.engine),
+            warnings=warnings,
             run_id=run_id or new_run_id(),
         )
 
@@ -91,12 +105,13 @@ class ToneScorer:
         ground_truths: Sequence[str | None] | None = None,
         on_row: RowsDone | None = None,
     ) -> Columns:
-        """Score many output texts at once: for each, the score, metrics and warnings ``run`` would give.
+        """Score many output texts at once: for each, the score and metrics ``run`` would give, and its warnings.
 
         Repeated sentences are scored once and the engine tokenises in bulk, so this is the batch path.
         Returns ``{"score": [...], "<metric>": [...], "warnings": [...]}`` with the metrics of the modes used
         (a metric of the other mode is NaN for that row; with no outputs, those of the mode a reference
-        would select) and each row's warnings joined into one text ("" when none). ``inputs`` is not used.
+        would select) and each row's :func:`tone_warnings` (the language checks) joined into one text ("" when
+        none); ``run``'s note on too little text for stability is not repeated per row. ``inputs`` is not used.
 
         >>> create_tone_scorer(engine="afinn", splitter="mastra").score_many(outputs=["It was great. Thanks!"])
         {'score': [0.75], 'avgSentiment': [1.5], 'sentimentVariance': [0.25], 'warnings': ['']}
@@ -159,6 +174,28 @@ def tone_warnings(output: str, reference: str | None, engine: str) -> tuple[str,
     if reference:
         found.append(coverage_warning(reference, engine, field="reference"))
     return tuple(w for w in found if w)
+
+
+def stability_note(sentences: Sequence[str]) -> str | None:
+    """Why a stability score cannot be read: fewer than two sentences with words, else None.
+
+    The score stays Mastra's number (a single sentence has variance 0: a "perfect" 1.0); the note says
+    that there was not enough text to measure stability. A sentence with words has a letter, a digit or
+    an emoji (:func:`scoring.text.splitters.has_words`); punctuation alone does not count.
+
+    >>> stability_note(["Thanks!", "Bye."]) is None
+    True
+    >>> print(stability_note(["Thanks for your order!"]))  # doctest: +ELLIPSIS
+    output has only 1 sentence with words: ... not enough text to measure it (its perfect score is ...).
+    """
+    worded = sum(map(has_words, sentences))
+    if worded >= MIN_STABILITY_SENTENCES:
+        return None
+    what = "no sentence with words" if worded == 0 else "only 1 sentence with words"
+    return (
+        f"output has {what}: stability compares sentences with each other, so there is not enough text to "
+        "measure it (its perfect score is the formula's value, not a finding)."
+    )
 
 
 #: The metric columns of a score: stability mode's, then comparison mode's.

@@ -25,7 +25,8 @@ from scoring.result import Columns, RowsDone, ScoreResult, new_run_id
 from scoring.text.splitters import Span, split_smart
 from scoring.toxicity.batch import score_many
 from scoring.toxicity.classifier import KNOWN_GAPS as CLASSIFIER_GAPS
-from scoring.toxicity.classifier import classify, kind_label
+from scoring.toxicity.classifier import MEASURED_RECALL as CLASSIFIER_RECALL
+from scoring.toxicity.classifier import MeasuredRecall, classify, kind_label
 from scoring.toxicity.judge.client import JudgeError, ToxicityJudge
 from scoring.toxicity.verdicts import score_from_counts, toxic_count
 
@@ -33,6 +34,7 @@ __all__ = [
     "DEFAULT_JUDGE_MODEL",
     "ENGINES",
     "KNOWN_GAPS",
+    "MEASURED_RECALL",
     "METRICS",
     "SCORER_ID",
     "JudgeError",
@@ -55,6 +57,10 @@ KNOWN_GAPS: dict[str, tuple[str, ...]] = {
         "The input and the reply's sentences are sent to the endpoint: do not use it for data that must stay here.",
     ),
 }
+
+#: Each engine's measured recall on toxic sentences it was not tuned on (None: not measured here, e.g. the
+#: judge, whose recall depends on the model behind the endpoint).
+MEASURED_RECALL: dict[str, MeasuredRecall | None] = {"classifier": CLASSIFIER_RECALL, "judge": None}
 
 
 @dataclass(frozen=True, slots=True)

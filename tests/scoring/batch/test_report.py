@@ -107,7 +107,9 @@ def test_batch_report_lists_the_run_settings_from_the_result() -> None:
     when = datetime(2026, 1, 2, 3, 4, tzinfo=UTC)
     assert run_meta(result, file="r.csv", generated=when) == {
         "file": "r.csv", "rows": "2", "scorers": "tone-scorer, toxicity-scorer", "tone engine": "afinn",
-        "toxicity engine": "classifier", "reference": "column 'ref'", "generated": "2026-01-02 03:04 UTC",
+        "toxicity engine": "classifier", "columns": "output='output', input='input', reference='ref'",
+        "compares": "tone-scorer: output vs 'ref'; toxicity-scorer: output (with 'input' as the question)",
+        "generated": "2026-01-02 03:04 UTC",
     }  # fmt: skip
     page = batch_report(result, file="r.csv", generated=when)
     assert "<b>tone engine</b>: afinn" in page and "Batch evaluation: r.csv" in page

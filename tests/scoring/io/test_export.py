@@ -86,6 +86,16 @@ def test_excel_neutralises_and_never_writes_formulas() -> None:
         assert texts == [v.replace("\r", "\n") if v != "" else None for v in expected]  # Excel's line break
 
 
+def test_excel_bytes_hold_no_clock_time() -> None:
+    """openpyxl stamps the save time; the export drops it, so one table always gives the same bytes."""
+    data = to_excel_bytes(_frame())
+    book = zipfile.ZipFile(io.BytesIO(data))
+    assert {info.date_time for info in book.infolist()} == {(1980, 1, 1, 0, 0, 0)}
+    core = book.read("docProps/core.xml")
+    assert b"dcterms:created" not in core and b"dcterms:modified" not in core and b"<dc:creator>" in core
+    assert book.testzip() is None and _xlsx_rows(data)[0] == tuple(_frame().columns)
+
+
 def test_nested_values_become_json_text_in_spreadsheets() -> None:
     df = pd.DataFrame({"scores": [{"tone": 0.5}, [1, 2], None], "row": [1, 2, 3]})
     cells = _csv_cells(to_csv_bytes(df))["scores"].tolist()

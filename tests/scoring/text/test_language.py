@@ -113,7 +113,7 @@ def test_tone_result_carries_language_warnings() -> None:
     french = scorer.run(output="Merci beaucoup, le service était excellent !")
     assert french.warnings and "French (fr," in french.warnings[0]
     assert french.to_dict()["warnings"] == list(french.warnings)
-    english = scorer.run(output="Thanks a lot, the service was excellent!")
+    english = scorer.run(output="Thanks a lot. The service was excellent!")  # two sentences: no stability note
     assert english.warnings == () and "warnings" not in english.to_dict()
     reference = create_tone_scorer("Vielen Dank, alles war wunderbar.").run(output="Thanks, all was great.")
     assert len(reference.warnings) == 1 and reference.warnings[0].startswith("reference looks like German")
