@@ -105,7 +105,7 @@ def test_the_batch_runner_scores_any_scorer_in_the_table(monkeypatch: pytest.Mon
     """A scorer added to the table is run, skipped, failed and summarised with no code that names it."""
     info = ScorerInfo(
         id="length-scorer", short_name="length", label="Length", factory=_LengthScorer, lower_is_better=True,
-        higher_means="longer", metrics=("words",), ground_truth="optional",
+        higher_means="longer", metrics=("words",), compares=("reference",), alone="length of the output",
     )  # fmt: skip
     monkeypatch.setitem(registry._BY_NAME, "length", info)
     monkeypatch.setitem(registry._BY_NAME, "length-scorer", info)
