@@ -3,6 +3,7 @@
 import streamlit as st
 
 import ui
+from scoring.registry import TONE
 from scoring.tone.explain import sentence_frame
 from ui.markdown import highlight_markdown
 from ui.share import read_link, write_link
@@ -18,7 +19,7 @@ mode = mode_col.radio(
     format_func={"stability": "Stability", "comparison": "Compare to a reference"}.get,
 )  # fmt: skip
 engine = engine_col.selectbox(
-    "Engine", list(ui.ENGINE_LABELS), key="tone.engine", format_func=ui.ENGINE_LABELS.get, persist_state="session"
+    "Engine", list(TONE.engines), key="tone.engine", format_func=TONE.engines.get, persist_state="session"
 )
 splitter = splitter_col.selectbox(
     "Sentences", list(ui.SPLITTER_LABELS), key="tone.splitter", format_func=ui.SPLITTER_LABELS.get,
@@ -69,9 +70,9 @@ with raw:
 
 if both:
     st.subheader("Both engines on the same text")
-    for col, name in zip(st.columns(2), ui.ENGINE_LABELS, strict=True):
+    for col, name in zip(st.columns(2), TONE.engines, strict=True):
         with col:
             other = ui.attempt(ui.tone_result, text, reference, name, splitter)
             if other is not None:
-                ui.tone_score_card(other, label=ui.ENGINE_LABELS[name])
-                ui.tone_chart(other, name, key=f"tone.chart.{name}", title=ui.ENGINE_LABELS[name])
+                ui.tone_score_card(other, label=TONE.engines[name])
+                ui.tone_chart(other, name, key=f"tone.chart.{name}", title=TONE.engines[name])

@@ -4,19 +4,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Protocol
 
-from scoring.result import ScoreResult
+from scoring.result import Scorer
 
 __all__ = ["Scorer", "run_evals"]
-
-
-class Scorer(Protocol):
-    """Anything with an ``id`` and a keyword-only ``run`` returning a :class:`ScoreResult`."""
-
-    id: str
-
-    def run(self, *, input: object, output: object, ground_truth: object = None) -> ScoreResult: ...  # noqa: A002
 
 
 def _item_field(item: Mapping[str, object], *names: str) -> object:

@@ -18,15 +18,13 @@ from scoring.batch.compare import stack_files
 from scoring.batch.rows import BatchSpec, make_spec
 from scoring.batch.runner import evaluate, retry_errors
 from scoring.io.columns import HOW, ColumnGuess, ColumnMap, guess_columns
-from scoring.io.loaders import read_table
+from scoring.io.loaders import read_table, require_rows
 from scoring.limits import check_row_count, check_upload_size, get_limits
+from scoring.registry import SCORER_INFO, TONE, TOXICITY, scorer_info
 from ui.markdown import escape_markdown
 
 SAMPLE_PATH = Path(__file__).resolve().parents[1] / "scoring" / "data" / "sample_responses.csv"
 FILE_TYPES = ["csv", "tsv", "txt", "jsonl", "ndjson", "parquet", "xlsx", "xls"]
-SCORER_LABELS = {"tone": "Tone", "similarity": "Content similarity", "toxicity": "Toxicity"}
-SHORT_NAMES = {"tone-scorer": "tone", "content-similarity-scorer": "similarity", "toxicity-scorer": "toxicity"}
-TOX_ENGINES = {"classifier": "Offline classifier", "judge": "LLM judge (sends the texts to the endpoint)"}
 NONE = "(none)"
 _RESULTS_KEPT = 8
 
@@ -62,11 +60,11 @@ class RunOptions:
 
     @property
     def uses_judge(self) -> bool:
-        return "toxicity" in self.scorers and self.toxicity_engine == "judge"
+        return TOXICITY.short_name in self.scorers and self.toxicity_engine in TOXICITY.remote_engines
 
     def toxicity(self, api_key: str) -> dict[str, object] | None:
         """The toxicity scorer's options (``api_key`` only for the judge; never part of these options)."""
-        if "toxicity" not in self.scorers:
+        if TOXICITY.short_name not in self.scorers:
             return None
         if not self.uses_judge:
             return {"engine": "classifier", "threshold": self.toxicity_threshold}
@@ -83,8 +81,7 @@ def _read(digest: str, name: str, _data: bytes) -> pd.DataFrame:
     check_upload_size(len(_data), name)
     table = read_table(_data, filename=name)
     check_row_count(len(table), name)
-    if table.empty:  # else a run "scores all 0 rows" and shows nan cards
-        raise ValueError(f"{name} has no data rows (only a header?): add rows of responses below the header.")
+    require_rows(len(table), name)  # else a run "scores all 0 rows" and shows nan cards
     return table
 
 
@@ -167,8 +164,10 @@ def _how(where: Any, guess: ColumnGuess, role: str, chosen: str | None) -> None:
     where.caption(escape_markdown(text))
 
 
-def run_options(loaded: Loaded, available: list[str]) -> RunOptions:
-    """Column mapping (guessed, changeable, each with how it was decided), scorers, engine and reference tone."""
+def run_options(loaded: Loaded, available: list[str] | None = None) -> RunOptions:
+    """Column mapping (guessed, changeable, each with how it was decided), scorers (``available``: short names,
+    default all), engine and reference tone."""
+    available = available or [info.short_name for info in SCORER_INFO]
     guess = _reset_mapping(loaded)
     columns = [str(c) for c in loaded.table.columns]
     out_col, in_col, ref_col = st.columns(3)
@@ -186,14 +185,12 @@ def run_options(loaded: Loaded, available: list[str]) -> RunOptions:
     )  # fmt: skip
     _how(ref_col, guess, "ground_truth", reference)
     scorers = st.pills(
-        "Scorers", available, key="batch.scorers", selection_mode="multi", format_func=SCORER_LABELS.get,
-        default=[s for s in available if s != "toxicity"],
+        "Scorers", available, key="batch.scorers", selection_mode="multi", format_func=lambda s: scorer_info(s).label,
+        default=[s for s in available if s != TOXICITY.short_name],
     )  # fmt: skip
     engine_col, mode_col = st.columns([1, 2])
-    engine = engine_col.radio(
-        "Sentiment engine", ["vader", "afinn"], key="batch.engine", horizontal=True,
-        format_func={"vader": "VADER", "afinn": "AFINN (Mastra-identical)"}.get,
-    )  # fmt: skip
+    engine = engine_col.radio("Sentiment engine", list(TONE.engines), key="batch.engine", horizontal=True,
+                              format_func=TONE.engines.get)  # fmt: skip
     by_column = "The reference column" if reference not in (None, NONE) else "Nothing: stability across sentences"
     ref_mode = mode_col.radio("Tone compares each reply with", ["column", "text"], key="batch.ref_mode",
                               format_func={"column": by_column, "text": "One text for all rows"}.get,
@@ -208,7 +205,7 @@ def run_options(loaded: Loaded, available: list[str]) -> RunOptions:
         engine,
         tone_text if ref_mode == "text" else None,
     )  # fmt: skip
-    return _toxicity_options(options) if "toxicity" in options.scorers else options
+    return _toxicity_options(options) if TOXICITY.short_name in options.scorers else options
 
 
 def plan(loaded: Loaded, options: RunOptions) -> BatchSpec | None:
@@ -234,16 +231,16 @@ def plan(loaded: Loaded, options: RunOptions) -> BatchSpec | None:
 
 def plan_text(spec: BatchSpec) -> str:
     """The columns and comparisons of ``spec`` as one markdown line (column names escaped)."""
-    compares = " · ".join(f"{SHORT_NAMES.get(k, k)}: {v}" for k, v in spec.describe().items())
+    compares = " · ".join(f"{scorer_info(k).short_name}: {v}" for k, v in spec.describe().items())
     return escape_markdown(f"{spec.columns.describe()} — {compares}")
 
 
 def _toxicity_options(options: RunOptions) -> RunOptions:
     """The toxicity engine, and its settings from the sidebar (shared with the Toxicity page)."""
-    tox_engine = st.radio("Toxicity engine", list(TOX_ENGINES), key="batch.tox_engine", horizontal=True,
-                          format_func=TOX_ENGINES.get)  # fmt: skip
+    tox_engine = st.radio("Toxicity engine", list(TOXICITY.engines), key="batch.tox_engine", horizontal=True,
+                          format_func=TOXICITY.engines.get)  # fmt: skip
     settings = ui.judge_settings()
-    if tox_engine == "judge":
+    if tox_engine in TOXICITY.remote_engines:
         model, where = escape_markdown(settings.model or "gpt-4o-mini"), escape_markdown(settings.base_url or "")
         st.caption(f"Judge: model **{model}** at **{where or 'the OpenAI API'}** (sidebar); one request per row.")
     return replace(options, toxicity_engine=tox_engine, toxicity_threshold=settings.threshold,

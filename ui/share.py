@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from ui.state import ENGINE_LABELS, SPLITTER_LABELS
+from scoring.registry import TONE
+from ui.state import SPLITTER_LABELS
 
 __all__ = ["MAX_SHARED_CHARS", "SHARED", "Shared", "params_to_state", "read_link", "state_to_params", "write_link"]
 
@@ -38,7 +39,7 @@ SHARED: dict[str, tuple[Shared, ...]] = {
         Shared("text", "tone.text"),
         Shared("mode", "tone.mode", ("stability", "comparison")),
         Shared("ref", "tone.reference"),
-        Shared("engine", "tone.engine", tuple(ENGINE_LABELS)),
+        Shared("engine", "tone.engine", tuple(TONE.engines)),
         Shared("split", "tone.splitter", tuple(SPLITTER_LABELS)),
         Shared("both", "tone.both_engines", flag=True),
     ),

@@ -1,4 +1,7 @@
-"""Session state: every page's defaults ("<page>.<name>" keys), labels, and opening a page with values."""
+"""Session state: every page's defaults ("<page>.<name>" keys), labels, and opening a page with values.
+
+Scorer and engine labels are facts of :mod:`scoring.registry`; these are the tone page's own.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +10,6 @@ from collections.abc import Mapping
 
 import streamlit as st
 
-ENGINE_LABELS = {"vader": "VADER", "afinn": "AFINN (as Mastra)"}
-ENGINE_NAMES = {"vader": "VADER", "afinn": "AFINN"}
 SPLITTER_LABELS = {"smart": "Smart", "mastra": "Mastra's regex"}
 Y_LABELS = {"vader": "VADER compound", "afinn": "AFINN comparative (per token)"}
 DRIVER_NOTES = {

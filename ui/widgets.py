@@ -9,10 +9,12 @@ from typing import Any
 import streamlit as st
 
 from scoring.charts import sentence_sentiment_figure
-from scoring.limits import check_text_length, user_message
+from scoring.io.encodings import decode_text
+from scoring.limits import user_message
+from scoring.registry import TONE
 from scoring.tone.explain import OTHER_ENGINE, sentence_frame, tone_band
 from scoring.tone.scorer import stability_note
-from ui.state import ENGINE_NAMES, Y_LABELS
+from ui.state import Y_LABELS
 
 
 def attempt(fn: Callable[..., Any], *args: Any) -> Any:
@@ -24,24 +26,13 @@ def attempt(fn: Callable[..., Any], *args: Any) -> Any:
         return None
 
 
-def decode_upload(data: bytes, name: str) -> str:
-    """Return an uploaded text file's text; raise ValueError naming the file when it is not usable text."""
-    if b"\x00" in data:
-        raise ValueError(f"{name} looks binary (it contains NUL bytes); upload a UTF-8 .txt or .md file.")
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        raise ValueError(f"{name} is not UTF-8 text (byte {e.start}); re-save it as UTF-8 and upload again.") from e
-    return check_text_length(text, name)  # one response; files of many responses go to the Batch page
-
-
 def _load_upload(page: str) -> None:
     st.session_state.pop(f"{page}.upload_error", None)
     upload = st.session_state.get(f"{page}.upload")
     if upload is None:
         return
     try:
-        st.session_state[f"{page}.text"] = decode_upload(upload.getvalue(), upload.name)
+        st.session_state[f"{page}.text"] = decode_text(upload.getvalue(), upload.name)
     except ValueError as e:
         st.session_state[f"{page}.upload_error"] = user_message(e)
 
@@ -103,7 +94,7 @@ def tone_chart(result: Mapping[str, Any], engine: str, *, key: str, title: str =
         response=pre.get("responseSentiment"),
         y_label=Y_LABELS[engine],
         title=title,
-        engine_names=(ENGINE_NAMES[engine], ENGINE_NAMES[OTHER_ENGINE[engine]]),
+        engine_names=(TONE.engine_name(engine), TONE.engine_name(OTHER_ENGINE[engine])),
     )
     st.plotly_chart(figure, key=key)
 

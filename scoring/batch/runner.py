@@ -23,15 +23,13 @@ from typing import Any
 import pandas as pd
 
 from scoring.batch.ordered import in_order
-from scoring.batch.result import DEFAULT_THRESHOLD, LOWER_IS_BETTER, BatchResult, SummaryBuilder, combine
+from scoring.batch.result import DEFAULT_THRESHOLD, BatchResult, SummaryBuilder, combine
 from scoring.batch.retry import retry_errors
-from scoring.batch.rows import SCORER_IDS, BatchSpec, ChunkResult, make_spec, score_frame, uses_judge
+from scoring.batch.rows import BatchSpec, ChunkResult, make_spec, score_frame, uses_judge
 from scoring.io.columns import ColumnMap, guess_columns
 
 __all__ = [
     "DEFAULT_THRESHOLD",
-    "LOWER_IS_BETTER",
-    "SCORER_IDS",
     "BatchResult",
     "BatchSpec",
     "ChunkResult",

@@ -21,10 +21,11 @@ import pandas as pd
 
 from scoring.batch.result import warned_mask
 from scoring.batch.rows import BatchSpec, make_spec, uses_judge
-from scoring.batch.runner import SCORER_IDS, ChunkResult, SummaryBuilder, iter_scored
+from scoring.batch.runner import ChunkResult, SummaryBuilder, iter_scored
 from scoring.cli.sink import OUT_FORMATS, Sink
 from scoring.io.columns import ColumnGuess, ColumnMap, guess_columns
-from scoring.io.loaders import ACCEPTED, iter_table_chunks
+from scoring.io.loaders import ACCEPTED, iter_table_chunks, require_rows
+from scoring.registry import SCORER_INFO, TONE, TOXICITY, find_scorer
 
 __all__ = ["main"]
 
@@ -58,14 +59,14 @@ exit codes: 0 thresholds met; 1 a threshold missed; 2 bad input or options; 130 
 
 def _threshold(text: str) -> tuple[str, float]:
     name, sep, value = text.partition("=")
-    scorer_id = SCORER_IDS.get(name.strip(), name.strip())
+    info = find_scorer(name.strip())
     try:
         number = float(value)
     except ValueError:
         number = math.nan
-    if not sep or scorer_id not in SCORER_IDS.values() or not math.isfinite(number):
-        raise argparse.ArgumentTypeError(f"expected SCORER=NUMBER like tone-scorer=0.7; got {text!r}")
-    return scorer_id, number
+    if not sep or info is None or not math.isfinite(number):
+        raise argparse.ArgumentTypeError(f"expected SCORER=NUMBER like {TONE.id}=0.7; got {text!r}")
+    return info.id, number
 
 
 def _positive(text: str) -> int:
@@ -82,11 +83,12 @@ def build_parser() -> argparse.ArgumentParser:
                         formatter_class=argparse.RawDescriptionHelpFormatter,
                         description=f"Score every row of FILE: {ACCEPTED}.")  # fmt: skip
     ev.add_argument("file", metavar="FILE", help="the table of responses (format from its content and extension)")
-    ev.add_argument("--scorers", default="tone,similarity", help="comma-separated: tone, similarity, toxicity "
+    names = ", ".join(info.short_name for info in SCORER_INFO)
+    ev.add_argument("--scorers", default="tone,similarity", help=f"comma-separated: {names} "
                     "(or their ids); default: tone,similarity")  # fmt: skip
     ev.add_argument("--reference-tone", metavar="TEXT", help="tone: compare each response's sentiment to TEXT's "
                     "(instead of the reference column's)")  # fmt: skip
-    ev.add_argument("--engine", choices=["vader", "afinn"], default="vader",
+    ev.add_argument("--engine", choices=list(TONE.engines), default=TONE.default_engine,
                     help="tone sentiment engine; afinn with --splitter mastra reproduces @mastra/evals")  # fmt: skip
     ev.add_argument("--splitter", choices=["smart", "mastra"], default="smart", help="tone sentence splitter")
     ev.add_argument("--output-column", metavar="COL", help="column with the responses (default: guessed from "
@@ -113,7 +115,7 @@ def build_parser() -> argparse.ArgumentParser:
     tox = ev.add_argument_group("toxicity engine (the API key is read from OPENAI_API_KEY only, never a flag)")
     tox.add_argument(
         "--toxicity-engine",
-        choices=["classifier", "judge"],
+        choices=list(TOXICITY.engines),
         help="classifier (offline, default) or judge: an OpenAI-compatible chat model; its requests run "
         "in this process, TONE_EXPLORER_JUDGE_CONCURRENCY at a time (--workers and --dask do not apply)",
     )
@@ -196,7 +198,7 @@ def _drain(
     try:
         for chunk in results:
             if len(warned) < WARNED_SHOWN:
-                warned += [builder.rows + 1 + int(i) for i in np.flatnonzero(warned_mask(chunk.table, "tone-scorer"))]
+                warned += [builder.rows + 1 + int(i) for i in np.flatnonzero(warned_mask(chunk.table, TONE.id))]
             builder.add(chunk)
             if sink is not None:
                 sink.write(chunk.table)
@@ -245,10 +247,10 @@ def _evaluate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
             def write(handle: IO[bytes]) -> None:
                 warned[:] = _drain(results, builder, Sink(handle, fmt, neutralise=not args.raw_csv), notes)
-                _require_rows(builder, args.file)  # inside the write: a run that scored nothing leaves no file
+                require_rows(builder.rows, args.file)  # inside the write: a run that scored nothing leaves no file
 
             atomic_write(target, write)
-    _require_rows(builder, args.file)
+    require_rows(builder.rows, args.file)
     summary = builder.summary(thresholds)
     out.write(format_summary(summary, builder.rows) + "\n")
     out.write(f"columns: {spec.columns.describe()}\n")
@@ -257,11 +259,6 @@ def _evaluate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if target is not None:
         out.write(f"wrote {builder.rows:,} rows to {target}\n")
     return _verdict(summary, args.fail_under, args.fail_over, out)
-
-
-def _require_rows(builder: SummaryBuilder, file: str) -> None:
-    if builder.rows == 0:
-        raise ValueError(f"{file} has no data rows to score (only a header?).")
 
 
 def format_summary(summary: pd.DataFrame, rows: int) -> str:
@@ -289,12 +286,12 @@ def _report_notes(summary: pd.DataFrame, notes: list[pd.DataFrame], err: TextIO)
 
 
 def _report_warned(summary: pd.DataFrame, rows: list[int], err: TextIO) -> None:
-    count = int(summary["warned"].get("tone-scorer", 0))
+    count = int(summary["warned"].get(TONE.id, 0))
     if count:
         more = f" and {count - len(rows):,} more" if count > len(rows) else ""
         err.write(
-            f"warning: tone-scorer: {count:,} rows are not English (the response or its reference); their tone "
-            f"scores are not meaningful (see tone-scorer.warnings): row {', '.join(map(str, rows))}{more}.\n"
+            f"warning: {TONE.id}: {count:,} rows are not English (the response or its reference); their tone "
+            f"scores are not meaningful (see {TONE.id}.warnings): row {', '.join(map(str, rows))}{more}.\n"
         )
 
 

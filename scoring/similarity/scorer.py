@@ -18,12 +18,14 @@ from rapidfuzz import fuzz
 from rapidfuzz.distance import JaroWinkler, Levenshtein
 
 from scoring.inputs import check_scale, to_text
-from scoring.result import ScoreResult, new_run_id
+from scoring.result import Columns, RowsDone, ScoreResult, new_run_id
 from scoring.text.jscompat import JS_WS_RE, JS_WS_RUN_RE, js_lower, js_trim, utf16_units
 
 __all__ = [
     "ALGORITHMS",
     "ALL_ALGORITHMS_MAX_CELLS",
+    "METRICS",
+    "SCORER_ID",
     "ContentSimilarityScorer",
     "create_content_similarity_scorer",
     "dice",
@@ -33,6 +35,8 @@ __all__ = [
 ]
 
 SCORER_ID = "content-similarity-scorer"
+#: The metric columns of a score.
+METRICS = ("similarity",)
 
 
 def dice(first: str, second: str) -> float:
@@ -229,15 +233,38 @@ class ContentSimilarityScorer:
             run_id=run_id or new_run_id(),
         )
 
-    def score_many(self, inputs: Sequence[str], outputs: Sequence[str]) -> dict[str, list[float]]:
-        """Score many (input, output) text pairs at once: the score and similarity ``run`` gives each.
+    def score_many(
+        self,
+        *,
+        outputs: Sequence[str],
+        inputs: Sequence[str | None] | None = None,
+        ground_truths: Sequence[str | None] | None = None,
+        on_row: RowsDone | None = None,
+    ) -> Columns:
+        """Score many outputs at once: the score and similarity ``run`` gives each.
 
-        ``inputs`` are whatever each output is compared with: the inputs, or the references.
+        As ``run``, each output is compared with its ground truth when that is given and not blank, else
+        with its input; give ``inputs`` or ``ground_truths`` (or both), one entry per output.
 
-        >>> create_content_similarity_scorer().score_many(["Night", "x"], ["nacht", "x"])
+        >>> create_content_similarity_scorer().score_many(outputs=["nacht", "x"], inputs=["Night", "x"])
         {'score': [0.25, 1.0], 'similarity': [0.25, 1.0]}
+        >>> create_content_similarity_scorer().score_many(outputs=["nacht"], inputs=["x"], ground_truths=["Night"])
+        {'score': [0.25], 'similarity': [0.25]}
         """
-        return _score_many(self, inputs, outputs)
+        given = {"inputs": inputs, "ground_truths": ground_truths}
+        if inputs is None and ground_truths is None:
+            raise ValueError(
+                "give inputs or ground_truths (one text per output): similarity compares the output with it."
+            )
+        for name, texts in given.items():
+            if texts is not None and len(texts) != len(outputs):
+                raise ValueError(f"{name} must have one entry per output ({len(outputs)}); got {len(texts)}.")
+        truths = ground_truths or [None] * len(outputs)
+        others = [t if t and t.strip() else (inputs[i] if inputs is not None else None) for i, t in enumerate(truths)]
+        columns = _score_many(self, [t or "" for t in others], outputs)
+        if on_row is not None:
+            on_row(len(outputs))
+        return columns
 
 
 _PY_ONLY_WS = re.compile("[\x1c-\x1f]")
@@ -254,9 +281,7 @@ def _normalise_many(texts: Sequence[str], ignore_case: bool, ignore_whitespace: 
     ]
 
 
-def _score_many(
-    scorer: ContentSimilarityScorer, inputs: Sequence[str], outputs: Sequence[str]
-) -> dict[str, list[float]]:
+def _score_many(scorer: ContentSimilarityScorer, inputs: Sequence[str], outputs: Sequence[str]) -> Columns:
     a = _normalise_many(inputs, scorer.ignore_case, scorer.ignore_whitespace)
     b = _normalise_many(outputs, scorer.ignore_case, scorer.ignore_whitespace)
     if scorer.algorithm == "dice":

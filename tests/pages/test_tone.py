@@ -8,6 +8,7 @@ from streamlit.testing.v1 import AppTest
 
 import ui
 from scoring import create_tone_scorer
+from scoring.registry import TONE as TONE_INFO
 from scoring.tone.explain import tone_band
 from tests.pages.conftest import APP as TONE_APP
 from tests.pages.conftest import metrics
@@ -55,7 +56,7 @@ def test_tone_page_shows_both_engines_on_request(open_page: Open) -> None:
     at.toggle(key="tone.both_engines").set_value(True).run()
     text = ui.DEFAULTS["tone.text"]
     shown = metrics(at)
-    for engine, label in ui.ENGINE_LABELS.items():
+    for engine, label in TONE_INFO.engines.items():
         assert shown[label] == f"{create_tone_scorer(engine=engine).run(output=text).score:.3f}"
     assert len(at.get("plotly_chart")) == 3
 

@@ -1,6 +1,6 @@
 """Table-driven bad input over the library: each case gets a clear error naming the argument, or a valid score.
 
-The table (`CASES`) is the one the README lists. An ``expect`` of an exception class means every scorer
+The table (`CASES`) is the one docs/reliability.md lists. An ``expect`` of an exception class means every scorer
 must raise exactly that, with the argument's name in the message; ``"score"`` means a finite score in
 ``[0, scale]`` and a result that survives ``json.dumps``; ``"score+warning"`` also wants a warning.
 """

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
 
-from scoring import create_content_similarity_scorer, create_tone_scorer, run_evals
+from scoring import create_content_similarity_scorer, create_tone_scorer, create_toxicity_scorer, run_evals
 from scoring.batch.runner import BatchResult, evaluate, make_spec
 from scoring.io.columns import ColumnMap
 from scoring.similarity.scorer import dice, dice_many
@@ -160,11 +160,9 @@ def test_evaluate_with_two_workers_equals_one(monkeypatch: pytest.MonkeyPatch) -
     pd.testing.assert_frame_equal(one.summary, two.summary)
 
 
-def test_evaluate_toxicity_when_available() -> None:
-    from scoring.toxicity.scorer import create_toxicity_scorer
-
+def test_evaluate_toxicity_gives_score_many_scores() -> None:
     result = evaluate(_frame(), scorers=["toxicity"])
-    expected = create_toxicity_scorer().score_many(TEXTS, QUESTIONS)["score"]
+    expected = create_toxicity_scorer().score_many(outputs=TEXTS, inputs=QUESTIONS)["score"]
     assert result.table["toxicity-scorer"].tolist() == expected
     assert result.summary.loc["toxicity-scorer", "better"] == "lower"
 
@@ -226,12 +224,12 @@ def test_bulk_paths_equal_the_one_text_functions(texts: list[str]) -> None:
     assert afinn.comparatives(texts) == [afinn.analyze(t).comparative for t in texts]
     assert dice_many(texts, texts[::-1]) == [dice(a, b) for a, b in zip(texts, texts[::-1], strict=True)]
     similarity = create_content_similarity_scorer()
-    assert similarity.score_many(texts, texts[::-1])["score"] == [
+    assert similarity.score_many(outputs=texts[::-1], inputs=texts)["score"] == [
         similarity.run(input=a, output=b).score for a, b in zip(texts, texts[::-1], strict=True)
     ]
     for engine, splitter in (("afinn", "mastra"), ("vader", "smart")):
         tone = create_tone_scorer(engine=engine, splitter=splitter)
-        assert tone.score_many(texts)["score"] == [tone.run(output=t).score for t in texts]
+        assert tone.score_many(outputs=texts)["score"] == [tone.run(output=t).score for t in texts]
 
 
 _VADER_WORDS = st.sampled_from(
@@ -315,8 +313,6 @@ def test_evaluate_rejects_bad_toxicity_options(
 
 
 def test_toxicity_classifier_threshold_reaches_the_scorer() -> None:
-    from scoring.toxicity.scorer import create_toxicity_scorer
-
     result = evaluate(_frame(), scorers=["toxicity"], toxicity={"engine": "classifier", "threshold": 0.9})
-    expected = create_toxicity_scorer(threshold=0.9).score_many(TEXTS, QUESTIONS)["score"]
+    expected = create_toxicity_scorer(threshold=0.9).score_many(outputs=TEXTS, inputs=QUESTIONS)["score"]
     assert result.table["toxicity-scorer"].tolist() == expected

@@ -125,7 +125,7 @@ def test_every_algorithm_gives_the_known_value(a: str, b: str, algorithm: str, e
     result = scorer.run(input=a, output=b)
     assert result.analyze_step_result["similarity"] == pytest.approx(expected, abs=1e-12)
     assert result.score == pytest.approx(2 * expected, abs=1e-12)
-    assert scorer.score_many([a], [b])["similarity"] == [pytest.approx(expected, abs=1e-12)]  # the batch path
+    assert scorer.score_many(outputs=[b], inputs=[a])["similarity"] == [pytest.approx(expected, abs=1e-12)]  # batch
 
 
 def test_every_algorithm_has_a_known_value() -> None:
@@ -143,6 +143,8 @@ def test_with_a_ground_truth_the_output_is_compared_with_it_not_the_input() -> N
         plain = scorer.run(input="night", output="nacht", ground_truth=blank)
         assert plain.score == 0.25 and set(plain.preprocess_step_result) == {"processedInput", "processedOutput"}
     assert scorer.run(output="healed", ground_truth="sealed").score == 0.8  # no input needed then
+    many = scorer.score_many(outputs=["healed", "nacht"], inputs=["unrelated", "night"], ground_truths=["sealed", " "])
+    assert many["score"] == [0.8, 0.25]  # the batch path compares the same way
     with pytest.raises(ValueError, match=r"^input is required"):
         scorer.run(output="healed")
     with pytest.raises(TypeError, match=r"^ground_truth must be"):

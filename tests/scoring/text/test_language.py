@@ -86,11 +86,11 @@ def test_detector_never_downloads(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(infer, "download", refuse)
     monkeypatch.setattr(socket, "socket", refuse)
     monkeypatch.setattr(socket, "create_connection", refuse)
-    language._detector.cache_clear()
+    language.detector.cache_clear()
     try:
         guess = language.detect_language.__wrapped__("Dziękujemy za kontakt, odpowiemy szybko.")
     finally:
-        language._detector.cache_clear()
+        language.detector.cache_clear()
     assert guess is not None and guess.code == "pl"
 
 
@@ -153,4 +153,4 @@ def test_no_latin_script_reply_in_another_language_takes_the_english_fast_path()
 
     rows = load_languages(LATIN)
     assert len(rows) == 400 and "en" not in {code for code, _ in rows}
-    assert [text for _, text in rows if language._looks_english(language._strip_noise(text))] == []
+    assert [text for _, text in rows if language.english_by_fast_path(text)] == []

@@ -100,7 +100,7 @@ def test_blank_ground_truth_means_stability_in_run_and_score_many(truth: str) ->
     scorer = create_tone_scorer()
     result = scorer.run(output="Great. Awful.", ground_truth=truth)
     assert "sentimentVariance" in result.analyze_step_result
-    assert scorer.score_many(["Great. Awful."], [truth])["score"] == [result.score]
+    assert scorer.score_many(outputs=["Great. Awful."], ground_truths=[truth])["score"] == [result.score]
 
 
 @pytest.mark.parametrize(

@@ -232,7 +232,7 @@ def test_run_evals_records_judge_errors_per_item() -> None:
 
 def test_judge_score_many_marks_failed_rows() -> None:
     with serve(auto) as fake:
-        many = judge(fake.base_url).score_many(["You idiot. Hi.", "BROKEN.", ""])
+        many = judge(fake.base_url).score_many(outputs=["You idiot. Hi.", "BROKEN.", ""])
     assert many["score"][0] == 0.5 and math.isnan(many["score"][1]) and many["score"][2] == 0.0
     assert many["error"][0] is None and "could not be read" in many["error"][1]
     assert many["opinionCount"] == [2, None, 0]
