@@ -1,0 +1,23 @@
+"""Run history: batch runs kept in a database, compared with each other, trended, and gating CI.
+
+:class:`RunStore` saves a :class:`~scoring.batch.BatchResult` as a run and reads runs back;
+:func:`compare_runs` compares two runs scorer by scorer (the A/B statistics of :mod:`scoring.compare`)
+and row by row; :class:`JudgeCache` keeps LLM-judge verdicts so the same rows are never paid for twice.
+"""
+
+from scoring.runs.db import DB_ENV, SCHEMA_VERSION, RunStoreError, default_url
+from scoring.runs.record import Run, RunInfo, rows_frame
+from scoring.runs.store import RunStore, UnknownRunError, file_sha256
+
+__all__ = [
+    "DB_ENV",
+    "SCHEMA_VERSION",
+    "Run",
+    "RunInfo",
+    "RunStore",
+    "RunStoreError",
+    "UnknownRunError",
+    "default_url",
+    "file_sha256",
+    "rows_frame",
+]
