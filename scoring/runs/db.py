@@ -148,7 +148,9 @@ def default_url() -> str:
     """Return the SQLite URL of the default store: ``runs.sqlite`` in the platform's user-data folder."""
     from platformdirs import user_data_path
 
-    return URL.create("sqlite", database=str(user_data_path(APP_NAME, appauthor=False) / "runs.sqlite")).render_as_string()
+    return URL.create(
+        "sqlite", database=str(user_data_path(APP_NAME, appauthor=False) / "runs.sqlite")
+    ).render_as_string()
 
 
 def _parse(url: str | None) -> URL:

@@ -205,8 +205,8 @@ def row_records(rows: pd.DataFrame, scorers: Sequence[str]) -> list[dict[str, ob
     records = []
     for record in rows.to_dict("records"):
         records.append({
-            "row": int(record["row"]), "label": record["index"], "input_text": record["input"],
-            "output_text": record["output"], "reference_text": record["reference"],
+            "row": int(record["row"]), "label": record["index"], "input_text": _text(record["input"]),
+            "output_text": _text(record["output"]), "reference_text": _text(record["reference"]),
             "scores": {c: _cell(record[c]) for c in values},
             "warnings": {s: clean_text(str(record[c])) for s, c in warned.items() if record[c]},
         })  # fmt: skip

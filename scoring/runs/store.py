@@ -98,7 +98,8 @@ class RunStore:
         """Close the store's connections."""
         self.engine.dispose()
 
-    def _conn(self, *, write: bool) -> Any:
+    def transaction(self, *, write: bool) -> Any:
+        """One transaction on the store, created or upgraded first if needed (:func:`scoring.runs.db.transaction`)."""
         if not self._ready:
             ensure_schema(self.engine)
             self._ready = True
@@ -144,19 +145,23 @@ class RunStore:
             "cache_hits": int(cached.fillna(0).sum()),
         }  # fmt: skip
         summary = summary_records(result, rows)
-        with self._conn(write=True) as conn:
+        with self.transaction(write=True) as conn:
             run_id = int(conn.execute(runs.insert().values(**values)).inserted_primary_key[0])
             if summary:
                 conn.execute(run_scorers.insert(), [{"run_id": run_id, **r} for r in summary])
             for start in range(0, len(records), INSERT_BATCH):
-                conn.execute(run_rows.insert(), [{"run_id": run_id, **r} for r in records[start : start + INSERT_BATCH]])
+                conn.execute(
+                    run_rows.insert(), [{"run_id": run_id, **r} for r in records[start : start + INSERT_BATCH]]
+                )
             if problems:
                 conn.execute(run_problems.insert(), [{"run_id": run_id, **p} for p in problems])
         return _info({**values, "id": run_id})
 
     # -- finding ----------------------------------------------------------------------------------------
 
-    def list_runs(self, *, name: str | None = None, source: str | None = None, limit: int | None = None) -> list[RunInfo]:
+    def list_runs(
+        self, *, name: str | None = None, source: str | None = None, limit: int | None = None
+    ) -> list[RunInfo]:
         """Return runs newest first; ``name``/``source`` keep those whose name/file name contains the text."""
         query = sa.select(runs).order_by(runs.c.id.desc())
         for column, text in ((runs.c.name, name), (runs.c.source_name, source)):
@@ -164,7 +169,7 @@ class RunStore:
                 query = query.where(sa.func.lower(column).contains(text.strip().lower(), autoescape=True))
         if limit is not None:
             query = query.limit(limit)
-        with self._conn(write=False) as conn:
+        with self.transaction(write=False) as conn:
             return [_info(r._mapping) for r in conn.execute(query)]
 
     def table(self, *, name: str | None = None, source: str | None = None) -> pd.DataFrame:
@@ -173,7 +178,7 @@ class RunStore:
         columns = ["id", "name", "created", "source", "sha256", "rows", "complete", "skipped", "failed"]
         if not infos:
             return pd.DataFrame(columns=columns)
-        with self._conn(write=False) as conn:
+        with self.transaction(write=False) as conn:
             query = sa.select(run_scorers.c.run_id, run_scorers.c.scorer, run_scorers.c.mean).where(
                 run_scorers.c.run_id.in_([i.id for i in infos])
             )
@@ -200,7 +205,7 @@ class RunStore:
             query = query.where(runs.c.id == int(text))
         else:
             query = query.where(runs.c.name == text)
-        with self._conn(write=False) as conn:
+        with self.transaction(write=False) as conn:
             row = conn.execute(query).first()
         if row is None:
             what = "no runs yet" if text == "latest" else f"no run with id or name {text!r}"
@@ -213,13 +218,13 @@ class RunStore:
     def get(self, ref: str | int) -> Run:
         """Return the whole run ``ref`` names: facts, summary, rows and skipped/failed rows."""
         info = self.resolve(ref)
-        with self._conn(write=False) as conn:
+        with self.transaction(write=False) as conn:
             return Run(info, _summary(conn, info.id), _rows(conn, info), _problems(conn, info.id))
 
     def rows(self, ref: str | int) -> pd.DataFrame:
         """Return the rows of the run ``ref`` names (see :mod:`scoring.runs.record` for the columns)."""
         info = self.resolve(ref)
-        with self._conn(write=False) as conn:
+        with self.transaction(write=False) as conn:
             return _rows(conn, info)
 
     def trend(self, name: str) -> pd.DataFrame:
@@ -235,7 +240,7 @@ class RunStore:
             .order_by(runs.c.id, run_scorers.c.scorer)
         )  # fmt: skip
         columns = ["run_id", "name", "created_at", "scorer", "mean", "ci_low", "ci_high", "count", "lower_is_better"]
-        with self._conn(write=False) as conn:
+        with self.transaction(write=False) as conn:
             frame = pd.DataFrame(conn.execute(query).all(), columns=columns)
         frame["created_at"] = [_utc(t) for t in frame["created_at"]]
         return frame
@@ -243,7 +248,7 @@ class RunStore:
     def names(self) -> list[str]:
         """Return the run names in the store, most recently used first."""
         query = sa.select(runs.c.name, sa.func.max(runs.c.id).label("last")).group_by(runs.c.name)
-        with self._conn(write=False) as conn:
+        with self.transaction(write=False) as conn:
             return [r.name for r in sorted(conn.execute(query), key=lambda r: -r.last)]
 
     # -- deleting ---------------------------------------------------------------------------------------
@@ -251,7 +256,7 @@ class RunStore:
     def delete(self, ref: str | int) -> RunInfo:
         """Delete the run ``ref`` names (its rows, summary and problems too), in one transaction."""
         info = self.resolve(ref)
-        with self._conn(write=True) as conn:
+        with self.transaction(write=True) as conn:
             for table in (run_problems, run_rows, run_scorers):
                 conn.execute(table.delete().where(table.c.run_id == info.id))
             if conn.execute(runs.delete().where(runs.c.id == info.id)).rowcount == 0:
