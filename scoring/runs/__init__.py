@@ -1,7 +1,7 @@
 """Run history: batch runs kept in a database, compared with each other, trended, and gating CI.
 
 :class:`RunStore` saves a :class:`~scoring.batch.BatchResult` as a run and reads runs back;
-:func:`compare_runs` compares two runs scorer by scorer (the A/B statistics of :mod:`scoring.compare`)
+:func:`compare_runs` compares two runs scorer by scorer (the A/B statistics of :mod:`scoring.batch.compare`)
 and row by row; :class:`JudgeCache` keeps LLM-judge verdicts so the same rows are never paid for twice.
 """
 

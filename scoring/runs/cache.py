@@ -26,7 +26,7 @@ from sqlalchemy.exc import IntegrityError
 from scoring.runs.db import judge_cache
 from scoring.runs.record import clean_text, endpoint_of
 from scoring.runs.store import RunStore
-from scoring.toxicity_prompts import SYSTEM_PROMPT, verdicts_prompt
+from scoring.toxicity.judge.prompts import SYSTEM_PROMPT, verdicts_prompt
 
 __all__ = ["PROMPT_VERSION", "CacheKey", "JudgeCache", "cache_key"]
 
@@ -96,7 +96,7 @@ class JudgeCache:
         """Return ``judge.verdicts(question, opinions)`` from the cache when there, else ask and keep the answer.
 
         The second value says whether it came from the cache. ``judge`` needs ``base_url``, ``model`` and
-        ``verdicts(question, opinions)`` (:class:`scoring.toxicity_judge.ToxicityJudge`); its errors propagate.
+        ``verdicts(question, opinions)`` (:class:`scoring.toxicity.judge.ToxicityJudge`); its errors propagate.
         """
         key = cache_key(str(judge.base_url), str(judge.model), question, opinions)
         found = self.get(key)

@@ -1,4 +1,4 @@
-"""Compare two runs: per scorer, the A/B statistics of :mod:`scoring.compare` with a regression verdict;
+"""Compare two runs: per scorer, the A/B statistics of :mod:`scoring.batch.compare` with a regression verdict;
 per row, the score deltas with the worst regressions first.
 
 Both sides are run-shaped tables (:func:`scoring.runs.rows_frame`, :meth:`scoring.runs.RunStore.rows`).
@@ -17,9 +17,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from scoring.batch_result import LOWER_IS_BETTER
-from scoring.batch_rows import SCORER_IDS
-from scoring.compare import Comparison, compare_groups
+from scoring.batch.compare import Comparison, compare_groups
+from scoring.batch.result import LOWER_IS_BETTER
+from scoring.batch.rows import SCORER_IDS
 
 __all__ = ["RunComparison", "ScorerVerdict", "compare_runs", "item_deltas", "paired_on_input", "scorers_of"]
 

@@ -18,9 +18,9 @@ from urllib.parse import urlsplit, urlunsplit
 import numpy as np
 import pandas as pd
 
-from scoring.batch_result import LOWER_IS_BETTER, BatchResult, warnings_column
-from scoring.batch_rows import BatchSpec
-from scoring.compare import bootstrap_mean_ci
+from scoring.batch.compare import bootstrap_mean_ci
+from scoring.batch.result import LOWER_IS_BETTER, BatchResult, warnings_column
+from scoring.batch.rows import BatchSpec
 
 __all__ = [
     "BOOTSTRAP_MAX_ROWS",

@@ -26,7 +26,7 @@ import pandas as pd
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
-from scoring.batch_result import BatchResult
+from scoring.batch.result import BatchResult
 from scoring.runs.db import (
     display_url,
     ensure_schema,
