@@ -16,7 +16,7 @@ import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -24,6 +24,9 @@ import pandas as pd
 from scoring.inputs import to_text
 from scoring.io.columns import ColumnMap, guess_columns
 from scoring.limits import max_text_chars
+
+if TYPE_CHECKING:
+    from scoring.toxicity.judge.batch import VerdictCache
 
 __all__ = ["SCORER_IDS", "TOXICITY_OPTIONS", "BatchSpec", "ChunkResult", "make_spec", "score_frame", "uses_judge"]
 
@@ -258,11 +261,18 @@ class ChunkResult:
 
 
 def score_frame(
-    df: pd.DataFrame, spec: BatchSpec, *, row_offset: int = 0, on_rows: RowsDone | None = None
+    df: pd.DataFrame,
+    spec: BatchSpec,
+    *,
+    row_offset: int = 0,
+    on_rows: RowsDone | None = None,
+    judge_cache: VerdictCache | None = None,
 ) -> ChunkResult:
     """Score every row of ``df``; ``row_offset`` is the number of rows before it in the file.
 
     ``on_rows(n)`` is called, in the calling thread, as the LLM judge finishes rows of this chunk.
+    ``judge_cache`` (:class:`scoring.runs.JudgeCache`) answers rows the judge has seen before; the table
+    then gets ``toxicity-scorer.cached`` (1.0 where the verdicts came from the cache).
     """
     labels = {str(c): c for c in df.columns}  # the spec names columns as text; a label may be a number
 
@@ -288,7 +298,7 @@ def score_frame(
         )
         todo = [i for i in range(len(df)) if i not in why]
         result, failed = _run_scorer(
-            scorer_id, spec, [outputs[i] or "" for i in todo], [others[i] for i in todo], on_rows
+            scorer_id, spec, [outputs[i] or "" for i in todo], [others[i] for i in todo], on_rows, judge_cache
         )
         errors.extend((int(rows[todo[k]]), index[todo[k]], scorer_id, message) for k, message in failed.items())
         for key, values in result.items():
@@ -306,7 +316,12 @@ def _spread(values: Sequence[object], todo: list[int], n: int, key: str) -> list
 
 
 def _run_scorer(
-    scorer_id: str, spec: BatchSpec, outputs: list[str], others: list[str | None], on_rows: RowsDone | None
+    scorer_id: str,
+    spec: BatchSpec,
+    outputs: list[str],
+    others: list[str | None],
+    on_rows: RowsDone | None,
+    judge_cache: VerdictCache | None = None,
 ) -> tuple[dict[str, list[Any]], dict[int, str]]:
     """Return the score and metric columns for these rows, and error messages by position."""
     scorer: Any = _scorer(scorer_id, spec)
@@ -319,7 +334,7 @@ def _run_scorer(
         if uses_judge(spec):
             from scoring.toxicity.judge.batch import judge_many
 
-            result = judge_many(scorer, outputs, others if spec.input else None, on_row=on_rows)
+            result = judge_many(scorer, outputs, others if spec.input else None, on_row=on_rows, cache=judge_cache)
         else:
             result = dict(scorer.score_many(outputs, others if spec.input else None))
     except Exception as exc:  # the model or judge failing as a whole: every row gets the error
