@@ -191,6 +191,8 @@ class RunStore:
         ])  # fmt: skip
         if not means.empty:
             wide = means.pivot(index="id", columns="scorer", values="mean")
+            order = list(dict.fromkeys(s for i in infos for s in i.scorers if s in wide.columns))
+            wide = wide[order + [c for c in wide.columns if c not in order]]
             wide.columns = [f"{c} mean" for c in wide.columns]
             frame = frame.merge(wide, left_on="id", right_index=True, how="left")
         return frame
@@ -219,7 +221,7 @@ class RunStore:
         """Return the whole run ``ref`` names: facts, summary, rows and skipped/failed rows."""
         info = self.resolve(ref)
         with self.transaction(write=False) as conn:
-            return Run(info, _summary(conn, info.id), _rows(conn, info), _problems(conn, info.id))
+            return Run(info, _summary(conn, info), _rows(conn, info), _problems(conn, info.id))
 
     def rows(self, ref: str | int) -> pd.DataFrame:
         """Return the rows of the run ``ref`` names (see :mod:`scoring.runs.record` for the columns)."""
@@ -288,10 +290,11 @@ def _problem_records(result: BatchResult) -> list[dict[str, object]]:
     return out
 
 
-def _summary(conn: Connection, run_id: int) -> pd.DataFrame:
-    query = sa.select(run_scorers).where(run_scorers.c.run_id == run_id)
+def _summary(conn: Connection, info: RunInfo) -> pd.DataFrame:
+    query = sa.select(run_scorers).where(run_scorers.c.run_id == info.id)
     frame = pd.DataFrame([dict(r._mapping) for r in conn.execute(query)], columns=["scorer", *SUMMARY_COLUMNS])
-    return frame.set_index("scorer")
+    frame = frame.set_index("scorer")
+    return frame.loc[[s for s in info.scorers if s in frame.index] + [s for s in frame.index if s not in info.scorers]]
 
 
 def _problems(conn: Connection, run_id: int) -> pd.DataFrame:
