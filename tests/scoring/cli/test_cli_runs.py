@@ -83,10 +83,13 @@ def test_baseline_gate_fails_on_a_regression_and_passes_an_improvement(db: str, 
     code, out, err = _cli("evaluate", bots["v1"], *TONE, "--baseline", "good", "--fail-on-regression")
     assert code == 1, err
     assert "against run 1 (good) from " in out and "paired on 79 shared inputs." in out
-    assert "  REGRESSION: tone-scorer 0.9279 -> 0.7030 (higher is better). run 1 (good) is more on-tone than this run: " \
-           "+0.224 (95% CI +0.156 to +0.294), p=0.0002." in out  # fmt: skip
+    assert (
+        "  REGRESSION: tone-scorer 0.9279 -> 0.7030 (higher is better). run 1 (good) is more on-tone than this run: "
+        "+0.224 (95% CI +0.156 to +0.294), p=0.0002."
+    ) in out
     assert "REGRESSION: content-similarity-scorer" in out
-    assert out.rstrip().endswith("FAIL: significantly worse than run 1 (good) on tone-scorer, content-similarity-scorer")
+    fail = "FAIL: significantly worse than run 1 (good) on tone-scorer, content-similarity-scorer"
+    assert out.rstrip().endswith(fail)
     assert RunStore(db).list_runs()[0].name == "good"  # the gate saves nothing without --save
     # the same verdicts without --fail-on-regression: printed, exit 0
     code, out, _ = _cli("evaluate", bots["v1"], *TONE, "--baseline", "1", "--save", "--name", "bad")
@@ -157,7 +160,8 @@ def test_an_interrupted_run_saves_nothing(db: str, bots: dict[str, Path], monkey
 
 def test_runs_on_an_empty_store(db: str, tmp_path: Path) -> None:
     code, out, _ = _main("runs", "list")
-    assert code == 0 and out == f"run store: {tmp_path / 'runs.sqlite'}\nno runs yet: save one with evaluate FILE --save.\n"
+    assert out == f"run store: {tmp_path / 'runs.sqlite'}\nno runs yet: save one with evaluate FILE --save.\n"
+    assert code == 0
     code, _, err = _main("runs", "compare", "latest", "1")
     assert code == 2 and "has no runs yet" in err
 
@@ -177,7 +181,8 @@ def _judge_reply(body: dict[str, Any]) -> Any:
 
     prompt = body["messages"][-1]["content"]
     opinions = json.loads(prompt.split("Opinions (a JSON list of strings from the assistant's reply):\n", 1)[1])
-    return Reply(json.dumps({"verdicts": [{"verdict": "yes" if "idiot" in o else "no", "reason": "r"} for o in opinions]}))
+    verdicts = [{"verdict": "yes" if "idiot" in o else "no", "reason": "r"} for o in opinions]
+    return Reply(json.dumps({"verdicts": verdicts}))
 
 
 def test_judge_verdicts_are_cached_in_the_store_unless_no_cache(db: str, tmp_path: Path) -> None:
