@@ -89,14 +89,14 @@ def test_scorers_in_only_one_run_are_listed_not_compared() -> None:
 
 def test_item_deltas_match_on_input_and_put_the_worst_regressions_first() -> None:
     base = _rows([0.9, 0.8, 0.7, 0.6], inputs=["a", "b", "c", "d"])
-    cand = _rows([0.6, 0.8, 0.9, 0.7], inputs=["d", "c", "b", "a"])  # same inputs, another order
+    cand = _rows([0.6, 0.7, 0.9, 0.7], inputs=["d", "c", "b", "a"])  # same inputs, another order
     cand.loc[1, "output"] = base.loc[2, "output"]  # input c: same text and score in both runs
     deltas = item_deltas(base, cand, "tone-scorer")
     assert deltas.attrs["matched_on"] == "input"
-    assert deltas["input"].tolist() == ["a", "c", "d", "b"]  # ties: in the candidate's row order
-    assert deltas["delta"].round(6).tolist() == [-0.2, 0.0, 0.1, 0.1]
-    assert deltas["regression"].round(6).tolist() == [0.2, 0.0, -0.1, -0.1]
-    assert deltas["changed"].tolist() == [True, False, True, True]
+    assert deltas["input"].tolist() == ["a", "d", "c", "b"]  # ties: in the candidate's row order
+    assert deltas["delta"].round(6).tolist() == [-0.2, 0.0, 0.0, 0.1]
+    assert deltas["regression"].round(6).tolist() == [0.2, 0.0, 0.0, -0.1]
+    assert deltas["changed"].tolist() == [True, True, False, True]  # d: same score, another reply
     assert deltas[["row_a", "row_b"]].iloc[0].tolist() == [1, 4]
 
 
