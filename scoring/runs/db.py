@@ -195,9 +195,12 @@ def make_engine(url: str | None = None) -> Engine:
             f"no driver for {parsed.render_as_string(hide_password=True)!r}: {exc}. PostgreSQL URLs use psycopg "
             "(postgresql://user@host/db); other databases need their SQLAlchemy driver installed."
         ) from None
-    if parsed.database and parsed.database != ":memory:" and not parsed.database.startswith("file:"):
-        Path(parsed.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
     engine = sa.create_engine(parsed, connect_args={"timeout": BUSY_TIMEOUT_S})
+
+    @sa.event.listens_for(engine, "do_connect")
+    def _make_folder(*_args: object) -> None:  # on first use, not when the engine is made
+        if parsed.database and parsed.database != ":memory:" and not parsed.database.startswith("file:"):
+            Path(parsed.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
 
     @sa.event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: object) -> None:
