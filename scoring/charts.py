@@ -393,6 +393,9 @@ def run_trend_figure(trend: pd.DataFrame) -> go.Figure:
             )
         )
     runs = trend["run_id"].nunique() if len(trend) else 0
+    if runs == 1:  # one point: a day either side, not an axis of milliseconds
+        when = pd.Timestamp(trend["created_at"].iloc[0])
+        fig.update_xaxes(range=[when - pd.Timedelta(days=1), when + pd.Timedelta(days=1)])
     fig.update_layout(
         title=f"{name}: mean score per run (95% CI), {runs} run{'s' if runs != 1 else ''}",
         xaxis={"title": "run time (UTC)"},
