@@ -63,6 +63,7 @@ def guard(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
 def judge_cache() -> JudgeCache | None:
     """The judge cache in the run store, or None (with a note) when the store cannot be used."""
     try:
+        store().list_runs(limit=1)  # opens (or creates) the store now, not inside the judge's rows
         return JudgeCache(store())
     except (RunStoreError, ValueError) as exc:
         st.warning(f"The judge cache is off: {escape_markdown(str(exc))}", icon=":material/database:")

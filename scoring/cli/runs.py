@@ -64,7 +64,7 @@ class History:
     @classmethod
     def start(cls, args: argparse.Namespace, spec: BatchSpec) -> History:
         """Check the options, open the store if needed and find the baseline (before any scoring)."""
-        from scoring.runs import JudgeCache, RunStore
+        from scoring.runs import JudgeCache, RunStore, RunStoreError
         from scoring.runs.record import check_name
 
         if args.name is not None and not args.save:
@@ -88,6 +88,10 @@ class History:
             history.baseline = history.store.resolve(args.baseline)
         if needs_cache:
             assert history.store is not None
+            try:
+                history.store.list_runs(limit=1)  # opens (or creates) the store now, not inside the judge's rows
+            except RunStoreError as exc:
+                raise RunStoreError(f"{exc} (the judge cache is kept there; --no-cache runs without it)") from None
             history.judge_cache = JudgeCache(history.store)
         if args.save or args.baseline is not None:
             history.kept = []

@@ -129,7 +129,6 @@ class RunStore:
         sha = str(source_sha256).lower()
         if len(sha) != 64 or any(c not in "0123456789abcdef" for c in sha):
             raise ValueError(f"source_sha256 must be 64 hexadecimal digits; got {source_sha256!r}.")
-        assert result.spec is not None or result.table.empty
         rows = rows_frame(result)
         scorers = tuple(result.spec.scorers) if result.spec is not None else ()
         records = row_records(rows, scorers)

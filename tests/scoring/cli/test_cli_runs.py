@@ -209,3 +209,12 @@ def test_judge_verdicts_are_cached_in_the_store_unless_no_cache(db: str, tmp_pat
     assert [i.cache_hits for i in RunStore(db).list_runs()] == [6, 0]
     assert "0.5000" in second[1]  # same scores: one of two opinions toxic
     assert "sk-cli-cache-secret" not in (tmp_path / "runs.sqlite").read_bytes().decode("utf-8", "replace")
+
+
+def test_an_unusable_store_stops_a_judge_run_before_it_asks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TONE_EXPLORER_DB", "postgresql://nobody@127.0.0.1:1/none?connect_timeout=5")
+    path = tmp_path / "r.csv"
+    pd.DataFrame({"input": ["q"], "output": ["Fine."]}).to_csv(path, index=False)
+    judge = ["--scorers", "toxicity", "--toxicity-engine", "judge", "--judge-base-url", "http://127.0.0.1:9/v1"]
+    code, out, err = _main("evaluate", path, *judge)
+    assert code == 2 and out == "" and "--no-cache runs without it" in err
