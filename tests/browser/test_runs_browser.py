@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from scoring.batch.runner import evaluate
-from scoring.io.loaders import ColumnMap
+from scoring.io.columns import ColumnMap
 from scoring.runs import RunStore
 from tests.browser.conftest import ConsoleErrors, screenshot
 from ui import batch_input as batch_ui

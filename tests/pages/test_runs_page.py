@@ -11,7 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from scoring.batch import evaluate
-from scoring.io.loaders import ColumnMap
+from scoring.io.columns import ColumnMap
 from scoring.runs import RunStore
 from ui import batch_input as batch_ui
 from ui.markdown import escape_markdown

@@ -141,7 +141,7 @@ def replies(n: int = 12, *, offset: int = 0, tone: str = "Thanks, happy to help!
 
 
 def scored(df: pd.DataFrame | None = None, scorers: tuple[str, ...] = ("tone", "similarity")) -> BatchResult:
-    from scoring.io.loaders import ColumnMap
+    from scoring.io.columns import ColumnMap
 
     frame = replies() if df is None else df
     return evaluate(frame, scorers=list(scorers), columns=ColumnMap(output="reply", input="question"))

@@ -11,7 +11,7 @@ import pytest
 import sqlalchemy as sa
 
 from scoring.batch import evaluate
-from scoring.io.loaders import ColumnMap
+from scoring.io.columns import ColumnMap
 from scoring.runs import RunStore, UnknownRunError, default_url, file_sha256, rows_frame
 from scoring.runs import db as rundb
 from scoring.runs import store as runstore
