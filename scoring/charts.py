@@ -22,6 +22,7 @@ __all__ = [
     "LABEL_COLORS",
     "group_means_figure",
     "histogram_bins",
+    "run_trend_figure",
     "score_histogram_figure",
     "sentence_sentiment_figure",
     "sentiment_similarity_figure",
@@ -354,6 +355,50 @@ def group_means_figure(summary: pd.DataFrame) -> go.Figure:
     fig.update_layout(
         title="Mean score per group (95% bootstrap CI)",
         barmode="group",
+        yaxis={"title": "mean score", "rangemode": "tozero"},
+        legend=_TOP_LEGEND,
+        margin={"t": 70, "b": 40, "l": 50, "r": 10},
+    )
+    return fig
+
+
+def run_trend_figure(trend: pd.DataFrame) -> go.Figure:
+    """Return each scorer's mean over a name's runs, with its 95% CI as error bars, oldest run first.
+
+    Args:
+        trend: :meth:`scoring.runs.RunStore.trend` output (run_id, name, created_at, scorer, mean, ci_low,
+            ci_high, count, lower_is_better).
+    """
+    fig = go.Figure()
+    name = html.escape(str(trend["name"].iloc[0])) if len(trend) else ""
+    for i, (scorer, part) in enumerate(trend.groupby("scorer", sort=False)):
+        mean = part["mean"].astype(float)
+        better = "lower" if bool(part["lower_is_better"].iloc[0]) else "higher"
+        fig.add_trace(
+            go.Scatter(
+                x=part["created_at"].tolist(),
+                y=mean.tolist(),
+                mode="lines+markers",
+                name=f"{html.escape(str(scorer))} ({better} is better)",
+                marker={"color": _GROUP_COLORS[i % len(_GROUP_COLORS)], "size": 9},
+                error_y={
+                    "type": "data",
+                    "symmetric": False,
+                    "array": (part["ci_high"].astype(float) - mean).fillna(0).tolist(),
+                    "arrayminus": (mean - part["ci_low"].astype(float)).fillna(0).tolist(),
+                },
+                customdata=part[["run_id", "ci_low", "ci_high", "count"]].to_numpy().tolist(),
+                hovertemplate="run %{customdata[0]} · %{x|%Y-%m-%d %H:%M} UTC<br>mean %{y:.3f} (95% CI "
+                "%{customdata[1]:.3f} to %{customdata[2]:.3f})<br>n=%{customdata[3]}<extra></extra>",
+            )
+        )
+    runs = trend["run_id"].nunique() if len(trend) else 0
+    if runs == 1:  # one point: a day either side, not an axis of milliseconds
+        when = pd.Timestamp(trend["created_at"].iloc[0])
+        fig.update_xaxes(range=[when - pd.Timedelta(days=1), when + pd.Timedelta(days=1)])
+    fig.update_layout(
+        title=f"{name}: mean score per run (95% CI), {runs} run{'s' if runs != 1 else ''}",
+        xaxis={"title": "run time (UTC)"},
         yaxis={"title": "mean score", "rangemode": "tozero"},
         legend=_TOP_LEGEND,
         margin={"t": 70, "b": 40, "l": 50, "r": 10},

@@ -299,9 +299,12 @@ def scored(loaded: Loaded, options: RunOptions) -> Any:
             results.move_to_end(key)
             return results[key]
     toxicity = options.toxicity(ui.judge_api_key()[0])
+    from ui.runs import judge_cache  # the judge's verdicts are kept in the run store: the same rows never pay twice
+
+    cache = judge_cache() if options.uses_judge else None
     result = _with_progress(f"Scoring {len(loaded.table):,} rows…", len(loaded.table), lambda progress: evaluate(
         loaded.table, scorers=list(options.scorers), columns=options.columns, engine=options.engine,
-        reference_tone=options.reference_tone, on_progress=progress, toxicity=toxicity,
+        reference_tone=options.reference_tone, on_progress=progress, toxicity=toxicity, judge_cache=cache,
     ))  # fmt: skip
     _keep(key, result)
     return result

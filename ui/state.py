@@ -26,7 +26,7 @@ CHART_NOTES = {
     "dotted, the reference's; shaded, their difference (the score is 1 − difference). The points, one per "
     "sentence, show where the reply's sentiment comes from; they are not averaged into the score.",
 }
-PAGE_FILES = {name: f"pages/{name}.py" for name in ("home", "tone", "similarity", "toxicity", "batch", "demo")}
+PAGE_FILES = {name: f"pages/{name}.py" for name in ("home", "tone", "similarity", "toxicity", "batch", "runs", "demo")}
 
 DEFAULTS: dict[str, object] = {
     "tone.text": "Thanks for reaching out! I'm glad to help. Your refund was approved today. "

@@ -18,7 +18,7 @@ import sys
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -27,6 +27,9 @@ from scoring.batch.result import DEFAULT_THRESHOLD, BatchResult, SummaryBuilder,
 from scoring.batch.retry import retry_errors
 from scoring.batch.rows import BatchSpec, ChunkResult, make_spec, score_frame, uses_judge
 from scoring.io.columns import ColumnMap, guess_columns
+
+if TYPE_CHECKING:
+    from scoring.toxicity.judge.batch import VerdictCache
 
 __all__ = [
     "DEFAULT_THRESHOLD",
@@ -60,14 +63,17 @@ def _rows_reporter(progress: Progress, before: int, total: int) -> Callable[[int
     return report
 
 
-def _in_process(jobs: Iterator[Job], progress: Progress | None, total: int) -> Iterator[ChunkResult]:
+def _in_process(
+    jobs: Iterator[Job], progress: Progress | None, total: int, judge_cache: VerdictCache | None = None
+) -> Iterator[ChunkResult]:
     """Score jobs here; a judge's finished rows are reported as they come (``progress(done, total)``)."""
     done = 0
     for df, spec, offset in jobs:
         if progress is None or not uses_judge(spec):
-            result = score_frame(df, spec, row_offset=offset)
+            result = score_frame(df, spec, row_offset=offset, judge_cache=judge_cache)
         else:
-            result = score_frame(df, spec, row_offset=offset, on_rows=_rows_reporter(progress, done, total))
+            on_rows = _rows_reporter(progress, done, total)
+            result = score_frame(df, spec, row_offset=offset, on_rows=on_rows, judge_cache=judge_cache)
         done += len(result.table)
         yield result
 
@@ -79,17 +85,19 @@ def iter_scored(
     workers: int = 1,
     on_progress: Progress | None = None,
     total: int = 0,
+    judge_cache: VerdictCache | None = None,
 ) -> Generator[ChunkResult, None, None]:
     """Score chunks in order, in ``workers`` processes when > 1; ``on_progress(done_rows, total)``.
 
     With the LLM judge the run stays in this process whatever ``workers`` says: the judge waits on the
     network, ``judge_concurrency`` requests at a time, and more processes would multiply that bound.
+    ``judge_cache`` (:class:`scoring.runs.JudgeCache`) answers the rows the judge has seen before.
     """
     _check_workers(workers)
     done = 0
     jobs = with_offsets(chunks, spec)
     if workers == 1 or uses_judge(spec):
-        results: Iterator[ChunkResult] = _in_process(jobs, on_progress, total)
+        results: Iterator[ChunkResult] = _in_process(jobs, on_progress, total, judge_cache)
     else:
         results = _in_pool(jobs, workers)
     for result in results:
@@ -181,6 +189,7 @@ def evaluate(
     workers: int = 1,
     thresholds: Mapping[str, float] | None = None,
     toxicity: Mapping[str, object] | None = None,
+    judge_cache: VerdictCache | None = None,
 ) -> BatchResult:
     """Score every row of ``df`` with each scorer ("tone", "similarity", "toxicity" or their ids).
 
@@ -196,6 +205,8 @@ def evaluate(
     judge, as its rows finish). ``toxicity`` passes options to ``create_toxicity_scorer``, e.g.
     ``{"engine": "judge", "model": "gpt-4o-mini", "base_url": ..., "api_key": ...}``; judge requests run
     ``judge_concurrency`` at a time in this process, and a row the judge fails on is an error, not a score.
+    ``judge_cache`` (:class:`scoring.runs.JudgeCache`) answers rows the judge has seen before, for free; the
+    summary's ``cached`` counts them.
 
     >>> import pandas as pd
     >>> df = pd.DataFrame({"input": ["Hi", "Hey"], "output": ["Great, thanks!", None]})
@@ -214,6 +225,5 @@ def evaluate(
     _check_workers(workers)
     size = max(500, min(5000, math.ceil(len(df) / (4 * workers))))
     pieces = [df.iloc[start : start + size] for start in range(0, len(df), size)] or [df]
-    return combine(
-        list(iter_scored(pieces, spec, workers=workers, on_progress=on_progress, total=len(df))), spec, thresholds
-    )
+    scored = iter_scored(pieces, spec, workers=workers, on_progress=on_progress, total=len(df), judge_cache=judge_cache)
+    return combine(list(scored), spec, thresholds)

@@ -1,8 +1,10 @@
 """``python -m scoring evaluate FILE``: score a file of responses, write results, gate CI on thresholds.
 
 Exit codes: 0 all thresholds met, 1 a ``--fail-under``/``--fail-over`` threshold missed (or a gated
-scorer scored no rows), 2 bad input or options (a message, no traceback), 130 interrupted (no output
-file is left behind).
+scorer scored no rows, or ``--fail-on-regression`` found a scorer significantly worse than the
+``--baseline`` run), 2 bad input or options (a message, no traceback; also an unknown baseline),
+130 interrupted (no output file is left behind, no run saved). ``python -m scoring runs ...`` lists,
+shows, compares and deletes saved runs (:mod:`scoring.cli.runs`).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import pandas as pd
 from scoring.batch.result import warned_mask
 from scoring.batch.rows import BatchSpec, make_spec, uses_judge
 from scoring.batch.runner import ChunkResult, SummaryBuilder, iter_scored
+from scoring.cli.runs import History, add_history_options, add_runs_parser, run_command
 from scoring.cli.sink import OUT_FORMATS, Sink
 from scoring.io.columns import ColumnGuess, ColumnMap, guess_columns
 from scoring.io.loaders import ACCEPTED, iter_table_chunks, require_rows
@@ -39,6 +42,8 @@ examples:
   python -m scoring evaluate big.csv --dask tcp://scheduler:8786  # an existing cluster
   OPENAI_API_KEY=... python -m scoring evaluate replies.csv --scorers toxicity --toxicity-engine judge
                                           # the LLM judge (also --judge-model M, --judge-base-url URL)
+  python -m scoring evaluate replies.csv --save --name nightly       # keep the run (python -m scoring runs list)
+  python -m scoring evaluate candidate.csv --baseline nightly --fail-on-regression   # gate CI on a saved run
 
 Output keeps every input column unchanged and adds, per scorer, a column named by its id (tone-scorer,
 content-similarity-scorer, toxicity-scorer) holding the score and <id>.<metric> columns. Columns are
@@ -54,7 +59,11 @@ tone-scorer.warnings. A file mixing UTF-8 and Windows-1252 lines is read line by
 naming the lines. There is no row limit (the dashboard's TONE_EXPLORER_MAX_ROWS does not apply): files
 are streamed in chunks.
 
-exit codes: 0 thresholds met; 1 a threshold missed; 2 bad input or options; 130 interrupted."""
+The LLM judge's verdicts are cached in the run store: rows judged before cost no request (--no-cache asks
+again). The API key is never stored.
+
+exit codes: 0 thresholds met (and no regression); 1 a threshold missed, or with --fail-on-regression a scorer
+significantly worse than the baseline; 2 bad input or options, or an unknown baseline; 130 interrupted."""
 
 
 def _threshold(text: str) -> tuple[str, float]:
@@ -122,6 +131,8 @@ def build_parser() -> argparse.ArgumentParser:
     tox.add_argument("--judge-model", metavar="M", help="the judge's chat model (default gpt-4o-mini)")
     tox.add_argument("--judge-base-url", metavar="URL", help="the judge's endpoint (default: OPENAI_BASE_URL, "
                      "else OpenAI); a local server such as http://localhost:11434/v1 needs no key")  # fmt: skip
+    add_history_options(ev)
+    add_runs_parser(sub)
     return parser
 
 
@@ -174,11 +185,16 @@ def _toxicity(args: argparse.Namespace) -> dict[str, object] | None:
 
 @contextlib.contextmanager
 def _scored(
-    args: argparse.Namespace, spec: BatchSpec, chunks: Iterator[pd.DataFrame], progress: Callable[[int, int], object]
+    args: argparse.Namespace,
+    spec: BatchSpec,
+    chunks: Iterator[pd.DataFrame],
+    progress: Callable[[int, int], object],
+    history: History,
 ) -> Iterator[Any]:
     """Yield the scored chunks; on the way out (done, an error, Ctrl-C) stop the workers before returning."""
     if args.dask is None:
-        with contextlib.closing(iter_scored(chunks, spec, workers=args.workers, on_progress=progress)) as results:
+        scored = iter_scored(chunks, spec, workers=args.workers, on_progress=progress, judge_cache=history.judge_cache)
+        with contextlib.closing(scored) as results:
             yield results
         return
     from scoring.batch.distributed import dask_client, iter_scored_dask, parse_address
@@ -191,7 +207,11 @@ def _scored(
 
 
 def _drain(
-    results: Iterator[ChunkResult], builder: SummaryBuilder, sink: Sink | None, notes: list[pd.DataFrame]
+    results: Iterator[ChunkResult],
+    builder: SummaryBuilder,
+    sink: Sink | None,
+    notes: list[pd.DataFrame],
+    history: History,
 ) -> list[int]:
     """Write and count every chunk; return the first rows whose tone score has a warning."""
     warned: list[int] = []
@@ -200,6 +220,7 @@ def _drain(
             if len(warned) < WARNED_SHOWN:
                 warned += [builder.rows + 1 + int(i) for i in np.flatnonzero(warned_mask(chunk.table, TONE.id))]
             builder.add(chunk)
+            history.keep(chunk)
             if sink is not None:
                 sink.write(chunk.table)
             for frame in (chunk.skipped, chunk.errors):
@@ -235,18 +256,19 @@ def _evaluate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     thresholds = dict(args.fail_under) | dict(args.fail_over)
     if unknown := sorted(set(thresholds) - set(spec.scorers)):
         raise ValueError(f"--fail-under/--fail-over name {unknown}, which --scorers does not run ({spec.scorers}).")
+    history = History.start(args, spec)  # an unknown --baseline stops here, before any scoring
     builder, notes, warned = SummaryBuilder(spec.scorers), list[pd.DataFrame](), list[int]()
     bar = tqdm(unit=" rows", file=err, disable=True if args.no_progress else None, delay=1.0, mininterval=0.5)
-    with bar, _scored(args, spec, chunks, lambda done, _t: bar.update(done - bar.n)) as results:
+    with bar, _scored(args, spec, chunks, lambda done, _t: bar.update(done - bar.n), history) as results:
         if target is None:
-            warned = _drain(results, builder, None, notes)
+            warned = _drain(results, builder, None, notes, history)
         else:
             from scoring.io.atomic import atomic_write
 
             fmt = OUT_FORMATS[target.suffix.lower()]
 
             def write(handle: IO[bytes]) -> None:
-                warned[:] = _drain(results, builder, Sink(handle, fmt, neutralise=not args.raw_csv), notes)
+                warned[:] = _drain(results, builder, Sink(handle, fmt, neutralise=not args.raw_csv), notes, history)
                 require_rows(builder.rows, args.file)  # inside the write: a run that scored nothing leaves no file
 
             atomic_write(target, write)
@@ -258,7 +280,8 @@ def _evaluate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     _report_warned(summary, warned, err)
     if target is not None:
         out.write(f"wrote {builder.rows:,} rows to {target}\n")
-    return _verdict(summary, args.fail_under, args.fail_over, out)
+    code = _verdict(summary, args.fail_under, args.fail_over, out)
+    return max(code, history.finish(spec, thresholds, out, err))
 
 
 def format_summary(summary: pd.DataFrame, rows: int) -> str:
@@ -311,11 +334,13 @@ def _verdict(summary: pd.DataFrame, under: Limits, over: Limits, out: TextIO) ->
 
 def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: TextIO | None = None) -> int:
     """Run the CLI; return the exit code."""
+    from scoring.runs import RunStoreError, UnknownRunError
+
     out, err = out or sys.stdout, err or sys.stderr
     args = build_parser().parse_args(argv)
     try:
-        return _evaluate(args, out, err)
-    except (ValueError, OSError, UnicodeError) as exc:
+        return run_command(args, out) if args.command == "runs" else _evaluate(args, out, err)
+    except (ValueError, OSError, UnicodeError, UnknownRunError, RunStoreError) as exc:
         err.write(f"error: {exc}\n")
         return 2
     except KeyboardInterrupt:

@@ -9,7 +9,7 @@ from scoring.inputs import to_text
 from scoring.result import RowsDone
 from scoring.text.splitters import split_smart
 from scoring.toxicity.classifier import model_probabilities
-from scoring.toxicity.judge.batch import judge_many
+from scoring.toxicity.judge.batch import VerdictCache, judge_many
 from scoring.toxicity.judge.client import ToxicityJudge
 from scoring.toxicity.rules import candidate_rules, normalise
 from scoring.toxicity.verdicts import score_from_counts
@@ -25,6 +25,7 @@ def score_many(
     threshold: float,
     judge: ToxicityJudge | None = None,
     on_row: RowsDone | None = None,
+    cache: VerdictCache | None = None,
 ) -> dict[str, list[Any]]:
     """Return ``{"score", "toxicCount", "opinionCount", "error"}`` lists, one entry per output.
 
@@ -38,7 +39,7 @@ def score_many(
         raise ValueError(f"inputs must have one entry per output ({len(texts)}); got {len(inputs)}.")
     questions = [to_text(q, f"inputs[{i}]", required=False) for i, q in enumerate(inputs or [None] * len(texts))]
     if judge is not None:
-        return judge_many(judge, texts, questions, scale=scale, on_row=on_row)
+        return judge_many(judge, texts, questions, scale=scale, on_row=on_row, cache=cache)
     columns = _classifier_many(texts, scale, threshold)
     if on_row is not None:
         on_row(len(texts))

@@ -27,6 +27,7 @@ from scoring.toxicity.batch import score_many
 from scoring.toxicity.classifier import KNOWN_GAPS as CLASSIFIER_GAPS
 from scoring.toxicity.classifier import MEASURED_RECALL as CLASSIFIER_RECALL
 from scoring.toxicity.classifier import MeasuredRecall, classify, kind_label
+from scoring.toxicity.judge.batch import VerdictCache
 from scoring.toxicity.judge.client import JudgeError, ToxicityJudge
 from scoring.toxicity.verdicts import score_from_counts, toxic_count
 
@@ -71,6 +72,7 @@ class ToxicityScorer:
     scale: float
     threshold: float
     judge: ToxicityJudge | None = field(default=None, repr=False, compare=False)
+    verdict_cache: VerdictCache | None = field(default=None, repr=False, compare=False)
     id: str = SCORER_ID
     name: str = "Toxicity Scorer"
 
@@ -143,7 +145,10 @@ class ToxicityScorer:
         >>> create_toxicity_scorer().score_many(outputs=["Thanks! You'll regret this.", ""])["score"]
         [0.5, 0.0]
         """
-        return score_many(outputs, inputs, scale=self.scale, threshold=self.threshold, judge=self.judge, on_row=on_row)
+        return score_many(
+            outputs, inputs, scale=self.scale, threshold=self.threshold, judge=self.judge, on_row=on_row,
+            cache=self.verdict_cache,
+        )  # fmt: skip
 
 
 def _classifier_reason(score: float, verdicts: Sequence[Mapping[str, object]], threshold: float) -> str:
