@@ -128,6 +128,8 @@ def test_an_oddly_named_file_scores_the_answer_column_and_says_so(
     expect(browser.locator(METRIC).nth(1)).to_have_text(f"{expected['content-similarity-scorer']:.3f}")
     expect(browser.get_by_text(f"Scored {plan}", exact=False)).to_be_visible()
     expect(browser.get_by_text("similarity: output vs 'Expected Reply'", exact=False).first).to_be_visible()
+    expect(browser.locator(".js-plotly-plot")).to_have_count(3)  # two histograms and the scatter, drawn
+    expect(browser.locator(".js-plotly-plot .main-svg").last).to_be_visible()
     screenshot(browser, "batch-columns")
     assert not errors, errors
 
