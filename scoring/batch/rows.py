@@ -28,7 +28,7 @@ from scoring.registry import SCORER_INFO, TOXICITY, ScorerInfo, scorer_info
 from scoring.result import BatchScorer, Columns, RowsDone
 
 if TYPE_CHECKING:
-    from scoring.toxicity.judge.batch import VerdictCache
+    from scoring.result import VerdictCache
 
 __all__ = [
     "TOXICITY_OPTIONS",

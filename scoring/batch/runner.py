@@ -29,7 +29,7 @@ from scoring.batch.rows import BatchSpec, ChunkResult, make_spec, score_frame, u
 from scoring.io.columns import ColumnMap, guess_columns
 
 if TYPE_CHECKING:
-    from scoring.toxicity.judge.batch import VerdictCache
+    from scoring.result import VerdictCache
 
 __all__ = [
     "DEFAULT_THRESHOLD",

@@ -6,10 +6,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from scoring.inputs import to_text
-from scoring.result import RowsDone
+from scoring.result import RowsDone, VerdictCache
 from scoring.text.splitters import split_smart
 from scoring.toxicity.classifier import model_probabilities
-from scoring.toxicity.judge.batch import VerdictCache, judge_many
+from scoring.toxicity.judge.batch import judge_many
 from scoring.toxicity.judge.client import ToxicityJudge
 from scoring.toxicity.rules import candidate_rules, normalise
 from scoring.toxicity.verdicts import score_from_counts

@@ -21,13 +21,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scoring.inputs import check_scale, to_text
-from scoring.result import Columns, RowsDone, ScoreResult, new_run_id
+from scoring.result import Columns, RowsDone, ScoreResult, VerdictCache, new_run_id
 from scoring.text.splitters import Span, split_smart
 from scoring.toxicity.batch import score_many
 from scoring.toxicity.classifier import KNOWN_GAPS as CLASSIFIER_GAPS
 from scoring.toxicity.classifier import MEASURED_RECALL as CLASSIFIER_RECALL
 from scoring.toxicity.classifier import MeasuredRecall, classify, kind_label
-from scoring.toxicity.judge.batch import VerdictCache
 from scoring.toxicity.judge.client import JudgeError, ToxicityJudge
 from scoring.toxicity.verdicts import score_from_counts, toxic_count
 

@@ -12,9 +12,10 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
-from typing import Any, Protocol
+from typing import Any
 
 from scoring.inputs import to_text
+from scoring.result import VerdictCache
 from scoring.text.splitters import split_smart
 from scoring.toxicity.judge.client import JudgeError, ToxicityJudge
 from scoring.toxicity.verdicts import score_from_counts, toxic_count
@@ -22,12 +23,6 @@ from scoring.toxicity.verdicts import score_from_counts, toxic_count
 __all__ = ["judge_many"]
 
 Row = tuple[float, int | None, int | None, str | None, bool]
-
-
-class VerdictCache(Protocol):
-    """Answers ``judge.verdicts(question, opinions)`` from stored answers when it can (and says whether it did)."""
-
-    def verdicts(self, judge: Any, question: str, opinions: Sequence[str]) -> tuple[list[dict[str, str]], bool]: ...
 
 
 def _judge_one(judge: ToxicityJudge, scale: float, question: str, text: str, cache: VerdictCache | None) -> Row:
