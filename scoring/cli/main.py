@@ -58,9 +58,10 @@ long text are not scored: they are counted in the summary and listed on stderr w
 cells that a spreadsheet would run as formulas get a leading ' (see --raw-csv). The output appears only
 when complete. Rows the judge fails on are listed on stderr and have no score. Rows whose tone score is
 on a language the sentiment engine does not cover are counted under "warned" and explained in
-tone-scorer.warnings. A file mixing UTF-8 and Windows-1252 lines is read line by line, with a warning
-naming the lines. There is no row limit (the dashboard's TONE_EXPLORER_MAX_ROWS does not apply): files
-are streamed in chunks.
+tone-scorer.warnings. A CSV that is not UTF-8 is read in the encoding its bytes show (a warning names
+it); one mixing UTF-8 lines with others is read line by line, with a warning naming the lines. Every
+sheet of a workbook with the same header is read (a warning names them). There is no row limit (the
+dashboard's TONE_EXPLORER_MAX_ROWS does not apply): files are streamed in chunks.
 
 --workers is capped at the CPUs this process may use (a note says so) unless --force-workers is given.
 --out may not name FILE itself (links resolved): results never overwrite their input.

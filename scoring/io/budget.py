@@ -22,7 +22,14 @@ __all__ = ["FileRefused", "ReadBudget"]
 
 
 class FileRefused(ValueError):
-    """A file is refused for what it holds; the message says why, without the file's name (the reader adds it)."""
+    """A file is refused for what it holds; the message says why, without the file's name (the reader adds it).
+
+    ``user_message`` says it without variable names, for a dashboard page (as :class:`scoring.limits.LimitError`).
+    """
+
+    def __init__(self, message: str, user_message: str | None = None) -> None:
+        super().__init__(message)
+        self.user_message = user_message or message
 
 
 class ReadBudget:
@@ -40,16 +47,17 @@ class ReadBudget:
         self.chars += chars
         if self.chars > self.max_chars:
             var = ENV_VARS["max_table_chars"][0]
+            what = (
+                f"it unfolds into more than {self.max_chars:,} characters of table (each cell counts as at least one)"
+            )
             raise FileRefused(
-                f"it unfolds into more than {self.max_chars:,} characters of table (each cell counts as at least "
-                f"one): refused before it fills the memory (set {var} to change the limit)"
+                f"{what}: refused before it fills the memory (set {var} to change the limit)",
+                f"{what}, more than is read at once: split the file, or save its rows as CSV",
             )
 
     def check_unpacked(self, size: int, what: str) -> None:
         """Refuse ``what`` (e.g. "its zip declares") if ``size`` unpacked bytes pass the limit."""
         if size > self.max_unpacked:
             var = ENV_VARS["max_unpacked_mb"][0]
-            raise FileRefused(
-                f"{what} {size / 2**20:,.1f} MB unpacked; at most {self.max_unpacked_mb:,} MB are read "
-                f"(set {var} to change the limit)"
-            )
+            told = f"{what} {size / 2**20:,.1f} MB unpacked; at most {self.max_unpacked_mb:,} MB are read"
+            raise FileRefused(f"{told} (set {var} to change the limit)", f"{told}: split the file, or save it as CSV")

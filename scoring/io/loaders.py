@@ -32,6 +32,7 @@ from scoring.io.budget import FileRefused, ReadBudget
 from scoring.io.encodings import decode_line, display_name, mixed_lines
 from scoring.io.excel import read_workbook
 from scoring.io.parquet import iter_parquet, read_parquet
+from scoring.limits import LimitError
 
 __all__ = ["ACCEPTED", "MAX_JSON_DEPTH", "iter_table_chunks", "read_table", "require_rows"]
 
@@ -305,7 +306,10 @@ def _read_binary(name: str, fmt: str, handle: IO[bytes], chunksize: int | None) 
             yield from iter_parquet(handle, chunksize, ReadBudget)
             return
     except FileRefused as exc:
-        raise _fail(name, str(exc)) from exc
+        error = _fail(name, str(exc))
+        if exc.user_message != str(exc):  # a limit: the page's message leaves out the variable
+            error = LimitError(str(error), f"{name}: {exc.user_message}.")
+        raise error from exc
     except Exception as exc:  # pyarrow, zipfile and openpyxl raise their own types for corrupt files
         raise _fail(name, f"cannot read it as {fmt} ({type(exc).__name__}: {exc})") from exc
     yield from _slices(frame, chunksize)

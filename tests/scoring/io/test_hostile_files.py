@@ -118,6 +118,19 @@ def test_xlsx_over_the_unpacked_limit_is_refused_before_openpyxl(monkeypatch: py
         read_table(data, filename="big.xlsx")
 
 
+def test_a_limit_error_has_a_page_message_without_the_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    from scoring.limits import LimitError, user_message
+
+    monkeypatch.setenv("TONE_EXPLORER_MAX_TABLE_CHARS", "20")
+    with pytest.raises(LimitError) as info:
+        read_table(workbook({"A": pd.DataFrame({"output": ["a reply long enough to pass twenty"]})}), filename="w.xlsx")
+    assert "set TONE_EXPLORER_MAX_TABLE_CHARS" in str(info.value)
+    assert user_message(info.value) == (
+        "w.xlsx: it unfolds into more than 20 characters of table (each cell counts as at least one), more than is "
+        "read at once: split the file, or save its rows as CSV."
+    )
+
+
 def test_a_directory_and_a_fifo_are_reported_as_such(tmp_path: Path) -> None:
     fifo = tmp_path / "pipe.csv"
     os.mkfifo(fifo)  # opening it would wait for a writer: the check must not open it
@@ -163,7 +176,7 @@ def test_a_bomb_is_refused_in_bounded_memory(maker: str, suffix: str) -> None:
     run = _capped("-c", _MEASURE, maker, suffix)
     assert run.returncode == 0, run.stderr[-2000:]
     result = json.loads(run.stdout.strip().splitlines()[-1])
-    assert result["message"].startswith(f"ValueError: bomb{suffix}: it unfolds into more than 200,000,000 characters")
+    assert result["message"].startswith(f"LimitError: bomb{suffix}: it unfolds into more than 200,000,000 characters")
     assert "TONE_EXPLORER_MAX_TABLE_CHARS" in result["message"]
     assert result["grew_mb"] < 150, result
 
