@@ -132,11 +132,25 @@ def _check_text(name: str, text: str) -> None:
         raise _fail(name, "the file is binary, not text (it holds many control characters)")
 
 
-def _has_nul(handle: IO[bytes]) -> bool:
-    handle.seek(0)
-    found = any(b"\x00" in block for block in iter(lambda: handle.read(1 << 20), b""))
-    handle.seek(0)
-    return found
+class _Blocks:
+    """The rest of a file in 1 MB blocks, noting whether one holds a NUL byte and whether all were read."""
+
+    def __init__(self, handle: IO[bytes], head: bytes) -> None:
+        self.handle, self.nul, self.done = handle, b"\x00" in head, False
+
+    def __iter__(self) -> Iterator[bytes]:
+        while block := self.handle.read(1 << 20):
+            self.nul |= b"\x00" in block
+            yield block
+        self.done = True
+
+    def has_nul(self) -> bool:
+        """Whether the file holds a NUL byte (read again from its start if the blocks were not all read)."""
+        if not self.done:
+            self.handle.seek(0)
+            self.nul = any(b"\x00" in block for block in iter(lambda: self.handle.read(1 << 20), b""))
+            self.handle.seek(0)
+        return self.nul
 
 
 def _nul_cells(frames: Iterable[pd.DataFrame]) -> tuple[int, list[str]]:
@@ -188,7 +202,8 @@ def _read_csv(name: str, handle: IO[bytes], chunksize: int | None) -> Iterator[p
     head = handle.read(_SAMPLE)
     if not head.strip(b" \t\r\n\xef\xbb\xbf\xff\xfe\x00"):
         raise _fail(name, "the file is empty (expected a header row naming the columns)")
-    encoding = detect_encoding(name, head, iter(lambda: handle.read(1 << 20), b""))
+    blocks = _Blocks(handle, head)  # a UTF-8 file is read to its end once, and its NUL bytes noted meanwhile
+    encoding = detect_encoding(name, head, blocks)
     handle.seek(0)
     warnings: list[str] = []
     if encoding is None:  # a legacy encoding, maybe mixed with UTF-8 lines
@@ -205,7 +220,7 @@ def _read_csv(name: str, handle: IO[bytes], chunksize: int | None) -> Iterator[p
             warnings.append(f"{name} is not UTF-8: it was read as {display_name(encoding)} (from {how}).")
     _check_text(name, text)
     delimiter = _sniff_delimiter(text)
-    nul = encoding.startswith("utf-16") or _has_nul(handle)
+    nul = encoding.startswith("utf-16") or blocks.has_nul()
     if nul and chunksize is not None:  # a first pass finds the cells, so the first chunk can name them
         count, shown = _nul_cells(_csv_frames(name, stream, encoding, delimiter, chunksize))
         handle.seek(0)
