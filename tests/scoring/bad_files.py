@@ -208,3 +208,20 @@ HOSTILE_CASES = [
         for encoding, shown, text in LEGACY_TEXTS
     ],
 ]
+
+
+def english_with_accents(encoding: str = "cp1252") -> bytes:
+    """The 600 English VADER texts of tests/data, each with an accented word: what a Western CSV looks like.
+
+    A real file's length matters: on it the detector measures a little less "mess" for Windows-1257 and
+    more "coherence" for CP852 than for Windows-1252, differences that must count as noise.
+    """
+    import csv
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "data" / "vader_sample.csv"
+    with path.open(encoding="utf-8", newline="") as f:
+        texts = [row["text"].replace('"', "") for row in csv.DictReader(f)]
+    accents = ("café", "naïve", "déjà vu", "über", "señor")
+    lines = [f'{i},"{text} {accents[i % len(accents)]}"\n' for i, text in enumerate(texts)]
+    return ("id,output\n" + "".join(lines)).encode(encoding, "replace")

@@ -25,6 +25,7 @@ from tests.scoring.bad_files import (
     LEGACY_TEXTS,
     HostileCase,
     _legacy,
+    english_with_accents,
     parquet_plain,
     workbook,
 )
@@ -191,3 +192,14 @@ def test_the_cli_refuses_a_bomb_with_exit_2(maker: str, suffix: str, tmp_path: P
     assert run.returncode == 2, run.stderr[-2000:]
     assert run.stderr.startswith(f"error: {path}: it unfolds into more than 200,000,000 characters"), run.stderr
     assert run.stderr.count("\n") == 1 and not (tmp_path / "o.csv").exists()
+
+
+def test_english_with_a_few_accents_is_read_as_windows_1252() -> None:
+    data = english_with_accents()
+    df = read_table(data, filename="west.csv")
+    assert df["output"].tolist() == [
+        line.split(",", 1)[1].strip('"') for line in data.decode("cp1252").splitlines()[1:]
+    ]
+    assert df.attrs["warnings"] == [
+        "west.csv is not UTF-8: it was read as Windows-1252 (detected from its bytes); check the text."
+    ]
