@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 import signal
 import sys
 from collections import deque
@@ -147,20 +148,45 @@ def _in_pool(jobs: Iterator[Job], workers: int) -> Iterator[ChunkResult]:
     # (Streamlit, Dask): there the fork server starts clean workers.
     method = "fork" if threading.active_count() == 1 and sys.platform == "linux" else "forkserver"
     context = multiprocessing.get_context(method if method in multiprocessing.get_all_start_methods() else "spawn")
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_ignore_ctrl_c)
+    pool = ProcessPoolExecutor(
+        max_workers=workers, mp_context=context, initializer=_worker_signals, initargs=(os.getpid(),)
+    )
     try:
         yield from scored_elsewhere(pool.submit, jobs, 2 * workers)
     finally:  # also on Ctrl-C, an error or an early close: drop what has not started, let the rest finish
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _ignore_ctrl_c() -> None:
-    """Workers leave Ctrl-C to the parent, which stops the pool in order.
+def _worker_signals(parent: int | None = None) -> None:
+    """Workers leave Ctrl-C to the parent, which stops the pool in order, and die with the parent.
 
-    A worker that dies mid-write (Ctrl-C reaches the whole process group; so would terminate()) leaves
-    the pool's queues half-written and the parent waiting forever; a finishing chunk costs a moment.
+    A worker that dies mid-write (Ctrl-C reaches the whole process group) leaves the pool's queues
+    half-written and the parent waiting forever; a finishing chunk costs a moment. SIGTERM keeps its
+    default: the pool's own terminate() of a broken pool sends it (the CLI turns SIGTERM into an orderly
+    stop of the pool). A worker also ends when ``parent`` (the process that made the pool) ends: a parent
+    killed outright (SIGKILL, the kernel's out-of-memory killer) runs no cleanup, and its workers would wait
+    on the pool's queue forever, keeping the fork server alive too (its children hold the server's lifeline).
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if parent is not None:
+        _die_with(parent)
+
+
+def _die_with(parent: int) -> None:
+    """End this process as soon as process ``parent`` ends (Linux: a pidfd watched by a daemon thread)."""
+    import select
+    import threading
+
+    try:
+        handle = os.pidfd_open(parent)
+    except (AttributeError, OSError):  # not Linux, or a kernel before 5.3: the pool's own checks remain
+        return
+
+    def watch() -> None:
+        select.select([handle], [], [])  # readable once the process has ended
+        os._exit(1)
+
+    threading.Thread(target=watch, name="die-with-parent", daemon=True).start()
 
 
 def _guessed(df: pd.DataFrame, reference_column: str | None) -> ColumnMap:

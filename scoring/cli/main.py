@@ -2,9 +2,11 @@
 
 Exit codes: 0 all thresholds met, 1 a ``--fail-under``/``--fail-over`` threshold missed (or a gated
 scorer scored no rows, or ``--fail-on-regression`` found a scorer significantly worse than the
-``--baseline`` run), 2 bad input or options (a message, no traceback; also an unknown baseline),
-130 interrupted (no output file is left behind, no run saved). ``python -m scoring runs ...`` lists,
-shows, compares and deletes saved runs (:mod:`scoring.cli.runs`).
+``--baseline`` run), 2 bad input or options (a message, no traceback; also an unknown baseline), 3 the run
+could not finish (a worker process died, e.g. killed by the kernel for memory; or an unexpected error,
+printed with its traceback as a bug), 130 interrupted by Ctrl-C, 143 stopped by SIGTERM. Whatever stops a
+run, no output file is left behind, no run is saved and worker processes are stopped.
+``python -m scoring runs ...`` lists, shows, compares and deletes saved runs (:mod:`scoring.cli.runs`).
 """
 
 from __future__ import annotations
@@ -13,9 +15,15 @@ import argparse
 import contextlib
 import itertools
 import math
+import os
+import re
+import signal
 import sys
+import traceback
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
+from types import FrameType
 from typing import IO, Any, TextIO
 
 import numpy as np
@@ -55,24 +63,37 @@ long text are not scored: they are counted in the summary and listed on stderr w
 cells that a spreadsheet would run as formulas get a leading ' (see --raw-csv). The output appears only
 when complete. Rows the judge fails on are listed on stderr and have no score. Rows whose tone score is
 on a language the sentiment engine does not cover are counted under "warned" and explained in
-tone-scorer.warnings. A file mixing UTF-8 and Windows-1252 lines is read line by line, with a warning
-naming the lines. There is no row limit (the dashboard's TONE_EXPLORER_MAX_ROWS does not apply): files
-are streamed in chunks.
+tone-scorer.warnings. A CSV that is not UTF-8 is read in the encoding its bytes show (a warning names
+it); one mixing UTF-8 lines with others is read line by line, with a warning naming the lines. Every
+sheet of a workbook with the same header is read (a warning names them). There is no row limit (the
+dashboard's TONE_EXPLORER_MAX_ROWS does not apply): files are streamed in chunks.
 
 The LLM judge's verdicts are cached in the run store: rows judged before cost no request (--no-cache asks
 again). The API key is never stored.
 
-exit codes: 0 thresholds met (and no regression); 1 a threshold missed, or with --fail-on-regression a scorer
-significantly worse than the baseline; 2 bad input or options, or an unknown baseline; 130 interrupted."""
+--workers is capped at the CPUs this process may use (a note says so) unless --force-workers is given.
+--out may not name FILE itself (links resolved): results never overwrite their input.
+
+exit codes:
+  0    every threshold met (and no regression)
+  1    a --fail-under/--fail-over threshold missed, or with --fail-on-regression a scorer significantly
+       worse than the baseline
+  2    bad input or options, or an unknown baseline: one line on stderr, no traceback
+  3    the run could not finish: a worker process died (killed by the kernel, e.g. out of memory: try fewer
+       --workers or a smaller --chunksize), or an unexpected error (a bug: its traceback is printed)
+  130  interrupted (Ctrl-C); 143 stopped by SIGTERM. Neither leaves an output or temporary file, nor workers."""
+
+_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")  # no "0_5" (float() reads it as 5), no "inf"
+
+
+class Terminated(BaseException):
+    """SIGTERM arrived: unwind like Ctrl-C (temp file removed, workers stopped), then exit 143."""
 
 
 def _threshold(text: str) -> tuple[str, float]:
     name, sep, value = text.partition("=")
     info = find_scorer(name.strip())
-    try:
-        number = float(value)
-    except ValueError:
-        number = math.nan
+    number = float(value) if _NUMBER.fullmatch(value.strip()) else math.nan
     if not sep or info is None or not math.isfinite(number):
         raise argparse.ArgumentTypeError(f"expected SCORER=NUMBER like {TONE.id}=0.7; got {text!r}")
     return info.id, number
@@ -116,7 +137,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="exit 1 if the scorer's mean is below X (repeatable); X is its summary threshold")  # fmt: skip
     ev.add_argument("--fail-over", metavar="ID=X", type=_threshold, action="append", default=[],
                     help="exit 1 if the mean is above X, for lower-is-better scores (toxicity-scorer=0.1)")  # fmt: skip
-    ev.add_argument("--workers", type=_positive, default=1, help="processes to score in (default 1)")
+    ev.add_argument("--workers", type=_positive, default=1, help="processes to score in (default 1; at most the "
+                    "CPUs this process may use)")  # fmt: skip
+    ev.add_argument("--force-workers", action="store_true", help="use --workers even when it is more than the CPUs")
     ev.add_argument("--chunksize", type=_positive, default=20_000, help="rows read and scored at a time (20000)")
     ev.add_argument("--dask", nargs="?", const="local", metavar="ADDRESS",
                     help="run on Dask: a local cluster of --workers (min 2) processes or tcp://host:port")  # fmt: skip
@@ -246,12 +269,47 @@ def _open_input(args: argparse.Namespace, err: TextIO) -> tuple[BatchSpec, Itera
     return spec, itertools.chain([first], reader)
 
 
+def available_cpus() -> int:
+    """The CPUs this process may run on (its affinity mask, else the machine's count)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def _cap_workers(args: argparse.Namespace, err: TextIO) -> None:
+    """More processes than CPUs only add memory (--workers 40 on 2 CPUs used 5 GB): cap, and say so."""
+    if args.dask not in (None, "local") or args.force_workers:  # a remote cluster's workers are its own
+        return
+    cpus = available_cpus()
+    if args.workers > cpus:
+        err.write(f"note: --workers {args.workers} is more than the {cpus} CPU(s) this process may use; using "
+                  f"{cpus} (--force-workers to use {args.workers}).\n")  # fmt: skip
+        args.workers = cpus
+
+
+def _check_out(args: argparse.Namespace) -> Path | None:
+    """The output path, refused if it has no known extension or is the input file itself (links resolved)."""
+    if not args.out:
+        return None
+    target = Path(args.out)
+    if target.suffix.lower() not in OUT_FORMATS:
+        raise ValueError(f"--out must end in {', '.join(OUT_FORMATS)}; got {args.out!r}.")
+    try:
+        same = target.exists() and os.path.samefile(target, args.file)
+    except OSError:
+        same = False
+    if same or target.resolve() == Path(args.file).resolve():
+        raise ValueError(f"--out {args.out!r} is the input file {args.file!r}: the results would overwrite the "
+                         "data they come from. Write them to another path.")  # fmt: skip
+    return target
+
+
 def _evaluate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from tqdm import tqdm
 
-    target = Path(args.out) if args.out else None
-    if target is not None and target.suffix.lower() not in OUT_FORMATS:
-        raise ValueError(f"--out must end in {', '.join(OUT_FORMATS)}; got {args.out!r}.")
+    target = _check_out(args)
+    _cap_workers(args, err)
     spec, chunks = _open_input(args, err)
     thresholds = dict(args.fail_under) | dict(args.fail_over)
     if unknown := sorted(set(thresholds) - set(spec.scorers)):
@@ -285,16 +343,20 @@ def _evaluate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def format_summary(summary: pd.DataFrame, rows: int) -> str:
-    """Return the summary as a fixed-width text table."""
-    lines = [f"{rows:,} rows", f"{'scorer':<27}{'mean':>8}{'median':>8}{'min':>8}{'failing':>16}{'scored':>9}"
-             f"{'skipped':>9}{'errors':>8}{'warned':>8}"]  # fmt: skip
+    """Return the summary as a text table whose columns are as wide as their widest cell, two spaces apart."""
+    header = ["scorer", "mean", "median", "min", "failing", "scored", "skipped", "errors", "warned"]
+    table = [header]
     for scorer_id, r in summary.iterrows():
         low = r["better"] == "lower"  # show the failing share: under the threshold, or over it for toxicity
         share = f"{r['share_over' if low else 'share_under']:.1%} {'>' if low else '<'}{r['threshold']:g}"
-        under = share if r["count"] else "-"
-        numbers = "".join(f"{r[k]:>8.4f}" if r["count"] else f"{'-':>8}" for k in ("mean", "median", "min"))
-        counts = f"{r['count']:>9,}{r['skipped']:>9,}{r['errors']:>8,}{r['warned']:>8,}"
-        lines.append(f"{scorer_id!s:<27}{numbers}{under:>16}{counts}")
+        numbers = [f"{r[k]:.4f}" if r["count"] else "-" for k in ("mean", "median", "min")]
+        counts = [f"{r[k]:,}" for k in ("count", "skipped", "errors", "warned")]
+        table.append([str(scorer_id), *numbers, share if r["count"] else "-", *counts])
+    widths = [max(len(row[i]) for row in table) for i in range(len(header))]
+    lines = [f"{rows:,} rows"]
+    for row in table:
+        cells = [row[0].ljust(widths[0]), *(cell.rjust(width) for cell, width in zip(row[1:], widths[1:], strict=True))]
+        lines.append("  ".join(cells).rstrip())
     return "\n".join(lines)
 
 
@@ -332,17 +394,48 @@ def _verdict(summary: pd.DataFrame, under: Limits, over: Limits, out: TextIO) ->
     return 1 if failed else 0
 
 
+def _terminate(signum: int, frame: FrameType | None) -> None:
+    raise Terminated
+
+
+@contextlib.contextmanager
+def _sigterm_unwinds() -> Iterator[None]:
+    """While the run lasts, SIGTERM raises :class:`Terminated` in the main thread (elsewhere, nothing changes)."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: TextIO | None = None) -> int:
-    """Run the CLI; return the exit code."""
+    """Run the CLI; return the exit code (the module docstring lists them)."""
     from scoring.runs import RunStoreError, UnknownRunError
 
     out, err = out or sys.stdout, err or sys.stderr
     args = build_parser().parse_args(argv)
     try:
-        return run_command(args, out) if args.command == "runs" else _evaluate(args, out, err)
+        with _sigterm_unwinds():
+            return run_command(args, out) if args.command == "runs" else _evaluate(args, out, err)
+    except BrokenProcessPool:
+        err.write("error: a worker process died (killed by the system, perhaps for lack of memory): try fewer "
+                  "--workers or a smaller --chunksize. No output file was written.\n")  # fmt: skip
+        return 3
     except (ValueError, OSError, UnicodeError, UnknownRunError, RunStoreError) as exc:
         err.write(f"error: {exc}\n")
         return 2
     except KeyboardInterrupt:
         err.write("interrupted: no output file was written.\n")
         return 130
+    except Terminated:
+        err.write("terminated: no output file was written.\n")
+        return 143
+    except Exception:  # a bug: show where, but never with exit 1, which means a missed threshold
+        traceback.print_exc(file=err)
+        err.write("error: unexpected failure (a bug, see the traceback above). No output file was written.\n")
+        return 3

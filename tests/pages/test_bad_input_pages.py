@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.scoring.bad_files import FILE_CASES, FileCase
+from tests.scoring.bad_files import FILE_CASES, HOSTILE_CASES, FileCase, HostileCase
 from tests.scoring.test_bad_input import CASES, Case
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -203,6 +203,21 @@ def test_batch_page_bad_files(case: FileCase) -> None:
         assert [w.value for w in at.warning if PARTIAL[case.case] in w.value], [w.value for w in at.warning]
     else:
         assert [s.value for s in at.success] == [f"All {case.loads:,} rows were scored by every scorer."]
+
+
+@pytest.mark.parametrize(
+    "case",
+    [c for c in HOSTILE_CASES if c.case in {"zip renamed .csv", "stray NUL in a cell", "GB18030 CSV",
+                                            "Excel, three sheets (one empty, one hidden)"}],
+    ids=lambda c: c.case,
+)  # fmt: skip
+def test_batch_page_says_what_the_reader_did_with_a_hostile_file(case: HostileCase) -> None:
+    at = _batch_upload(case.filename, case.data)
+    if case.loads is None:
+        assert any(e.value.startswith(f"{case.filename}: ") and case.message in e.value for e in at.error)
+    else:
+        assert any(f"· {case.loads:,} rows ·" in c.value for c in at.caption)
+        assert any(case.warning in w.value for w in at.warning), [w.value for w in at.warning]
 
 
 def test_batch_page_file_over_the_upload_limit(monkeypatch: pytest.MonkeyPatch) -> None:
