@@ -63,6 +63,7 @@ def test_upload_score_see_cards_table_drill_down_and_download(
     browser.get_by_role("tab", name="Rows, worst first").click()
     grid = browser.locator(".st-key-batch-rows [data-testid=stDataFrame]")
     expect(grid).to_be_visible()
+    screenshot(browser, "batch-rows")  # the reply text first, then the scores
     box = grid.bounding_box()
     assert box is not None
     browser.mouse.click(box["x"] + 18, box["y"] + 35 + 17)  # the first row's selection checkbox

@@ -21,8 +21,9 @@ METRIC = '[data-testid="stMetricValue"]'
 
 
 def _trace_points(page: Page, trace: int) -> Locator:
-    """The drawn points of the first chart's ``trace``-th scatter trace (0: sentences, 1: tone shifts)."""
-    return page.locator(".js-plotly-plot").first.locator("g.scatterlayer > g.trace").nth(trace).locator("path.point")
+    """The drawn points of the first chart's ``trace``-th scatter trace (0: sentences, -1: tone shifts, the last)."""
+    traces = page.locator(".js-plotly-plot").first.locator("g.scatterlayer > g.trace")
+    return (traces.last if trace == -1 else traces.nth(trace)).locator("path.point")
 
 
 def _open(page: Page, url: str, label: str) -> None:
@@ -55,6 +56,11 @@ def test_tone_page_paste_see_chart_and_score_then_compare(app_url: str, page: tu
     comparison = create_tone_scorer(reference).run(output=TEXT)
     expect(browser_page.locator(METRIC).first).to_have_text(f"{comparison.score:.3f}")
     expect(_trace_points(browser_page, 0)).to_have_count(sentences)
+    pre = comparison.preprocess_step_result
+    chart = browser_page.locator(".js-plotly-plot").first  # the chart draws the numbers of the score
+    expect(chart.get_by_text(f"whole reply {pre['responseSentiment']:.3f}")).to_be_visible()
+    expect(chart.get_by_text(f"reference {pre['referenceSentiment']:.3f}")).to_be_visible()
+    expect(chart.get_by_text(f"difference {pre['difference']:.3f}")).to_be_visible()
     screenshot(browser_page, "tone-comparison")
 
     browser_page.get_by_text("Both engines").click()
@@ -81,7 +87,7 @@ def test_demo_example_loads_into_the_tone_page(app_url: str, page: tuple[Page, C
     result = create_tone_scorer().run(output=str(example["tone.text"]))
     frame = sentence_frame(result.preprocess_step_result["sentences"])  # type: ignore[arg-type]
     expect(_trace_points(browser_page, 0)).to_have_count(len(frame))
-    expect(_trace_points(browser_page, 1)).to_have_count(int(frame["tone_shift"].sum()))
+    expect(_trace_points(browser_page, -1)).to_have_count(int(frame["tone_shift"].sum()))
     expect(browser_page.locator(METRIC).first).to_have_text(f"{result.score:.3f}")
     screenshot(browser_page, "tone-drifting")
     assert errors == []
