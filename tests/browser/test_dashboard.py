@@ -7,6 +7,7 @@ from playwright.sync_api import Locator, Page, expect
 
 from scoring import create_tone_scorer
 from scoring.tone.explain import sentence_frame
+from scoring.toxicity.classifier import MEASURED_RECALL
 from tests.browser.conftest import ConsoleErrors, screenshot
 from ui.demo_examples import get_example
 
@@ -107,4 +108,12 @@ def test_similarity_page_and_a_toxic_demo_example(app_url: str, page: tuple[Page
     expect(browser_page.get_by_text("Toxic opinions found")).to_be_visible()
     expect(browser_page.locator(METRIC).first).to_have_text("1.00")
     screenshot(browser_page, "toxicity")
+    _open(browser_page, app_url, "Demo")
+    browser_page.locator(".st-key-demo-open-respectful button").click()
+    expect(browser_page.get_by_text("No toxic opinion")).to_be_visible()
+    recall = browser_page.locator('[data-testid="stCaptionContainer"]').get_by_text(
+        f"Recall {MEASURED_RECALL.recall:.2f}"
+    )
+    expect(recall).to_be_visible()  # a caption by the badge, not only in the folded "known to miss" list
+    screenshot(browser_page, "toxicity-pass")
     assert errors == []
