@@ -3,20 +3,21 @@
 import streamlit as st
 
 import ui
-from scoring.tone.explain import engine_comparison_frame, sentence_frame
-from ui.markdown import highlight_markdown
+from scoring.registry import TONE
+from ui.share import read_link, write_link
 
 ui.init_state()  # also when Streamlit runs this page alone (a deep link to a fresh server)
+read_link("tone")
 st.title("Tone")
 st.caption("Sentiment consistency of one response: against a reference tone, or across its own sentences.")
 
-mode_col, engine_col, splitter_col, compare_col = st.columns([4, 3, 3, 2], vertical_alignment="bottom")
+mode_col, engine_col, splitter_col, compare_col = st.columns([4, 3, 3, 3], vertical_alignment="bottom")
 mode = mode_col.radio(
     "Mode", ["stability", "comparison"], key="tone.mode", horizontal=True, persist_state="session",
     format_func={"stability": "Stability", "comparison": "Compare to a reference"}.get,
 )  # fmt: skip
 engine = engine_col.selectbox(
-    "Engine", list(ui.ENGINE_LABELS), key="tone.engine", format_func=ui.ENGINE_LABELS.get, persist_state="session"
+    "Engine", list(TONE.engines), key="tone.engine", format_func=TONE.engines.get, persist_state="session"
 )
 splitter = splitter_col.selectbox(
     "Sentences", list(ui.SPLITTER_LABELS), key="tone.splitter", format_func=ui.SPLITTER_LABELS.get,
@@ -31,6 +32,9 @@ text = ui.text_source("tone", "Response text")
 reference = None
 if mode == "comparison":
     reference = st.text_area("Reference tone", key="tone.reference", height=80, persist_state="session")
+write_link("tone", {"text": "response text", "ref": "reference tone"})
+if text is None:  # the last upload was refused: its error is shown, nothing else is scored
+    st.stop()
 if not text.strip() or (mode == "comparison" and not (reference or "").strip()):
     st.info("Paste a response (and, to compare, a reference tone) to score it.", icon=":material/edit_note:")
     st.stop()
@@ -40,7 +44,7 @@ if result is None:
     st.stop()
 ui.show_warnings(result)
 pre = result["preprocessStepResult"]
-frame = sentence_frame(pre["sentences"], engine)
+frame = ui.tone_frame(text, reference, engine, splitter)
 score_col, metrics_col = st.columns([1, 3])
 with score_col:
     ui.tone_score_card(result)
@@ -49,14 +53,17 @@ with metrics_col:
         ui.metric_row({k: pre[k] for k in ("responseSentiment", "referenceSentiment", "difference")})
     else:
         ui.metric_row({"avgSentiment": pre["avgSentiment"], "sentimentVariance": pre["sentimentVariance"]})
-    ui.metric_row({"Sentences": len(frame), "Tone shifts": int(frame["tone_shift"].sum())})
-ui.tone_chart(result, engine, key="tone.chart")
-st.caption("Each point is a sentence (hover to read it). Dashed: the mean; band: ±1 std; circled: tone shifts.")
+    counts = {"Sentences": len(frame), "Tone shifts": int(frame["tone_shift"].sum())}
+    if "engines_disagree" in frame:  # the lexicon engines cross-check each other (e5 is not cross-checked)
+        counts["Engines disagree"] = int(frame["engines_disagree"].sum())
+    ui.metric_row(counts)
+ui.tone_chart(text, reference, engine, splitter, key="tone.chart")
+st.caption(ui.CHART_NOTES["comparison" if reference else "stability"])
 
 highlighted, sentences, raw = st.tabs(["Highlighted text", "Sentences and word drivers", "JSON"])
 with highlighted:
-    st.markdown(highlight_markdown(text, frame))
-    st.caption(":green-background[positive] :gray-background[neutral] :red-background[negative] ⚡ tone shift")
+    st.markdown(ui.tone_highlight(text, reference, engine, splitter))
+    st.caption(ui.HIGHLIGHT_LEGEND)
 with sentences:
     st.dataframe(frame.drop(columns=["start", "end"]), hide_index=True, key="tone.sentences")
     # e5 explains by re-scoring each sentence once per word (~0.6 s for 5 sentences): on request, remembered.
@@ -70,14 +77,4 @@ with raw:
     ui.json_download(result, "tone-result.json", key="tone.download")
 
 if compare:
-    st.subheader("Compare engines on the same text")
-    results = {}
-    for col, name in zip(st.columns(len(ui.ENGINE_LABELS)), ui.ENGINE_LABELS, strict=True):
-        with col:
-            other = ui.attempt(ui.tone_result, text, reference, name, splitter)
-            if other is not None:
-                results[name] = other
-                ui.tone_score_card(other, label=ui.ENGINE_LABELS[name])
-                ui.tone_chart(other, name, key=f"tone.chart.{name}", title=ui.ENGINE_LABELS[name])
-    st.dataframe(engine_comparison_frame(results), hide_index=True, key="tone.compare_table")
-    st.caption("Sentiment of each sentence by each engine. VADER and e5 are on -1..1; AFINN is per token.")
+    ui.engine_comparison(text, reference, splitter)

@@ -6,16 +6,27 @@ Pages import this package and call ``ui.<name>``; every number they show comes f
 from ui.cached import (
     drivers,
     similarity_result,
+    tone_figure,
+    tone_frame,
+    tone_highlight,
     tone_result,
     toxicity_classified,
     toxicity_classifier,
     toxicity_judged,
 )
-from ui.judge import JudgeSettings, judge_api_key, judge_panel, judge_settings, toxicity_known_gaps
+from ui.judge import (
+    JudgeSettings,
+    judge_api_key,
+    judge_panel,
+    judge_settings,
+    toxicity_known_gaps,
+    toxicity_recall,
+)
+from ui.markdown import HIGHLIGHT_LEGEND
 from ui.state import (
+    CHART_NOTES,
     DEFAULTS,
     DRIVER_NOTES,
-    ENGINE_LABELS,
     PAGE_FILES,
     SPLITTER_LABELS,
     Y_LABELS,
@@ -25,7 +36,7 @@ from ui.state import (
 from ui.widgets import (
     METRIC_LABELS,
     attempt,
-    decode_upload,
+    engine_comparison,
     json_download,
     metric_row,
     show_warnings,
@@ -35,17 +46,18 @@ from ui.widgets import (
 )
 
 __all__ = [
+    "CHART_NOTES",
     "DEFAULTS",
     "DRIVER_NOTES",
-    "ENGINE_LABELS",
+    "HIGHLIGHT_LEGEND",
     "METRIC_LABELS",
     "PAGE_FILES",
     "SPLITTER_LABELS",
     "Y_LABELS",
     "JudgeSettings",
     "attempt",
-    "decode_upload",
     "drivers",
+    "engine_comparison",
     "init_state",
     "json_download",
     "judge_api_key",
@@ -57,10 +69,14 @@ __all__ = [
     "similarity_result",
     "text_source",
     "tone_chart",
+    "tone_figure",
+    "tone_frame",
+    "tone_highlight",
     "tone_result",
     "tone_score_card",
     "toxicity_classified",
     "toxicity_classifier",
     "toxicity_judged",
     "toxicity_known_gaps",
+    "toxicity_recall",
 ]

