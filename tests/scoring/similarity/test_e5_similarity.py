@@ -63,9 +63,9 @@ def test_e5_scorer_run_and_score_many_agree_and_are_symmetric() -> None:
     scorer = create_content_similarity_scorer(algorithm="e5")
     a = ["How do I reset my password?", "Same text", "", "Das Paket ist da."]
     b = ["비밀번호를 어떻게 재설정하나요?", "Same text", "", "The parcel has arrived."]
-    many = scorer.score_many(a, b)
+    many = scorer.score_many(outputs=b, inputs=a)
     assert many["score"] == pytest.approx([scorer.run(input=x, output=y).score for x, y in zip(a, b, strict=True)])
-    assert many["score"] == pytest.approx(scorer.score_many(b, a)["score"])
+    assert many["score"] == pytest.approx(scorer.score_many(outputs=a, inputs=b)["score"])
     assert many["score"][1] == 1.0 and many["score"][2] == 1.0
     assert many["score"][0] > 0.5 and many["score"][3] > 0.5  # the same question or fact across languages
     result = scorer.run(input=a[0], output=b[0]).to_dict()

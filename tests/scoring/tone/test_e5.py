@@ -155,7 +155,7 @@ def test_e5_score_many_equals_run_in_both_modes() -> None:
 def test_e5_language_warning_is_unvalidated_not_meaningless() -> None:
     korean = create_tone_scorer(engine="e5").run(output="정말 감사합니다. 큰 도움이 되었어요.")
     assert korean.warnings == ()
-    french = create_tone_scorer(engine="e5").run(output="Merci beaucoup pour votre aide, c'est parfait !")
+    french = create_tone_scorer(engine="e5").run(output="Merci beaucoup pour votre aide. C'est parfait !")
     assert len(french.warnings) == 1 and "unvalidated for French" in french.warnings[0]
     assert "not meaningful" not in french.warnings[0]
 
