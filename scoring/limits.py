@@ -7,8 +7,9 @@ upload size (MB)                ``STREAMLIT_SERVER_MAX_UPLOAD_SIZE``  ``server.m
                                                                     ``.streamlit/config.toml`` (50), else 200
 rows per run                    ``TONE_EXPLORER_MAX_ROWS``           100,000
 characters per text scored      ``TONE_EXPLORER_MAX_TEXT_CHARS``     20,000
-LLM judge timeout (seconds)     ``TONE_EXPLORER_JUDGE_TIMEOUT_S``    30
+LLM judge timeout (seconds)     ``TONE_EXPLORER_JUDGE_TIMEOUT_S``    30 (the whole request, not each read)
 LLM judge concurrent requests   ``TONE_EXPLORER_JUDGE_CONCURRENCY``  4
+LLM judge reply size (KB)       ``TONE_EXPLORER_JUDGE_MAX_REPLY_KB`` 1,024 (a reply is a few KB)
 ==============================  ==================================  ===========================================
 
 The upload limit is Streamlit's own setting, read the way Streamlit reads it (its environment variable
@@ -51,6 +52,7 @@ ENV_VARS: dict[str, tuple[str, float | None, type]] = {
     "max_text_chars": ("TONE_EXPLORER_MAX_TEXT_CHARS", 20_000, int),
     "judge_timeout_s": ("TONE_EXPLORER_JUDGE_TIMEOUT_S", 30.0, float),
     "judge_concurrency": ("TONE_EXPLORER_JUDGE_CONCURRENCY", 4, int),
+    "judge_max_reply_kb": ("TONE_EXPLORER_JUDGE_MAX_REPLY_KB", 1024, int),
 }
 
 
@@ -63,6 +65,7 @@ class Limits:
     max_text_chars: int
     judge_timeout_s: float
     judge_concurrency: int
+    judge_max_reply_kb: int
 
     @property
     def max_upload_bytes(self) -> int:
@@ -120,6 +123,7 @@ def get_limits(environ: Mapping[str, str] | None = None) -> Limits:
         max_text_chars=int(_limit("max_text_chars", env)),
         judge_timeout_s=float(_limit("judge_timeout_s", env)),
         judge_concurrency=int(_limit("judge_concurrency", env)),
+        judge_max_reply_kb=int(_limit("judge_max_reply_kb", env)),
     )
 
 

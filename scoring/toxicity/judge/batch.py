@@ -9,13 +9,14 @@ still fails after the judge's own retries gets score NaN and the judge's message
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from typing import TYPE_CHECKING, Any
 
 from scoring.inputs import to_text
 from scoring.text.splitters import split_smart
-from scoring.toxicity.judge.client import JudgeError
+from scoring.toxicity.judge.client import JudgeError, excerpt
 from scoring.toxicity.verdicts import score_from_counts, toxic_count
 
 if TYPE_CHECKING:
@@ -26,16 +27,18 @@ __all__ = ["judge_many"]
 Row = tuple[float, int | None, int | None, str | None]
 
 
-def _judge_one(scorer: ToxicityScorer, question: str, text: str) -> Row:
+def _judge_one(scorer: ToxicityScorer, question: str, text: str, cancel: threading.Event) -> Row:
     """Score one output as ``scorer.run`` would: (score, toxicCount, opinionCount, error)."""
     assert scorer.judge is not None
     opinions = [s.text for s in split_smart(text)]
     if not opinions:
         return 0.0, 0, 0, None
     try:
-        verdicts = scorer.judge.verdicts(question, opinions)
+        verdicts = scorer.judge.verdicts(question, opinions, cancel=cancel)
     except JudgeError as exc:  # that row's error; the others are still scored
         return math.nan, None, None, str(exc)
+    except Exception as exc:  # anything else one reply can cause fails that row only, never its chunk
+        return math.nan, None, None, f"the judge's reply could not be used ({type(exc).__name__}: {excerpt(str(exc))})"
     toxic = toxic_count(verdicts)
     return score_from_counts(toxic, len(opinions), scorer.scale), toxic, len(opinions), None
 
@@ -51,13 +54,15 @@ def judge_many(
     """Return ``{"score", "toxicCount", "opinionCount", "error"}`` lists, one entry per output.
 
     ``concurrency`` requests at most run at once (default ``get_limits().judge_concurrency``).
-    ``on_row(done)`` is called in the calling thread each time a row finishes. On an exception in the
-    calling thread (Ctrl-C), requests not yet started are cancelled.
+    ``on_row(done)`` is called in the calling thread each time a row finishes. A row fails alone, with its
+    message, whatever its reply (not JSON, not a chat completion, nested too deep). On an exception in the
+    calling thread (Ctrl-C), requests not yet started are dropped and those in flight are stopped at once.
 
     Raises:
         ValueError: ``scorer`` is not a judge scorer, or an input is not text (naming its position).
     """
-    if getattr(scorer, "judge", None) is None:
+    judge = getattr(scorer, "judge", None)
+    if judge is None:
         raise ValueError("judge_many needs a scorer built with create_toxicity_scorer(engine='judge', ...).")
     texts = [to_text(o, f"outputs[{i}]") for i, o in enumerate(outputs)]
     if inputs is not None and len(inputs) != len(texts):
@@ -69,14 +74,18 @@ def judge_many(
         concurrency = get_limits().judge_concurrency
     rows: list[Row] = [(math.nan, None, None, None)] * len(texts)
     pool = ThreadPoolExecutor(max_workers=max(1, int(concurrency)), thread_name_prefix="judge")
+    cancel = threading.Event()
     try:
         futures: dict[Future[Row], int] = {
-            pool.submit(_judge_one, scorer, questions[i], texts[i]): i for i in range(len(texts))
+            pool.submit(_judge_one, scorer, questions[i], texts[i], cancel): i for i in range(len(texts))
         }
         for done, future in enumerate(as_completed(futures), start=1):
             rows[futures[future]] = future.result()
             if on_row is not None:
                 on_row(done)
+    except BaseException:  # Ctrl-C, or the page stopping the run: requests in flight end now, not at their deadline
+        judge.cancel(cancel)
+        raise
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
     keys = ("score", "toxicCount", "opinionCount", "error")
