@@ -11,7 +11,7 @@ from ui.cached import (
     toxicity_classifier,
     toxicity_judged,
 )
-from ui.judge import JudgeSettings, judge_api_key, judge_panel, judge_settings, toxicity_known_gaps
+from ui.judge import JudgeSettings, judge_access, judge_panel, judge_settings, toxicity_known_gaps
 from ui.state import (
     DEFAULTS,
     DRIVER_NOTES,
@@ -48,7 +48,7 @@ __all__ = [
     "drivers",
     "init_state",
     "json_download",
-    "judge_api_key",
+    "judge_access",
     "judge_panel",
     "judge_settings",
     "load_example",

@@ -17,6 +17,7 @@ from tests.pages.conftest import metrics
 from tests.scoring.bad_files import MIXED_ENCODINGS
 from tests.scoring.fake_openai import Reply, error_body, serve
 from ui import batch_input as batch_ui
+from ui.markdown import escape_markdown
 
 BATCH = "pages/batch.py"
 Open = Callable[..., AppTest]
@@ -196,11 +197,13 @@ def test_key_from_secrets_is_used_and_not_shown(open_page: Open, runs: list[dict
         at.secrets["OPENAI_API_KEY"] = KEY
         at.session_state["batch.scorers"] = ["toxicity"]
         at.session_state["batch.tox_engine"] = "judge"
-        at.session_state["toxicity.base_url"] = fake.base_url
+        at.secrets["OPENAI_BASE_URL"] = fake.base_url  # the operator's judge: the only URL the key goes to
         at.run()
         at.button(key="batch.run_button").click().run()
     assert not at.exception, [e.value for e in at.exception]
-    assert "Judge API key: taken from the Streamlit secrets." in [c.value for c in at.sidebar.caption]
+    assert f"Judge API key: the server's, sent only to {escape_markdown(fake.base_url)}." in [
+        c.value for c in at.sidebar.caption
+    ]
     assert not [t for t in at.sidebar.text_input if t.key == "toxicity.api_key"]
     assert runs[0]["toxicity"]["api_key"] == KEY and KEY not in _tree_text(at._tree)  # type: ignore[index]
 
