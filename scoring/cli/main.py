@@ -1,8 +1,9 @@
 """``python -m scoring evaluate FILE``: score a file of responses, write results, gate CI on thresholds.
 
 Exit codes: 0 all thresholds met, 1 a ``--fail-under``/``--fail-over`` threshold missed (or a gated
-scorer scored no rows), 2 bad input or options (a message, no traceback), 130 interrupted (no output
-file is left behind).
+scorer scored no rows), 2 bad input or options (a message, no traceback), 3 a scorer scored none of the
+rows (every one failed or was skipped: e.g. the judge is down) and no threshold covered it, 130
+interrupted (no output file is left behind).
 """
 
 from __future__ import annotations
@@ -47,7 +48,8 @@ does not cover are counted under "warned" and explained in tone-scorer.warnings.
 Windows-1252 lines is read line by line, with a warning naming the lines. There is no row limit (the
 dashboard's TONE_EXPLORER_MAX_ROWS does not apply): files are streamed in chunks.
 
-exit codes: 0 thresholds met; 1 a threshold missed; 2 bad input or options; 130 interrupted."""
+exit codes: 0 thresholds met; 1 a threshold missed; 2 bad input or options; 3 a scorer scored no row
+(every row failed or was skipped); 130 interrupted."""
 
 
 def _threshold(text: str) -> tuple[str, float]:
@@ -219,7 +221,20 @@ def _evaluate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     _report_warned(summary, warned, err)
     if target is not None:
         out.write(f"wrote {builder.rows:,} rows to {target}\n")
-    return _verdict(summary, args.fail_under, args.fail_over, out)
+    code = _verdict(summary, args.fail_under, args.fail_over, out)
+    if code == 0 and (empty := _scored_nothing(summary, builder.rows)):
+        err.write(f"error: nothing was scored: {'; '.join(empty)}.\n")
+        return 3
+    return code
+
+
+def _scored_nothing(summary: pd.DataFrame, rows: int) -> list[str]:
+    """Say, for each scorer that scored none of the ``rows``, how many failed and were skipped."""
+    return [
+        f"{scorer_id} scored none of the {rows:,} rows ({r['errors']:,} failed, {r['skipped']:,} skipped)"
+        for scorer_id, r in summary.iterrows()
+        if not r["count"]
+    ]
 
 
 def _require_rows(builder: SummaryBuilder, file: str) -> None:
