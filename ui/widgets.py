@@ -11,15 +11,16 @@ import streamlit as st
 from scoring.charts import sentence_sentiment_figure
 from scoring.limits import check_text_length
 from scoring.tone.explain import sentence_frame, tone_band
+from ui.markdown import escape_markdown
 from ui.state import Y_LABELS
 
 
 def attempt(fn: Callable[..., Any], *args: Any) -> Any:
-    """Call ``fn``; on bad input show ``st.error(str(e))`` (no traceback) and return None."""
+    """Call ``fn``; on bad input show its message, escaped (it may name a file or a column), and return None."""
     try:
         return fn(*args)
     except (ValueError, TypeError, OSError) as e:
-        st.error(str(e))
+        st.error(escape_markdown(str(e)))
         return None
 
 
@@ -50,14 +51,14 @@ def text_source(page: str, label: str, *, height: int = 160) -> str:
     with st.expander("Upload a .txt or .md file instead", icon=":material/upload_file:"):
         st.file_uploader("Text file", type=["txt", "md"], key=f"{page}.upload", on_change=_load_upload, args=(page,))
     if error := st.session_state.pop(f"{page}.upload_error", None):
-        st.error(error)
+        st.error(escape_markdown(error))
     return text
 
 
 def show_warnings(result: Mapping[str, Any]) -> None:
     """Show a result's warnings (e.g. a language the engine does not cover)."""
     for warning in result.get("warnings", []):
-        st.warning(warning, icon=":material/warning:")
+        st.warning(escape_markdown(str(warning)), icon=":material/warning:")
 
 
 def tone_score_card(result: Mapping[str, Any], *, label: str = "Tone score") -> None:

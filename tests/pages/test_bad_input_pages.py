@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.pages.conftest import plain
 from tests.scoring.bad_files import FILE_CASES, FileCase
 from tests.scoring.test_bad_input import CASES, Case
 
@@ -68,13 +69,13 @@ def _page(name: str, state: dict[str, Any]) -> AppTest:
 
 
 def _messages(at: AppTest) -> list[str]:
-    return [e.value for e in [*at.error, *at.warning, *at.info]]
+    return [plain(e.value) for e in [*at.error, *at.warning, *at.info]]
 
 
 def _check_text_page(at: AppTest, case: Case, score_label: str) -> None:
     assert not at.exception, [e.value for e in at.exception]
     if isinstance(case.expect, type):  # the 1 MB text
-        assert any(case.match in m for m in [e.value for e in at.error]), _messages(at)
+        assert any(case.match in plain(e.value) for e in at.error), _messages(at)
     else:
         assert any(score_label in m.label for m in at.metric) or _messages(at), "neither a score nor a message"
 
@@ -134,7 +135,7 @@ def _batch_upload(name: str, data: bytes) -> AppTest:
 @pytest.mark.parametrize("case", FILE_CASES, ids=lambda c: c.case)
 def test_batch_page_bad_files(case: FileCase) -> None:
     at = _batch_upload(case.filename, case.data)
-    errors = [e.value for e in at.error]
+    errors = [plain(e.value) for e in at.error]
     if case.loads is None:
         assert any(e.startswith(f"{case.filename}: ") and case.message in e for e in errors), errors
     elif case.loads == 0:
@@ -145,14 +146,14 @@ def test_batch_page_bad_files(case: FileCase) -> None:
         assert not at.exception, [e.value for e in at.exception]
         assert at.error or at.metric, "a run must show results or say what is wrong"
         if case.case == "row shorter than the header":
-            assert any("Partial results" in w.value and "row 2" in w.value for w in at.warning)
+            assert any("Partial results" in w.value and "row 2" in plain(w.value) for w in at.warning)
 
 
 def test_batch_page_file_over_the_upload_limit(monkeypatch: pytest.MonkeyPatch) -> None:
     """Streamlit's uploader refuses it in the browser; the page checks again (AppTest bypasses the browser)."""
     monkeypatch.setenv("STREAMLIT_SERVER_MAX_UPLOAD_SIZE", "1")
     at = _batch_upload("big.csv", b"output\n" + b"A reply that is fine.\n" * 60_000)
-    assert any("big.csv is 1.3 MB; files up to 1 MB are accepted" in e.value for e in at.error), [
+    assert any("big.csv is 1.3 MB; files up to 1 MB are accepted" in plain(e.value) for e in at.error), [
         e.value for e in at.error
     ]
 
@@ -160,4 +161,4 @@ def test_batch_page_file_over_the_upload_limit(monkeypatch: pytest.MonkeyPatch) 
 def test_batch_page_a_million_rows_is_refused_with_the_limit_named() -> None:
     at = _batch_upload("million.csv", b"output\n" + b"ok\n" * 1_000_000)
     message = "million.csv has 1,000,000 rows; one run scores at most 100,000 (split the file, or set TONE_EXPLORER"
-    assert any(message in e.value for e in at.error), [e.value for e in at.error]
+    assert any(message in plain(e.value) for e in at.error), [e.value for e in at.error]

@@ -13,7 +13,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from scoring import create_content_similarity_scorer, create_tone_scorer
-from tests.pages.conftest import metrics
+from tests.pages.conftest import metrics, plain
 from tests.scoring.bad_files import MIXED_ENCODINGS
 from tests.scoring.fake_openai import Reply, error_body, serve
 from ui import batch_input as batch_ui
@@ -65,7 +65,7 @@ def test_sample_run_reports_the_rows_it_could_not_score(open_page: Open, runs: l
     at = _run_sample(open_page)
     missing = [str(i + 1) for i, r in enumerate(_sample()) if not r["output"].strip()]
     assert len(missing) == 2
-    banner = at.warning[0].value
+    banner = plain(at.warning[0].value)
     assert banner.startswith("**Partial results.**") and f"row {', '.join(missing)}." in banner
     assert not at.success or "All" not in at.success[0].value
     assert "160 of 162 rows" in " ".join(c.value for c in at.caption)
@@ -77,7 +77,7 @@ def test_sample_run_shows_table_charts_and_ab_verdict(open_page: Open, runs: lis
     assert len(table) == 162
     assert table["tone-scorer"].iloc[0] == table["tone-scorer"].min()  # worst first
     assert len(at.get("plotly_chart")) >= 4  # two histograms, the scatter, the group means
-    verdicts = [s.value for s in at.success]
+    verdicts = [plain(s.value) for s in at.success]
     assert any(v.startswith("support-bot-v2 is more on-tone than support-bot-v1: +") for v in verdicts)
     assert [b.proto.label for b in at.get("download_button")] == ["CSV", "JSONL", "Parquet", "HTML report"]
 
@@ -166,7 +166,7 @@ def test_judge_run_with_failed_rows_then_retry_only_those(open_page: Open, runs:
         at.text_input(key="toxicity.api_key").set_value(KEY).run()
         at.button(key="batch.run_button").click().run()
         assert not at.exception, [e.value for e in at.exception]
-        banner = at.warning[0].value
+        banner = plain(at.warning[0].value)
         assert banner.startswith("**Partial results.**") and "toxicity-scorer: 2 of 5 rows failed: row 3, 5" in banner
         assert "HTTP 500" in banner and at.button(key="batch.retry").proto.label == "Retry failed rows (2)"
         judge.healthy, before = True, len(fake.requests)
@@ -215,7 +215,7 @@ def test_rows_not_in_english_get_a_notice_and_a_column(open_page: Open, runs: li
     at = _upload(open_page(BATCH, state={"batch.source": "file", "batch.scorers": ["tone"]}), "langs.csv", data)
     at.button(key="batch.run_button").click().run()
     assert not at.exception, [e.value for e in at.exception]
-    notices = [w.value for w in at.warning if "not English" in w.value]
+    notices = [plain(w.value) for w in at.warning if "not English" in w.value]
     assert notices == [
         "2 of 4 rows are not English (the response or its reference), so their tone scores are not meaningful: "
         "row 2, 4. The column tone-scorer.warnings in the table says which language."
@@ -227,5 +227,5 @@ def test_rows_not_in_english_get_a_notice_and_a_column(open_page: Open, runs: li
 
 def test_a_file_mixing_encodings_is_read_with_a_warning(open_page: Open, runs: list[dict[str, object]]) -> None:
     at = _upload(open_page(BATCH, state={"batch.source": "file"}), "mixed.csv", MIXED_ENCODINGS)
-    assert any(w.value.startswith("mixed.csv mixes text encodings") and "line 3" in w.value for w in at.warning)
+    assert any(plain(w.value).startswith("mixed.csv mixes text encodings") and "line 3" in w.value for w in at.warning)
     assert "2 rows" in " ".join(c.value for c in at.caption)

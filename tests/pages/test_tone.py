@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 import ui
 from scoring import create_tone_scorer
 from scoring.tone.explain import tone_band
-from tests.pages.conftest import metrics
+from tests.pages.conftest import metrics, plain
 
 TONE = "pages/tone.py"
 Open = Callable[..., AppTest]
@@ -103,7 +103,7 @@ def test_tone_page_rejects_unusable_uploads_with_a_clear_message(open_page: Open
     at = open_page(TONE)
     at.file_uploader(key="tone.upload").set_value(("reply.txt", content, "text/plain")).run()
     assert not at.exception
-    assert any(message in e.value and "reply.txt" in e.value for e in at.error)
+    assert any(message in plain(e.value) and "reply.txt" in plain(e.value) for e in at.error)
     assert at.text_area(key="tone.text").value == ui.DEFAULTS["tone.text"]
 
 
@@ -115,7 +115,7 @@ def test_tone_page_shows_result_warnings(open_page: Open, monkeypatch: pytest.Mo
 
     monkeypatch.setattr(ui, "tone_result", with_warning)
     at = open_page(TONE)
-    assert "German" in at.warning[0].value
+    assert "German" in plain(at.warning[0].value)
 
 
 def test_tone_page_shows_bad_input_as_an_error_not_a_traceback(
@@ -127,7 +127,7 @@ def test_tone_page_shows_bad_input_as_an_error_not_a_traceback(
     monkeypatch.setattr(ui, "tone_result", bad)
     at = open_page(TONE)
     assert not at.exception
-    assert at.error[0].value == "output must be a string; got bytes."
+    assert plain(at.error[0].value) == "output must be a string; got bytes."
     assert not at.metric
 
 
