@@ -47,7 +47,10 @@ def judge_access(base_url: str) -> JudgeAccess:
         server = server_judge(os.environ, _secrets())
     except ValueError as e:  # the operator's setting is malformed: nothing is sent anywhere
         return JudgeAccess(DEFAULT_BASE_URL, "", "", False, str(e))
-    return decide(server, url=base_url, key=str(st.session_state.get("toxicity.api_key", "")))
+    access = decide(server, url=base_url)
+    if access.ask_key:  # a typed key counts only where the page asks for one (never a hidden, stale one)
+        access = decide(server, url=base_url, key=str(st.session_state.get("toxicity.api_key", "")))
+    return access
 
 
 def judge_settings() -> JudgeSettings:

@@ -142,3 +142,14 @@ def test_batch_page_sends_the_visitors_own_key_to_their_url(
     at = _batch({"toxicity.base_url": capture.base_url, "toxicity.api_key": VISITOR_KEY})
     assert _sent_keys(capture) == {f"Bearer {VISITOR_KEY}"}
     assert at.success[0].value == "All 2 rows were scored by every scorer."
+
+
+def test_a_key_typed_for_another_url_is_not_sent_once_the_field_is_gone(
+    capture: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The visitor typed a key for their URL, then cleared the URL: the server's judge gets the server's key."""
+    monkeypatch.setenv("OPENAI_API_KEY", SERVER_KEY)
+    monkeypatch.setenv("OPENAI_BASE_URL", capture.base_url)
+    at = _ask(_toxicity({"toxicity.base_url": "", "toxicity.api_key": VISITOR_KEY}))
+    assert _sent_keys(capture) == {f"Bearer {SERVER_KEY}"}
+    assert not [t for t in at.sidebar.text_input if t.key == "toxicity.api_key"]
