@@ -142,7 +142,8 @@ def main() -> None:
         drip = drip_seconds(one, 2.0)
         if args.baseline:
             big = Path(tmp) / "big.csv"
-            pd.DataFrame({"output": ["A polite answer. It is great!"] * 400_000}).to_csv(big, index=False)
+            texts = [f"Polite answer {i}. It is great!" for i in range(1_000_000)]  # distinct: no cache hits
+            pd.DataFrame({"output": texts}).to_csv(big, index=False)
             baseline: list[float] = [baseline_interrupt_seconds(big, args.baseline) for _ in range(args.rounds)]
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     print(f"load average {load}; {os.cpu_count()} CPUs\n")
