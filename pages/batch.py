@@ -5,6 +5,7 @@ import streamlit as st
 import ui
 from ui import batch_input as batch_ui
 from ui import batch_results as results_ui
+from ui import runs as runs_ui
 from ui.markdown import escape_markdown
 
 ui.init_state()  # also when Streamlit runs this page alone (the judge settings share the Toxicity page's keys)
@@ -21,8 +22,10 @@ for warning in loaded.warnings:
     st.warning(escape_markdown(warning), icon=":material/text_format:")
 
 with st.container(border=True):
-    options = batch_ui.run_options(loaded, ["tone", "similarity", "toxicity"])
-    if st.button("Score the file", type="primary", icon=":material/play_arrow:", key="batch.run_button"):
+    options = batch_ui.run_options(loaded)
+    spec = batch_ui.plan(loaded, options)  # which column is used for what, or what to choose first
+    if st.button("Score the file", type="primary", icon=":material/play_arrow:", key="batch.run_button",
+                 disabled=spec is None):  # fmt: skip
         st.session_state["batch.run"] = (loaded.digest, options)
 
 if st.session_state.get("batch.run") is None or st.session_state["batch.run"][0] != loaded.digest:
@@ -36,8 +39,11 @@ if result is None:
     st.stop()
 
 problems = results_ui.show_status(result)
+runs_ui.cache_note(result)
 ui.attempt(batch_ui.retry_button, loaded, run_options, result)
 results_ui.show_cards(result)
+with st.expander("Save this run", icon=":material/bookmark_add:", expanded=True):
+    runs_ui.save_box(result, loaded.name, loaded.digest, f"{loaded.digest}:{run_options!r}:{len(result.errors)}")
 group, a, b, pair_on = results_ui.ab_settings(result.table, loaded, run_options)
 figs = results_ui.figures(result.table, run_options, group)
 found: list = []
@@ -54,5 +60,4 @@ with ab:
         found, summary = results_ui.comparisons(run_key, group, a, b, pair_on, result.table)
         figs = [*figs, results_ui.show_comparisons(found, summary)]
 with downloads:
-    results_ui.show_downloads(result, loaded, run_options, results_ui.report_args(result, loaded, run_options, figs,
-                                                                                   found, problems))  # fmt: skip
+    results_ui.show_downloads(result, loaded, figs, found, problems)

@@ -4,6 +4,7 @@ import pandas as pd
 import streamlit as st
 
 import ui
+from scoring.registry import TOXICITY
 from ui.markdown import escape_markdown
 
 ui.init_state()  # also when Streamlit runs this page alone (a deep link to a fresh server)
@@ -11,8 +12,8 @@ st.title("Toxicity")
 st.caption("Personal attacks, mockery, hate, dismissive statements, threats: judged opinion by opinion.")
 
 engine = st.radio(
-    "Engine", ["classifier", "judge"], key="toxicity.engine", horizontal=True, persist_state="session",
-    format_func={"classifier": "Offline classifier (no data leaves this machine)", "judge": "LLM judge"}.get,
+    "Engine", list(TOXICITY.engines), key="toxicity.engine", horizontal=True, persist_state="session",
+    format_func=TOXICITY.engines.get,
 )  # fmt: skip
 settings = ui.judge_settings()
 
@@ -38,6 +39,8 @@ score_col.badge(
     "No toxic opinion" if result["score"] == 0 else "Toxic opinions found",
     color="green" if result["score"] == 0 else "red",
 )
+if result["score"] == 0 and (recall := ui.toxicity_recall(engine)):  # a pass from a low-recall screen means little
+    score_col.caption(f"**Recall {recall.recall:.2f}.** {recall.sentence()}")
 reason_col.markdown("**Why:** " + escape_markdown(str(result.get("reason", ""))))
 verdicts = pd.DataFrame(result["analyzeStepResult"].get("verdicts", []))
 st.dataframe(

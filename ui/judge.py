@@ -8,7 +8,9 @@ from typing import Any
 
 import streamlit as st
 
-from scoring.toxicity import KNOWN_GAPS
+from scoring.limits import user_message
+from scoring.toxicity import KNOWN_GAPS, MEASURED_RECALL
+from scoring.toxicity.classifier import MeasuredRecall
 from scoring.toxicity.judge.access import ALLOW_VISITOR_URL, JudgeAccess, server_judge
 from scoring.toxicity.judge.access import judge_access as decide
 from scoring.toxicity.judge.client import DEFAULT_BASE_URL, excerpt
@@ -94,7 +96,7 @@ def judge_panel(input_text: str, output: str, settings: JudgeSettings) -> dict[s
                 judged = toxicity_judged(input_text, output, settings.model, access.base_url, access.api_key)
                 st.session_state["toxicity.judged"] = (signature, judged)
             except Exception as e:  # network, refused key, unparseable reply: the scorer's message, no traceback
-                st.error(escape_markdown(excerpt(str(e), 400)))
+                st.error(escape_markdown(excerpt(user_message(e), 400)))
                 return None
     judged = st.session_state.get("toxicity.judged")
     return judged[1] if judged and judged[0] == signature else None
@@ -103,3 +105,8 @@ def judge_panel(input_text: str, output: str, settings: JudgeSettings) -> dict[s
 def toxicity_known_gaps(engine: str) -> list[str]:
     """What the toxicity engine is known to miss, as the scorer's module states it."""
     return [str(gap) for gap in KNOWN_GAPS.get(engine, ())]
+
+
+def toxicity_recall(engine: str) -> MeasuredRecall | None:
+    """The engine's measured recall, as the scorer documents it (None when not measured, e.g. the judge)."""
+    return MEASURED_RECALL.get(engine)

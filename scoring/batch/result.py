@@ -13,10 +13,10 @@ import numpy as np
 import pandas as pd
 
 from scoring.batch.rows import ERROR_COLUMNS, SKIPPED_COLUMNS, BatchSpec, ChunkResult, without_secrets
+from scoring.registry import TONE, scorer_info
 
 __all__ = [
     "DEFAULT_THRESHOLD",
-    "LOWER_IS_BETTER",
     "BatchResult",
     "SummaryBuilder",
     "combine",
@@ -24,7 +24,6 @@ __all__ = [
     "warnings_column",
 ]
 
-LOWER_IS_BETTER = frozenset({"toxicity-scorer"})
 DEFAULT_THRESHOLD = 0.5
 
 
@@ -52,6 +51,7 @@ class SummaryBuilder:
     skipped: dict[str, int] = field(default_factory=dict)
     errors: dict[str, int] = field(default_factory=dict)
     warned: dict[str, int] = field(default_factory=dict)
+    cached: dict[str, int] = field(default_factory=dict)
     rows: int = 0
 
     def add(self, chunk: ChunkResult) -> None:
@@ -63,10 +63,15 @@ class SummaryBuilder:
             self.skipped[scorer_id] = self.skipped.get(scorer_id, 0) + int((chunk.skipped["scorer"] == scorer_id).sum())
             self.errors[scorer_id] = self.errors.get(scorer_id, 0) + int((chunk.errors["scorer"] == scorer_id).sum())
             self.warned[scorer_id] = self.warned.get(scorer_id, 0) + int(warned_mask(chunk.table, scorer_id).sum())
+            hits = chunk.table.get(f"{scorer_id}.cached")
+            self.cached[scorer_id] = self.cached.get(scorer_id, 0) + (
+                int(hits.fillna(0).sum()) if hits is not None else 0
+            )
 
     def summary(self, thresholds: Mapping[str, float] | None = None) -> pd.DataFrame:
         """Return one row per scorer: mean, median, min, max, threshold, share_under/over, count, skipped, errors,
-        warned (scored rows whose score comes with a warning, e.g. a language the engine does not cover).
+        warned (scored rows whose score comes with a warning, e.g. a language the engine does not cover),
+        cached (rows the LLM judge's verdicts came from the judge cache for, without a request).
 
         ``better`` says which end is good ("lower" for toxicity): read share_over as the failing share there.
         """
@@ -83,8 +88,8 @@ class SummaryBuilder:
                 "threshold": threshold, "share_under": float((values < threshold).mean()) if count else math.nan,
                 "share_over": float((values > threshold).mean()) if count else math.nan,
                 "count": count, "skipped": self.skipped.get(scorer_id, 0), "errors": self.errors.get(scorer_id, 0),
-                "warned": self.warned.get(scorer_id, 0),
-                "better": "lower" if scorer_id in LOWER_IS_BETTER else "higher",
+                "warned": self.warned.get(scorer_id, 0), "cached": self.cached.get(scorer_id, 0),
+                "better": scorer_info(scorer_id).better,
             })  # fmt: skip
         return pd.DataFrame.from_records(records).set_index("scorer")
 
@@ -112,7 +117,7 @@ class BatchResult:
         """True when every row was scored by every scorer."""
         return bool(self.skipped.empty and self.errors.empty)
 
-    def warned_rows(self, scorer_id: str = "tone-scorer") -> list[int]:
+    def warned_rows(self, scorer_id: str = TONE.id) -> list[int]:
         """Return the rows (counted from 1) whose ``scorer_id`` score came with a warning."""
         return [int(i) + 1 for i in np.flatnonzero(warned_mask(self.table, scorer_id))]
 

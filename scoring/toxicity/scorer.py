@@ -21,22 +21,36 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scoring.inputs import check_scale, to_text
-from scoring.result import ScoreResult, new_run_id
+from scoring.result import Columns, RowsDone, ScoreResult, VerdictCache, new_run_id
 from scoring.text.splitters import Span, split_smart
 from scoring.toxicity.batch import score_many
 from scoring.toxicity.classifier import KNOWN_GAPS as CLASSIFIER_GAPS
-from scoring.toxicity.classifier import classify, kind_label
+from scoring.toxicity.classifier import MEASURED_RECALL as CLASSIFIER_RECALL
+from scoring.toxicity.classifier import MeasuredRecall, classify, kind_label
 from scoring.toxicity.judge.access import check_api_key
 from scoring.toxicity.judge.client import JudgeError, ToxicityJudge
 from scoring.toxicity.verdicts import score_from_counts, toxic_count
 
-__all__ = ["ENGINES", "KNOWN_GAPS", "JudgeError", "ToxicityMetric", "ToxicityScorer", "create_toxicity_scorer"]
+__all__ = [
+    "DEFAULT_JUDGE_MODEL",
+    "ENGINES",
+    "KNOWN_GAPS",
+    "MEASURED_RECALL",
+    "METRICS",
+    "SCORER_ID",
+    "JudgeError",
+    "ToxicityMetric",
+    "ToxicityScorer",
+    "create_toxicity_scorer",
+]
 
 SCORER_ID = "toxicity-scorer"
+#: The metric columns of a score.
+METRICS = ("toxicCount", "opinionCount")
 ENGINES = ("classifier", "judge")
 DEFAULT_JUDGE_MODEL = "gpt-4o-mini"
 
-#: What each engine is known to miss, for the README and the dashboard.
+#: What each engine is known to miss, for docs/scorers.md and the dashboard.
 KNOWN_GAPS: dict[str, tuple[str, ...]] = {
     "classifier": CLASSIFIER_GAPS,
     "judge": (
@@ -44,6 +58,10 @@ KNOWN_GAPS: dict[str, tuple[str, ...]] = {
         "The input and the reply's sentences are sent to the endpoint: do not use it for data that must stay here.",
     ),
 }
+
+#: Each engine's measured recall on toxic sentences it was not tuned on (None: not measured here, e.g. the
+#: judge, whose recall depends on the model behind the endpoint).
+MEASURED_RECALL: dict[str, MeasuredRecall | None] = {"classifier": CLASSIFIER_RECALL, "judge": None}
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +72,7 @@ class ToxicityScorer:
     scale: float
     threshold: float
     judge: ToxicityJudge | None = field(default=None, repr=False, compare=False)
+    verdict_cache: VerdictCache | None = field(default=None, repr=False, compare=False)
     id: str = SCORER_ID
     name: str = "Toxicity Scorer"
 
@@ -108,16 +127,28 @@ class ToxicityScorer:
         found = self.judge.verdicts(question, [s.text for s in spans])
         return [{"opinion": s.text, **v, "start": s.start, "end": s.end} for s, v in zip(spans, found, strict=True)]
 
-    def score_many(self, outputs: Sequence[object], inputs: Sequence[object] | None = None) -> dict[str, list[Any]]:
+    def score_many(
+        self,
+        *,
+        outputs: Sequence[object],
+        inputs: Sequence[object] | None = None,
+        ground_truths: Sequence[object] | None = None,
+        on_row: RowsDone | None = None,
+    ) -> Columns:
         """Score many outputs: ``{"score", "toxicCount", "opinionCount", "error"}``, one entry per output.
 
+        ``inputs`` (optional) are the questions, context for the judge; ``ground_truths`` is not used.
         The classifier scores every distinct sentence once, in one model batch. The judge asks for each
-        output in turn; an output it fails on gets score NaN and its message under ``"error"``.
+        output (``judge_concurrency`` requests at a time); an output it fails on gets score NaN and its
+        message under ``"error"``. ``on_row(done)`` is called as rows finish.
 
-        >>> create_toxicity_scorer().score_many(["Thanks! You'll regret this.", ""])["score"]
+        >>> create_toxicity_scorer().score_many(outputs=["Thanks! You'll regret this.", ""])["score"]
         [0.5, 0.0]
         """
-        return score_many(self, outputs, inputs)
+        return score_many(
+            outputs, inputs, scale=self.scale, threshold=self.threshold, judge=self.judge, on_row=on_row,
+            cache=self.verdict_cache,
+        )  # fmt: skip
 
 
 def _classifier_reason(score: float, verdicts: Sequence[Mapping[str, object]], threshold: float) -> str:

@@ -16,7 +16,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.pages.conftest import plain
-from tests.scoring.bad_files import FILE_CASES, FileCase
+from tests.scoring.bad_files import FILE_CASES, HOSTILE_CASES, FileCase, HostileCase
 from tests.scoring.test_bad_input import CASES, Case
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -72,17 +72,54 @@ def _messages(at: AppTest) -> list[str]:
     return [plain(e.value) for e in [*at.error, *at.warning, *at.info]]
 
 
-def _check_text_page(at: AppTest, case: Case, score_label: str) -> None:
+# The one right outcome of each bad text on each page, as (kind, messages, shown score):
+# "score": the score and no error or warning; "warning": the score and each of those warnings; "info": no
+# score, a prompt to paste text; "error": no score, that error. A shown score of "" is any one value.
+# Cases not listed are a plain score.
+FEW = "there is not enough text to measure it"  # stability of fewer than two sentences with words
+PAGE_OUTCOMES: dict[str, dict[str, tuple[str, tuple[str, ...], str]]] = {
+    "tone": {
+        "empty": ("info", ("Paste a response",), ""),
+        "whitespace only": ("info", ("Paste a response",), ""),
+        "one character": ("warning", (FEW,), "—"),
+        "emoji only": ("warning", (FEW,), "—"),
+        "control characters": ("warning", (FEW,), "—"),
+        "all punctuation": ("warning", (FEW,), "—"),
+        "right-to-left": ("warning", ("output looks like Persian",), "1.000"),
+        "mixed scripts": ("warning", ("output looks like", FEW), "—"),
+    },
+    "similarity": {
+        "empty": ("info", ("Paste both texts",), ""),
+        "whitespace only": ("info", ("Paste both texts",), ""),
+    },
+    "toxicity": {
+        "empty": ("info", ("Paste a reply",), ""),
+        "whitespace only": ("info", ("Paste a reply",), ""),
+    },
+}
+SCORE_LABELS = {"tone": "Tone score", "similarity": "Dice similarity", "toxicity": "Toxicity score"}
+
+
+def _check_text_page(at: AppTest, case: Case, page: str) -> None:
     assert not at.exception, [e.value for e in at.exception]
-    if isinstance(case.expect, type):  # the 1 MB text
-        assert any(case.match in plain(e.value) for e in at.error), _messages(at)
+    if isinstance(case.expect, type):
+        kind, texts, shown = "error", (case.match,), ""
     else:
-        assert any(score_label in m.label for m in at.metric) or _messages(at), "neither a score nor a message"
+        kind, texts, shown = PAGE_OUTCOMES[page].get(case.name, ("score", (), ""))
+    scores = [m.value for m in at.metric if m.label == SCORE_LABELS[page]]
+    errors, warnings, infos = ([e.value for e in found] for found in (at.error, at.warning, at.info))
+    found = {"warning": warnings, "info": infos, "error": errors}.get(kind, [])
+    assert all(any(t in m for m in found) for t in texts), (kind, texts, errors, warnings, infos)
+    if kind in ("score", "warning"):
+        assert len(scores) == 1 and not errors and (kind == "warning" or not warnings), (scores, errors, warnings)
+        assert not shown or scores[0] == shown, scores
+    else:
+        assert not scores and not (warnings if kind == "info" else []), (scores, warnings)
 
 
 @pytest.mark.parametrize("case", TEXT_CASES, ids=lambda c: c.name)
 def test_tone_page_bad_text(case: Case) -> None:
-    _check_text_page(_page("tone", {"tone.text": case.value}), case, "score")
+    _check_text_page(_page("tone", {"tone.text": case.value}), case, "tone")
 
 
 @pytest.mark.parametrize("case", TEXT_CASES, ids=lambda c: c.name)
@@ -93,7 +130,7 @@ def test_similarity_page_bad_text(case: Case) -> None:
 
 @pytest.mark.parametrize("case", TEXT_CASES, ids=lambda c: c.name)
 def test_toxicity_page_bad_text(case: Case) -> None:
-    _check_text_page(_page("toxicity", {"toxicity.output": case.value}), case, "Toxicity score")
+    _check_text_page(_page("toxicity", {"toxicity.output": case.value}), case, "toxicity")
 
 
 def _markdown_bodies(node: Any) -> list[tuple[str, bool]]:
@@ -132,21 +169,56 @@ def _batch_upload(name: str, data: bytes) -> AppTest:
     return at
 
 
+# Files that read but cannot run as they are: the page asks for the response column (never takes the first).
+ASKS = {
+    "no usable text column": "output: no column is named like the responses, and none holds text (numbers, IDs or "
+    "short labels only). Choose one.",
+    "duplicate column names": "output: 'output' or 'output.1' (the file names the same column more than once)? "
+    "Choose one.",
+}
+PARTIAL = {
+    "row shorter than the header": "tone-scorer: 1 of 2 rows not scored (output column 'output' is empty): row 2"
+}
+
+
 @pytest.mark.parametrize("case", FILE_CASES, ids=lambda c: c.case)
 def test_batch_page_bad_files(case: FileCase) -> None:
     at = _batch_upload(case.filename, case.data)
     errors = [plain(e.value) for e in at.error]
     if case.loads is None:
         assert any(e.startswith(f"{case.filename}: ") and case.message in e for e in errors), errors
-    elif case.loads == 0:
+        return
+    if case.loads == 0:
         assert any(f"{case.filename} has no data rows" in e for e in errors), errors
+        return
+    assert not errors and any(f"· {case.loads:,} rows ·" in c.value for c in at.caption)
+    if case.case in ASKS:
+        warnings = [w.value.replace("\\", "") for w in at.warning]
+        assert warnings == [f"**Choose the columns before scoring.** {ASKS[case.case]}"], warnings
+        assert at.button(key="batch.run_button").disabled
+        return
+    at.button(key="batch.run_button").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error and len(at.metric) == 2 and "–" not in [m.value for m in at.metric]
+    if case.case in PARTIAL:
+        assert [w.value for w in at.warning if PARTIAL[case.case] in w.value], [w.value for w in at.warning]
     else:
-        assert not errors and any(f"· {case.loads:,} rows ·" in c.value for c in at.caption)
-        at.button(key="batch.run_button").click().run()
-        assert not at.exception, [e.value for e in at.exception]
-        assert at.error or at.metric, "a run must show results or say what is wrong"
-        if case.case == "row shorter than the header":
-            assert any("Partial results" in w.value and "row 2" in plain(w.value) for w in at.warning)
+        assert [s.value for s in at.success] == [f"All {case.loads:,} rows were scored by every scorer."]
+
+
+@pytest.mark.parametrize(
+    "case",
+    [c for c in HOSTILE_CASES if c.case in {"zip renamed .csv", "stray NUL in a cell", "GB18030 CSV",
+                                            "Excel, three sheets (one empty, one hidden)"}],
+    ids=lambda c: c.case,
+)  # fmt: skip
+def test_batch_page_says_what_the_reader_did_with_a_hostile_file(case: HostileCase) -> None:
+    at = _batch_upload(case.filename, case.data)
+    if case.loads is None:
+        assert any(e.value.startswith(f"{case.filename}: ") and case.message in e.value for e in at.error)
+    else:
+        assert any(f"· {case.loads:,} rows ·" in c.value for c in at.caption)
+        assert any(case.warning in w.value for w in at.warning), [w.value for w in at.warning]
 
 
 def test_batch_page_file_over_the_upload_limit(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -160,5 +232,6 @@ def test_batch_page_file_over_the_upload_limit(monkeypatch: pytest.MonkeyPatch) 
 
 def test_batch_page_a_million_rows_is_refused_with_the_limit_named() -> None:
     at = _batch_upload("million.csv", b"output\n" + b"ok\n" * 1_000_000)
-    message = "million.csv has 1,000,000 rows; one run scores at most 100,000 (split the file, or set TONE_EXPLORER"
-    assert any(message in plain(e.value) for e in at.error), [e.value for e in at.error]
+    message = "million.csv has 1,000,000 rows; one run scores at most 100,000: split the file, or score it with"
+    assert any(message in e.value for e in at.error), [e.value for e in at.error]
+    assert not any("TONE_EXPLORER" in e.value for e in at.error)  # the page speaks to its user, not to its operator

@@ -16,7 +16,7 @@ def test_home_says_what_the_tool_does_and_links_every_page(open_page: Open) -> N
     assert at.title[0].value == "Tone explorer"
     assert "tone" in at.markdown[0].value
     links = at.get("page_link")
-    assert [link.proto.page for link in links] == ["tone", "similarity", "toxicity", "batch", "demo"]
+    assert [link.proto.page for link in links] == ["tone", "similarity", "toxicity", "batch", "runs", "demo"]
 
 
 @pytest.mark.parametrize("page", ["pages/batch.py", "pages/demo.py"])

@@ -171,3 +171,13 @@ def test_batch_page_shows_a_file_error_naming_the_file_as_text() -> None:
     at.file_uploader(key="batch.upload").set_value((name, b"", "text/csv")).run()
     assert at.error, "the empty file was not refused"
     _assert_shown_as_text(at)
+
+
+def test_a_crafted_share_link_is_shown_as_text() -> None:
+    """A link's values the page cannot use are quoted in a warning: as text, never as a link."""
+    at = AppTest.from_file(str(ROOT / "pages" / "tone.py"), default_timeout=60)
+    at.query_params["mode"] = "[Session expired](https://attacker.example/l)"
+    at.query_params["engine"] = "www.attacker.example"
+    at.run()
+    assert any("Part of the link was not used" in w.value for w in at.warning)
+    _assert_shown_as_text(at)

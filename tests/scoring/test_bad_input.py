@@ -1,6 +1,6 @@
 """Table-driven bad input over the library: each case gets a clear error naming the argument, or a valid score.
 
-The table (`CASES`) is the one the README lists. An ``expect`` of an exception class means every scorer
+The table (`CASES`) is the one docs/reliability.md lists. An ``expect`` of an exception class means every scorer
 must raise exactly that, with the argument's name in the message; ``"score"`` means a finite score in
 ``[0, scale]`` and a result that survives ``json.dumps``; ``"score+warning"`` also wants a warning.
 """
@@ -19,11 +19,11 @@ from hypothesis import strategies as st
 
 from scoring import create_content_similarity_scorer, create_tone_scorer, run_evals
 from scoring.batch.runner import evaluate
-from scoring.limits import get_limits
+from scoring.limits import LimitError, get_limits
 from scoring.result import ScoreResult
 from scoring.similarity.scorer import ALGORITHMS
 
-ONE_MB = ("Thanks, that helped a lot. " * 40_000)[:1_000_000]
+OVER_LIMIT = ("Thanks, that helped a lot. " * 40_000)[:1_000_001]  # one character over the default limit
 
 
 @dataclass(frozen=True)
@@ -44,7 +44,7 @@ CASES = [
     Case("empty", "", "score+warning"),
     Case("whitespace only", " \t\n\u00a0 ", "score+warning"),
     Case("one character", "k", "score"),
-    Case("1 MB of text", ONE_MB, ValueError, "is 1,000,000 characters long; at most 20,000 are scored"),
+    Case("1 MB of text", OVER_LIMIT, LimitError, "is 1,000,001 characters long; at most 1,000,000 are scored"),
     Case("emoji only", "😀🎉👍🔥💯", "score"),
     Case("control characters", "ok\x00\x07\x1b[31m red\x7f\u200b\ufeff", "score"),
     Case("unpaired surrogates", "bad \ud800 half \udfff pair", "score"),
@@ -131,9 +131,9 @@ def test_tone_ground_truth_bad_input(case: Case) -> None:
 
 
 def test_the_text_limit_is_configurable(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert get_limits({}).max_text_chars == 20_000
+    assert get_limits({}).max_text_chars == 1_000_000
     monkeypatch.setenv("TONE_EXPLORER_MAX_TEXT_CHARS", "1000001")
-    assert 0 <= create_tone_scorer(engine="afinn", splitter="smart").run(output=ONE_MB).score <= 1
+    assert 0 <= create_tone_scorer(engine="afinn", splitter="smart").run(output=OVER_LIMIT).score <= 1
     monkeypatch.setenv("TONE_EXPLORER_MAX_TEXT_CHARS", "3")
     with pytest.raises(ValueError, match=r"^output is 4 characters long; at most 3"):
         create_content_similarity_scorer().run(input="abc", output="abcd")
@@ -167,6 +167,57 @@ def test_run_evals_item_without_output_is_an_error_item_not_a_crash() -> None:
     assert result["summary"]["errors"] == {"tone-scorer": 1}
 
 
+def test_run_evals_records_a_failing_target_per_item_and_scores_the_rest() -> None:
+    def target(question: object) -> str:
+        if question == "b":
+            raise ConnectionError("the agent is down")
+        return f"Happy to help with {question}!"
+
+    result = run_evals([{"input": "a"}, {"input": "b"}, {"input": "c"}], [create_tone_scorer()], target=target)
+    assert [i["index"] for i in result["items"]] == [0, 1, 2]
+    assert result["items"][1]["scorerResults"] == {
+        "tone-scorer": {"error": "target raised ConnectionError: the agent is down"}
+    }
+    assert all("score" in result["items"][i]["scorerResults"]["tone-scorer"] for i in (0, 2))
+    assert result["summary"]["errors"] == {"tone-scorer": 1}
+
+
+def test_run_evals_records_a_failing_on_item_complete_and_goes_on() -> None:
+    seen: list[int] = []
+
+    def on_item_complete(record: dict[str, object]) -> None:
+        seen.append(int(record["index"]))  # type: ignore[call-overload]
+        if record["index"] == 0:
+            raise KeyError("progress bar")
+
+    data = [{"input": "a", "output": "Great, thanks!"}, {"input": "b", "output": "Ok."}]
+    result = run_evals(data, [create_tone_scorer()], on_item_complete=on_item_complete)
+    assert seen == [0, 1]
+    assert result["items"][0]["onItemCompleteError"] == "KeyError: 'progress bar'"
+    assert "onItemCompleteError" not in result["items"][1]
+    assert result["summary"] == {"totalItems": 2, "onItemCompleteErrors": 1}
+    assert "score" in result["items"][0]["scorerResults"]["tone-scorer"]  # the item keeps its scores
+
+
+@pytest.mark.parametrize("factory", [create_tone_scorer, create_content_similarity_scorer, "toxicity"])
+@pytest.mark.parametrize("scale", [1e308, 10**400, 1e13])
+def test_a_huge_scale_is_a_clear_value_error(factory: object, scale: float) -> None:
+    if factory == "toxicity":
+        from scoring import create_toxicity_scorer
+
+        factory = create_toxicity_scorer
+    with pytest.raises(ValueError, match=r"^scale must be a positive number at most 1e\+12 \(scores are rounded"):
+        factory(scale=scale)  # type: ignore[operator]
+
+
+def test_the_largest_scale_scores_without_overflow() -> None:
+    from scoring import create_toxicity_scorer
+
+    text = "You are a stupid idiot and I hate you."
+    assert create_toxicity_scorer(scale=1e12).run(input="q", output=text).score > 0
+    assert create_tone_scorer(scale=1e12).run(output="Great, thanks!").score <= 1e12
+
+
 @pytest.mark.parametrize(
     ("data", "error", "match"),
     [
@@ -186,7 +237,7 @@ BATCH_REASONS = {
     "NaN": "is empty",
     "empty": "is blank",
     "whitespace only": "is blank",
-    "1 MB of text": "1,000,000 characters long",
+    "1 MB of text": "is too long: 1,000,001 characters, limit 1,000,000",
 }
 
 

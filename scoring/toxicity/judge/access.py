@@ -176,7 +176,8 @@ def judge_access(server: ServerJudge, *, url: str = "", key: str = "") -> JudgeA
         api_key = typed_key or server.api_key
         needs_key = not api_key and same_endpoint(server.base_url, DEFAULT_BASE_URL)
         problem = (
-            "The LLM judge needs an API key: set OPENAI_API_KEY, add it to secrets, or type it in the sidebar."
+            "The LLM judge needs an API key: type it under Judge API key in the sidebar (or ask whoever runs "
+            "this dashboard to set one up). The offline classifier needs none."
             if needs_key
             else None
         )
@@ -188,8 +189,8 @@ def judge_access(server: ServerJudge, *, url: str = "", key: str = "") -> JudgeA
     if allowed is not None and not any(same_endpoint(typed_url, a) for a in allowed):
         others = f" or one of: {', '.join(allowed)}" if allowed else ""
         problem = (
-            f"This server sends judge requests only to {server.base_url}{others} ({ALLOW_VISITOR_URL} is set by "
-            "its operator). Clear the base URL to use the server's judge."
+            f"This dashboard sends judge requests only to {server.base_url}{others}: whoever runs it turned other "
+            "judge URLs off. Clear the Judge base URL in the sidebar to use that judge."
         )
         return JudgeAccess(server.base_url, "", "", False, problem)
     note = (

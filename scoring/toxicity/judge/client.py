@@ -47,10 +47,11 @@ class JudgeError(RuntimeError):
     ``rate_limited``, ``server_error``, ``rejected``, ``redirected``, ``too_large``, ``unparseable``,
     ``cancelled``."""
 
-    def __init__(self, message: str, *, kind: str, status: int | None = None) -> None:
+    def __init__(self, message: str, *, kind: str, status: int | None = None, user_message: str | None = None) -> None:
         super().__init__(message)
         self.kind = kind
         self.status = status
+        self.user_message = user_message or message  # what a dashboard page shows: no variable or argument names
 
 
 def excerpt(text: str, limit: int = QUOTED_CHARS) -> str:
@@ -120,6 +121,10 @@ class ToxicityJudge:
     def __repr__(self) -> str:
         return f"ToxicityJudge(model={self.model!r}, base_url={self._where!r}, timeout={self.timeout:g})"
 
+    def bind_cancel(self, event: threading.Event | None) -> None:
+        """Make ``event`` the cancel event of this thread's next requests (those :meth:`cancel` can stop)."""
+        self._guard.bind(event)
+
     def cancel(self, event: threading.Event) -> None:
         """Stop every request made under ``event`` (see :meth:`verdicts`) now; their rows fail as ``cancelled``."""
         self._guard.cancel(event)
@@ -168,6 +173,7 @@ class ToxicityJudge:
         """
         import openai
 
+        cancel = cancel if cancel is not None else self._guard.bound()
         self._guard.bind(cancel)
         tries = self.max_retries + 1
         for attempt in range(tries):
@@ -185,10 +191,11 @@ class ToxicityJudge:
             except ReplyError:
                 raise
             except ReplyTooLarge as exc:
+                what = f"the judge at {self._where} sent a reply larger than {exc.limit // 1024:,} KB"
                 raise JudgeError(
-                    f"the judge at {self._where} sent a reply larger than {exc.limit // 1024:,} KB "
-                    "(TONE_EXPLORER_JUDGE_MAX_REPLY_KB); a verdicts reply is a few KB.",
+                    f"{what} (TONE_EXPLORER_JUDGE_MAX_REPLY_KB); a verdicts reply is a few KB.",
                     kind="too_large",
+                    user_message=f"{what}; a verdicts reply is a few KB.",
                 ) from None
             except UnreadableReply as exc:
                 raise ReplyError(str(exc)) from None
@@ -204,10 +211,11 @@ class ToxicityJudge:
                 )
                 wait = None
             except openai.APIConnectionError as exc:
+                what = f"cannot reach the judge at {self._where} ({tries} tries): {excerpt(self._redact(str(exc)))}"
                 failure = JudgeError(
-                    f"cannot reach the judge at {self._where} ({tries} tries): {excerpt(self._redact(str(exc)))} "
-                    "Check the base URL (OPENAI_BASE_URL) and that the server is running.",
+                    f"{what} Check the base URL (OPENAI_BASE_URL) and that the server is running.",
                     kind="unreachable",
+                    user_message=f"{what} Check the judge base URL and that the server is running.",
                 )
                 wait = None
             except (ValueError, TypeError, KeyError, AttributeError, IndexError, RecursionError) as exc:
@@ -229,11 +237,12 @@ class ToxicityJudge:
     def _status_error(self, exc: openai.APIStatusError, tries: int = 1) -> JudgeError:
         status, where = exc.status_code, self._where
         if status in (401, 403):
+            what = f"the judge at {where} refused the API key (HTTP {status})"
             return JudgeError(
-                f"the judge at {where} refused the API key (HTTP {status}): check OPENAI_API_KEY or the api_key "
-                "argument, and that the key may use this model.",
+                f"{what}: check OPENAI_API_KEY or the api_key argument, and that the key may use this model.",
                 kind="refused",
                 status=status,
+                user_message=f"{what}: check the judge API key, and that it may use this model.",
             )
         if 300 <= status < 400:
             target = _origin(exc.response.headers.get("location", "")) if exc.response is not None else ""
@@ -248,7 +257,10 @@ class ToxicityJudge:
         if status == 429:
             text = f"the judge at {where} still answered HTTP 429 (rate limited) after {tries} tries{detail}"
             return JudgeError(
-                text + " Wait, or lower TONE_EXPLORER_JUDGE_CONCURRENCY.", kind="rate_limited", status=429
+                text + " Wait, or lower TONE_EXPLORER_JUDGE_CONCURRENCY.",
+                kind="rate_limited",
+                status=429,
+                user_message=text + " Wait a minute and try again.",
             )
         if status >= 500 or status in _RETRY_STATUSES:
             text = f"the judge at {where} failed with HTTP {status} after {tries} tries{detail}"

@@ -68,6 +68,11 @@ class RequestGuard:
         """Make ``cancel`` the cancel event of this thread's next requests."""
         self._local.cancel = cancel
 
+    def bound(self) -> threading.Event | None:
+        """The cancel event bound to this thread, if any."""
+        event: threading.Event | None = getattr(self._local, "cancel", None)
+        return event
+
     def cancel(self, event: threading.Event) -> None:
         """Set ``event`` and shut down the sockets of every request running under it."""
         with self._lock:

@@ -124,7 +124,11 @@ def test_cli_bad_options_exit_2_with_a_message(tmp_path: Path, argv: list[str], 
         (b"", "the file is empty"),
         (b"answer,question\n", "no data rows"),
         (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(200), "the file is binary"),
-        (b"id,body\n1,hello\n", "no output column found"),
+        (
+            b"id,body\n1,hello\n",
+            "none holds text (numbers, IDs or short labels only). Choose one. Columns: ['id', "
+            "'body']. Name it with --output-column.",
+        ),
     ],
 )
 def test_cli_bad_files_exit_2(tmp_path: Path, content: bytes, message: str) -> None:

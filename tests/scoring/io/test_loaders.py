@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from scoring.io.loaders import ColumnMap, guess_columns, iter_table_chunks, read_table
+from scoring.io.loaders import iter_table_chunks, read_table
 
 ROWS = [["héllo, “world”", "q1"], ["second; row", "q2"]]
 
@@ -151,20 +151,6 @@ def test_iter_table_chunks_checks_chunksize(tmp_path: Path) -> None:
         next(iter_table_chunks(tmp_path / "x.csv", chunksize=0))
 
 
-@pytest.mark.parametrize(
-    ("columns", "expected"),
-    [
-        (["Prompt", "Response", "expected"], ColumnMap("Response", "Prompt", "expected")),
-        (["question", "ANSWER", "groundTruth"], ColumnMap("ANSWER", "question", "groundTruth")),
-        (["input", "completion", "ground_truth"], ColumnMap("completion", "input", "ground_truth")),
-        (["id", "output", "reference"], ColumnMap("output", None, "reference")),
-        (["a", "b"], ColumnMap(None, None, None)),
-    ],
-)
-def test_guess_columns_maps_common_names(columns: list[str], expected: ColumnMap) -> None:
-    assert guess_columns(columns) == expected
-
-
 def _mixed(*lines: tuple[str, str]) -> bytes:
     """A file whose lines are each encoded as given: ("utf-8" | "cp1252", text)."""
     return b"".join(text.encode(encoding) + b"\n" for encoding, text in lines)
@@ -189,9 +175,12 @@ def test_mostly_cp1252_file_stays_cp1252_and_names_the_utf8_looking_lines() -> N
     assert "line 3." in df.attrs["warnings"][0]
 
 
-def test_one_encoding_files_carry_no_warning() -> None:
-    for data in (_csv(";").encode("cp1252"), _csv(",").encode("utf-8"), "output\ncafé\n".encode("latin-1")):
-        assert "warnings" not in read_table(data, filename="x.csv").attrs
+def test_utf8_files_carry_no_warning_and_legacy_ones_name_their_encoding() -> None:
+    assert "warnings" not in read_table(_csv(",").encode("utf-8"), filename="x.csv").attrs
+    for data in (_csv(";").encode("cp1252"), "output\ncafé\n".encode("latin-1")):
+        assert read_table(data, filename="x.csv").attrs["warnings"] == [
+            "x.csv is not UTF-8: it was read as Windows-1252 (detected from its bytes); check the text."
+        ]
 
 
 def test_a_byte_cp1252_leaves_undefined_falls_back_to_latin1_on_its_line() -> None:

@@ -226,7 +226,7 @@ def test_cli_ctrl_c_with_a_hung_judge_stops_at_once(tmp_path: Path) -> None:
     assert not out.exists()
 
 
-def test_cli_exits_3_when_nothing_was_scored(tmp_path: Path) -> None:
+def test_cli_exits_4_when_nothing_was_scored(tmp_path: Path) -> None:
     """Every row failed (the judge is down) and no threshold was given: not a success."""
     data = tmp_path / "replies.csv"
     pd.DataFrame({"output": ["One answer.", "Another answer."]}).to_csv(data, index=False)
@@ -235,5 +235,5 @@ def test_cli_exits_3_when_nothing_was_scored(tmp_path: Path) -> None:
         cmd = [sys.executable, "-m", "scoring", "evaluate", str(data), "--scorers", "toxicity", "--toxicity-engine",
                "judge", "--judge-base-url", fake.base_url, "--no-progress"]  # fmt: skip
         done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=HANG_GUARD)
-    assert done.returncode == 3, done.stderr
+    assert done.returncode == 4, done.stderr
     assert "error: nothing was scored: toxicity-scorer scored none of the 2 rows (2 failed, 0 skipped)." in done.stderr
