@@ -81,7 +81,7 @@ def stop_seconds(rows: int = 8) -> float:
 
         threading.Thread(target=interrupt, daemon=True).start()
         with contextlib.suppress(KeyboardInterrupt):
-            judge_many(scorer, [f"Polite answer {i}." for i in range(rows)])
+            judge_many(scorer.judge, [f"Polite answer {i}." for i in range(rows)])
         while any(t.name.startswith("judge") for t in threading.enumerate()):
             time.sleep(0.001)
         return time.perf_counter() - fired[0]

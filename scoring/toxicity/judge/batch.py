@@ -83,8 +83,7 @@ def judge_many(
     cancel = threading.Event()
     try:
         futures: dict[Future[Row], int] = {
-            pool.submit(_judge_one, judge, scale, questions[i], texts[i], cache, cancel): i
-            for i in range(len(texts))
+            pool.submit(_judge_one, judge, scale, questions[i], texts[i], cache, cancel): i for i in range(len(texts))
         }
         pending, done = set(futures), 0
         while pending:  # timed waits: a Ctrl-C that lands just before a wait still gets handled within 0.25 s

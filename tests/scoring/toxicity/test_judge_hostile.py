@@ -100,7 +100,7 @@ def test_judge_refuses_a_reply_over_the_size_cap(reply: Reply, monkeypatch: pyte
 
 def test_judge_reads_a_gzipped_reply_under_the_cap() -> None:
     with serve([Reply(GOOD, gzip=True, padding=1000)]) as fake:
-        assert _judge(fake.base_url).score_many(["Fine answer."])["score"] == [0.0]
+        assert _judge(fake.base_url).score_many(outputs=["Fine answer."])["score"] == [0.0]
 
 
 BAD_REPLIES = {
@@ -159,9 +159,8 @@ def test_judge_error_on_an_html_page_says_so_instead_of_quoting_it() -> None:
 @pytest.mark.parametrize("key", ["sk-test\n", "  sk-test\r\n", "\tsk-test "])
 def test_judge_key_with_surrounding_whitespace_is_stripped(key: str) -> None:
     with serve([Reply(GOOD)]) as fake:
-        create_toxicity_scorer(engine="judge", model="m", base_url=fake.base_url, api_key=key, **FAST).score_many(
-            ["Fine."]
-        )
+        judge = create_toxicity_scorer(engine="judge", model="m", base_url=fake.base_url, api_key=key, **FAST)
+        judge.score_many(outputs=["Fine."])
     assert fake.requests[0]["headers"]["authorization"] == "Bearer sk-test"
 
 
@@ -177,7 +176,7 @@ def test_judge_key_that_cannot_be_sent_is_named_not_cannot_reach(key: str, probl
 def test_judge_key_from_the_environment_with_a_newline_works(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-env\n")
     with serve([Reply(GOOD)]) as fake:
-        create_toxicity_scorer(engine="judge", model="m", base_url=fake.base_url, **FAST).score_many(["Fine."])
+        create_toxicity_scorer(engine="judge", model="m", base_url=fake.base_url, **FAST).score_many(outputs=["Fine."])
     assert fake.requests[0]["headers"]["authorization"] == "Bearer sk-env"
 
 
