@@ -115,7 +115,7 @@ def test_bad_mapping_is_an_error_message_not_a_crash(open_page: Open, runs: list
     at.selectbox(key="batch.col.input").set_value(batch_ui.NONE)
     at.selectbox(key="batch.col.reference").set_value(batch_ui.NONE).run()
     assert not at.exception
-    assert [e.value for e in at.error] == [
+    assert [plain(e.value) for e in at.error] == [
         "similarity compares the output with the reference column or, without one, with the input: choose the "
         "input or the reference column; found ['id', 'model', 'category', 'input', 'output', 'reference']."
     ]

@@ -160,7 +160,8 @@ def test_batch_page_shows_file_name_columns_groups_and_verdicts_as_text() -> Non
 def test_batch_page_shows_an_error_naming_columns_as_text() -> None:
     table = pd.DataFrame({"[x](https://attacker.example/c1)": ["a"], "www.attacker.example": ["b"]})
     at = _batch("mail@attacker.example.csv", table, {"batch.scorers": ["similarity"]})
-    at.button(key="batch.run_button").click().run()
+    at.selectbox(key="batch.col.output").set_value("[x](https://attacker.example/c1)").run()
+    at.selectbox(key="batch.col.input").set_value("[x](https://attacker.example/c1)").run()  # the same column twice
     assert at.error, "the bad mapping was not reported"
     _assert_shown_as_text(at)
 
