@@ -4,8 +4,6 @@ import streamlit as st
 
 import ui
 from scoring.registry import TONE
-from scoring.tone.explain import sentence_frame
-from ui.markdown import highlight_markdown
 from ui.share import read_link, write_link
 
 ui.init_state()  # also when Streamlit runs this page alone (a deep link to a fresh server)
@@ -43,7 +41,7 @@ if result is None:
     st.stop()
 ui.show_warnings(result)
 pre = result["preprocessStepResult"]
-frame = sentence_frame(pre["sentences"], engine)
+frame = ui.tone_frame(text, reference, engine, splitter)
 score_col, metrics_col = st.columns([1, 3])
 with score_col:
     ui.tone_score_card(result)
@@ -54,12 +52,12 @@ with metrics_col:
         ui.metric_row({"avgSentiment": pre["avgSentiment"], "sentimentVariance": pre["sentimentVariance"]})
     ui.metric_row({"Sentences": len(frame), "Tone shifts": int(frame["tone_shift"].sum()),
                    "Engines disagree": int(frame["engines_disagree"].sum())})  # fmt: skip
-ui.tone_chart(result, engine, key="tone.chart")
+ui.tone_chart(text, reference, engine, splitter, key="tone.chart")
 st.caption(ui.CHART_NOTES["comparison" if reference else "stability"])
 
 highlighted, sentences, raw = st.tabs(["Highlighted text", "Sentences and word drivers", "JSON"])
 with highlighted:
-    st.markdown(highlight_markdown(text, frame))
+    st.markdown(ui.tone_highlight(text, reference, engine, splitter))
     st.caption(ui.HIGHLIGHT_LEGEND)
 with sentences:
     st.dataframe(frame.drop(columns=["start", "end"]), hide_index=True, key="tone.sentences")
@@ -75,4 +73,4 @@ if both:
             other = ui.attempt(ui.tone_result, text, reference, name, splitter)
             if other is not None:
                 ui.tone_score_card(other, label=TONE.engines[name])
-                ui.tone_chart(other, name, key=f"tone.chart.{name}", title=TONE.engines[name])
+                ui.tone_chart(text, reference, name, splitter, key=f"tone.chart.{name}", title=TONE.engines[name])

@@ -40,7 +40,7 @@ score_col.badge(
     color="green" if result["score"] == 0 else "red",
 )
 if result["score"] == 0 and (recall := ui.toxicity_recall(engine)):  # a pass from a low-recall screen means little
-    score_col.caption(f"**Recall {recall.recall:.2f}.** {recall.sentence()}")
+    score_col.caption(recall.sentence())
 reason_col.markdown("**Why:** " + escape_markdown(str(result.get("reason", ""))))
 verdicts = pd.DataFrame(result["analyzeStepResult"].get("verdicts", []))
 st.dataframe(

@@ -40,6 +40,8 @@ _DIFFERENCE_COLOR = "rgba(142, 68, 173, 0.14)"
 
 def _hover_text(text: str, width: int = 70, max_lines: int = 8) -> str:
     """Escape and wrap a sentence for a hover label."""
+    if len(text) <= width and text.isprintable() and text == text.strip():  # nothing to wrap: textwrap is slow
+        return html.escape(text)
     lines = textwrap.wrap(text, width=width, max_lines=max_lines, placeholder=" …") or [""]
     return "<br>".join(html.escape(line) for line in lines)
 
@@ -86,10 +88,13 @@ def _sentence_traces(frame: pd.DataFrame, engine_names: tuple[str, str] | None) 
             y=y,
             mode="lines+markers",
             name="sentence",
-            customdata=[[_hover_text(str(t)), c] for t, c in zip(frame["text"], cross, strict=True)],
+            # numpy arrays: plotly validates them in one step (lists of lists element by element)
+            customdata=np.array(
+                [[_hover_text(str(t)), c] for t, c in zip(frame["text"], cross, strict=True)], dtype=object
+            ).reshape(-1, 2),
             line={"color": "#c5cad3", "width": 1.5},
             marker={
-                "color": [LABEL_COLORS[lab] for lab in labels],
+                "color": np.array([LABEL_COLORS[lab] for lab in labels], dtype=object),
                 "size": size,
                 "line": {"width": 1, "color": "#fff"},
             },

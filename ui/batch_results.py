@@ -195,7 +195,8 @@ def drill_down(row: pd.Series, name: str, options: RunOptions) -> None:
     result = ui.attempt(ui.tone_result, output, reference, options.engine, "smart")
     if result is not None:
         ui.show_warnings(result)
-        ui.tone_chart(result, options.engine, key=f"batch.drill.{name}", title=f"Row {name}: sentiment per sentence")
+        ui.tone_chart(output, reference, options.engine, "smart", key=f"batch.drill.{name}",
+                      title=f"Row {name}: sentiment per sentence")  # fmt: skip
 
 
 def show_downloads(

@@ -5,17 +5,52 @@ from __future__ import annotations
 from typing import Any
 
 import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
 
 from scoring import create_content_similarity_scorer, create_tone_scorer, create_toxicity_scorer
+from scoring.charts import sentence_sentiment_figure
+from scoring.registry import TONE
 from scoring.similarity.scorer import similarities
-from scoring.tone.explain import word_drivers
+from scoring.tone.explain import OTHER_ENGINE, sentence_frame, word_drivers
+from ui.markdown import highlight_markdown
+from ui.state import Y_LABELS
 
 
 @st.cache_data(max_entries=2_000, show_spinner=False)
 def tone_result(text: str, reference: str | None, engine: str, splitter: str) -> dict[str, Any]:
     """Score ``text`` with the tone scorer (comparison mode when ``reference`` is given)."""
     return create_tone_scorer(reference or None, engine=engine, splitter=splitter).run(output=text).to_dict()
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def tone_frame(text: str, reference: str | None, engine: str, splitter: str) -> pd.DataFrame:
+    """The per-sentence frame of a tone result (labels, tone shifts, the engines' cross-check)."""
+    return sentence_frame(tone_result(text, reference, engine, splitter)["preprocessStepResult"]["sentences"], engine)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def tone_highlight(text: str, reference: str | None, engine: str, splitter: str) -> str:
+    """The text as markdown, each sentence in its label's colour with its marks (escaped: see ui.markdown)."""
+    return highlight_markdown(text, tone_frame(text, reference, engine, splitter))
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def tone_figure(text: str, reference: str | None, engine: str, splitter: str, title: str) -> go.Figure:
+    """The per-sentence chart of a tone result; in comparison mode, what its score is made of.
+
+    Kept as the object itself (``st.plotly_chart`` only reads it): a 300,000-character text's figure of
+    4,700 points takes over a second to build, and pickling it for ``cache_data`` as long again.
+    """
+    pre = tone_result(text, reference, engine, splitter)["preprocessStepResult"]
+    return sentence_sentiment_figure(
+        tone_frame(text, reference, engine, splitter),
+        reference=pre.get("referenceSentiment"),
+        response=pre.get("responseSentiment"),
+        y_label=Y_LABELS[engine],
+        title=title,
+        engine_names=(TONE.engine_name(engine), TONE.engine_name(OTHER_ENGINE[engine])),
+    )
 
 
 @st.cache_data(max_entries=2_000, show_spinner=False)

@@ -254,8 +254,7 @@ def _tone_chart(found: pd.Series, info: RunInfo, *, key: str) -> None:
     reference = (
         found.get("reference") if isinstance(found.get("reference"), str) else info.options.get("reference_tone")
     )
-    result = ui.attempt(
-        ui.tone_result, found["output"], reference or None, engine, str(info.options.get("splitter") or "smart")
-    )
+    splitter = str(info.options.get("splitter") or "smart")
+    result = ui.attempt(ui.tone_result, found["output"], reference or None, engine, splitter)
     if result is not None:
-        ui.tone_chart(result, engine, key=key, title="Sentiment per sentence")
+        ui.tone_chart(found["output"], reference or None, engine, splitter, key=key, title="Sentiment per sentence")

@@ -8,14 +8,12 @@ from typing import Any
 
 import streamlit as st
 
-from scoring.charts import sentence_sentiment_figure
 from scoring.io.encodings import decode_text
 from scoring.limits import user_message
-from scoring.registry import TONE
-from scoring.tone.explain import OTHER_ENGINE, sentence_frame, tone_band
+from scoring.tone.explain import tone_band
 from scoring.tone.scorer import stability_note
+from ui.cached import tone_figure
 from ui.markdown import escape_markdown
-from ui.state import Y_LABELS
 
 
 def attempt(fn: Callable[..., Any], *args: Any) -> Any:
@@ -86,19 +84,11 @@ def tone_score_card(result: Mapping[str, Any], *, label: str = "Tone score") -> 
     st.caption(band.description.capitalize())
 
 
-def tone_chart(result: Mapping[str, Any], engine: str, *, key: str, title: str = "Sentiment per sentence") -> None:
+def tone_chart(
+    text: str, reference: str | None, engine: str, splitter: str, *, key: str, title: str = "Sentiment per sentence"
+) -> None:
     """The per-sentence sentiment chart of a tone result; in comparison mode, what its score is made of."""
-    pre = result["preprocessStepResult"]
-    frame = sentence_frame(pre["sentences"], engine)
-    figure = sentence_sentiment_figure(
-        frame,
-        reference=pre.get("referenceSentiment"),
-        response=pre.get("responseSentiment"),
-        y_label=Y_LABELS[engine],
-        title=title,
-        engine_names=(TONE.engine_name(engine), TONE.engine_name(OTHER_ENGINE[engine])),
-    )
-    st.plotly_chart(figure, key=key)
+    st.plotly_chart(tone_figure(text, reference, engine, splitter, title), key=key)
 
 
 METRIC_LABELS = {

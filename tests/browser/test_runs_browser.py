@@ -46,8 +46,9 @@ def test_compare_two_saved_runs(app_url: str, run_store_url: str, page: tuple[Pa
     expect(browser.locator("[data-testid=stDataFrame]")).to_have_count(2, timeout=90_000)
 
     # the worst regression is inspected first: both replies, their scores and their sentences
-    expect(browser.get_by_text("That's your bank's problem, not ours. Call them.")).to_be_visible()
-    expect(browser.get_by_text("Sorry for the hassle! Declines like this", exact=False)).to_be_visible()
+    texts = browser.locator("[data-testid=stText]")  # the drill-down's texts (the grid holds them too)
+    expect(texts.filter(has_text="That's your bank's problem, not ours. Call them.")).to_be_visible()
+    expect(texts.filter(has_text="Sorry for the hassle! Declines like this")).to_be_visible()
     expect(browser.get_by_text("Sentiment per sentence").first).to_be_visible()
     expect(browser.get_by_text("mean score per run (95% CI)", exact=False)).to_be_visible()  # the trend chart
     expect(browser.locator(".js-plotly-plot .main-svg")).not_to_have_count(0)

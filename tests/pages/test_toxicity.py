@@ -145,7 +145,7 @@ def test_toxicity_page_puts_the_classifiers_measured_recall_next_to_a_pass(open_
     at = open_page(TOXICITY)
     assert ":green-badge[No toxic opinion]" in [m.value for m in at.markdown]
     recall = next(c.value for c in at.main.caption if "Recall" in c.value)  # next to the badge, not folded away
-    assert recall.startswith(f"**Recall {MEASURED_RECALL.recall:.2f}.**")
+    assert recall.startswith(f"Recall {MEASURED_RECALL.recall:.2f} on sentences it was not tuned on")
     assert f"{MEASURED_RECALL.flagged} of {MEASURED_RECALL.toxic}" in recall and "a pass means little" in recall
     assert not any("Recall" in c.value for expander in at.expander for c in expander.caption)
     at.text_area(key="toxicity.output").set_value("Only an idiot would ask that.").run()
