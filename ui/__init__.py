@@ -16,7 +16,7 @@ from ui.cached import (
 )
 from ui.judge import (
     JudgeSettings,
-    judge_api_key,
+    judge_access,
     judge_panel,
     judge_settings,
     toxicity_known_gaps,
@@ -58,7 +58,7 @@ __all__ = [
     "drivers",
     "init_state",
     "json_download",
-    "judge_api_key",
+    "judge_access",
     "judge_panel",
     "judge_settings",
     "load_example",

@@ -83,7 +83,11 @@ def toxicity_classified(input_text: str, output: str, threshold: float) -> dict[
 
 
 def toxicity_judged(input_text: str, output: str, model: str, base_url: str, api_key: str) -> dict[str, Any]:
-    """Score a reply's toxicity with the LLM judge (never cached: the key must not become a cache key)."""
-    judge = create_toxicity_scorer(engine="judge", model=model, base_url=base_url or None, api_key=api_key or None)
+    """Score a reply's toxicity with the LLM judge (never cached: the key must not become a cache key).
+
+    ``base_url`` and ``api_key`` come from ``ui.judge_access``: both are passed as they are ("" is no key),
+    so the library never falls back to OPENAI_API_KEY for a URL the operator did not set.
+    """
+    judge = create_toxicity_scorer(engine="judge", model=model, base_url=base_url, api_key=api_key)
     result: dict[str, Any] = judge.run(input=input_text, output=output).to_dict()
     return result

@@ -13,14 +13,16 @@ from scoring.limits import user_message
 from scoring.tone.explain import tone_band
 from scoring.tone.scorer import stability_note
 from ui.cached import tone_figure
+from ui.markdown import escape_markdown
 
 
 def attempt(fn: Callable[..., Any], *args: Any) -> Any:
-    """Call ``fn``; on bad input show the error as a page user should read it (no traceback) and return None."""
+    """Call ``fn``; on bad input show the error as a page user should read it, escaped (it may name a file or
+    a column), with no traceback, and return None."""
     try:
         return fn(*args)
     except (ValueError, TypeError, OSError) as e:
-        st.error(user_message(e))
+        st.error(escape_markdown(user_message(e)))
         return None
 
 
@@ -52,7 +54,7 @@ def text_source(page: str, label: str, *, height: int = 160) -> str | None:
     with st.expander("Upload a .txt or .md file instead", icon=":material/upload_file:"):
         st.file_uploader("Text file", type=["txt", "md"], key=f"{page}.upload", on_change=_load_upload, args=(page,))
     if error := st.session_state.get(f"{page}.upload_error"):
-        st.error(error, icon=":material/block:")
+        st.error(escape_markdown(error), icon=":material/block:")
         st.caption("Nothing is scored until you edit the text above or upload another file.")
         return None
     return text
@@ -61,7 +63,7 @@ def text_source(page: str, label: str, *, height: int = 160) -> str | None:
 def show_warnings(result: Mapping[str, Any]) -> None:
     """Show a result's warnings (e.g. a language the engine does not cover)."""
     for warning in result.get("warnings", []):
-        st.warning(warning, icon=":material/warning:")
+        st.warning(escape_markdown(str(warning)), icon=":material/warning:")
 
 
 def tone_score_card(result: Mapping[str, Any], *, label: str = "Tone score") -> None:
