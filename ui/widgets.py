@@ -107,10 +107,18 @@ def metric_row(metrics: Mapping[str, float | int | str]) -> None:
         )
 
 
+JSON_SHOWN_MAX_CHARS = 200_000
+"""A result's JSON longer than this is offered for download but not drawn as a tree (a 300,000-character
+reply's result, 4,700 sentences, is about a megabyte: the browser took tens of seconds to lay it out)."""
+
+
 def json_download(result: Mapping[str, Any], file_name: str, *, key: str) -> None:
-    """The result in Mastra's shape, shown and downloadable."""
+    """The result in Mastra's shape, downloadable, and shown unless it is very long."""
     payload = json.dumps(result, indent=2, ensure_ascii=False)
     st.download_button(
         "Download JSON", payload, file_name=file_name, mime="application/json", key=key, icon=":material/download:"
     )
-    st.json(result, expanded=1)
+    if len(payload) <= JSON_SHOWN_MAX_CHARS:
+        st.json(result, expanded=1)
+    else:
+        st.caption(f"The result's JSON is {len(payload):,} characters long: download it to read it.")
