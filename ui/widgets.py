@@ -10,9 +10,11 @@ import streamlit as st
 
 from scoring.io.encodings import decode_text
 from scoring.limits import user_message
+from scoring.similarity.explain import diff_head, word_diff
 from scoring.tone.explain import tone_band
 from scoring.tone.scorer import stability_note
 from ui.cached import tone_figure
+from ui.markdown import diff_markdown
 
 
 def attempt(fn: Callable[..., Any], *args: Any) -> Any:
@@ -122,3 +124,27 @@ def json_download(result: Mapping[str, Any], file_name: str, *, key: str) -> Non
         st.json(result, expanded=1)
     else:
         st.caption(f"The result's JSON is {len(payload):,} characters long: download it to read it.")
+
+
+SHOWN_TEXT_MAX_CHARS = 20_000
+"""Long texts are shown from their start, up to this many characters (the browser lays out about 20,000
+characters of markdown a second on a loaded machine; the scores always cover the whole text)."""
+
+
+def processed_text(label: str, text: str) -> None:
+    """A processed text as code (never markdown), its start only when it is long, and a note saying so."""
+    st.caption(label)
+    st.code(text[:SHOWN_TEXT_MAX_CHARS] or " ", language=None, wrap_lines=True)
+    if len(text) > SHOWN_TEXT_MAX_CHARS:
+        st.caption(f"The first {SHOWN_TEXT_MAX_CHARS:,} of {len(text):,} characters; the scores cover all of them.")
+
+
+def word_diff_view(first: str, second: str) -> None:
+    """The word-level diff of two processed texts, escaped; its start only when it is long, and a note saying so."""
+    head, cut = diff_head(word_diff(first, second), SHOWN_TEXT_MAX_CHARS)
+    st.markdown(diff_markdown(head) or "_(both texts are empty)_")
+    if cut:
+        st.caption(
+            f"The start of the diff: its first {SHOWN_TEXT_MAX_CHARS:,} characters of words (the texts are long)."
+        )
+    st.caption(":red-background[~~removed~~] from the input · :green-background[added] in the output")
