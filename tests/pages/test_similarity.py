@@ -104,4 +104,4 @@ def test_similarity_page_scores_long_texts_and_says_which_algorithms_it_left_out
     ]
     assert any(c.value.startswith("The start of the diff") for c in at.caption)
     diff = next(m.value for m in at.markdown if "-background[" in m.value and "parcel" in m.value)
-    assert len(diff) < 100_000  # the whole diff would be about 330,000 characters of markdown
+    assert len(diff) < 100_000  # the whole diff: 455,999 characters of markdown
