@@ -38,10 +38,12 @@ from ui.widgets import (
     attempt,
     json_download,
     metric_row,
+    processed_text,
     show_warnings,
     text_source,
     tone_chart,
     tone_score_card,
+    word_diff_view,
 )
 
 __all__ = [
@@ -63,6 +65,7 @@ __all__ = [
     "judge_settings",
     "load_example",
     "metric_row",
+    "processed_text",
     "show_warnings",
     "similarity_result",
     "text_source",
@@ -77,4 +80,5 @@ __all__ = [
     "toxicity_judged",
     "toxicity_known_gaps",
     "toxicity_recall",
+    "word_diff_view",
 ]

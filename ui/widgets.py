@@ -10,10 +10,11 @@ import streamlit as st
 
 from scoring.io.encodings import decode_text
 from scoring.limits import user_message
+from scoring.similarity.explain import diff_head, word_diff
 from scoring.tone.explain import tone_band
 from scoring.tone.scorer import stability_note
 from ui.cached import tone_figure
-from ui.markdown import escape_markdown
+from ui.markdown import diff_markdown, escape_markdown
 
 
 def attempt(fn: Callable[..., Any], *args: Any) -> Any:
@@ -109,10 +110,42 @@ def metric_row(metrics: Mapping[str, float | int | str]) -> None:
         )
 
 
+JSON_SHOWN_MAX_CHARS = 200_000
+"""A result's JSON longer than this is offered for download but not drawn as a tree (a 300,000-character
+reply's result, 4,700 sentences, is about a megabyte: the browser took tens of seconds to lay it out)."""
+
+
 def json_download(result: Mapping[str, Any], file_name: str, *, key: str) -> None:
-    """The result in Mastra's shape, shown and downloadable."""
+    """The result in Mastra's shape, downloadable, and shown unless it is very long."""
     payload = json.dumps(result, indent=2, ensure_ascii=False)
     st.download_button(
         "Download JSON", payload, file_name=file_name, mime="application/json", key=key, icon=":material/download:"
     )
-    st.json(result, expanded=1)
+    if len(payload) <= JSON_SHOWN_MAX_CHARS:
+        st.json(result, expanded=1)
+    else:
+        st.caption(f"The result's JSON is {len(payload):,} characters long: download it to read it.")
+
+
+SHOWN_TEXT_MAX_CHARS = 20_000
+"""Long texts are shown from their start, up to this many characters (the browser lays out about 20,000
+characters of markdown a second on a loaded machine; the scores always cover the whole text)."""
+
+
+def processed_text(label: str, text: str) -> None:
+    """A processed text as code (never markdown), its start only when it is long, and a note saying so."""
+    st.caption(label)
+    st.code(text[:SHOWN_TEXT_MAX_CHARS] or " ", language=None, wrap_lines=True)
+    if len(text) > SHOWN_TEXT_MAX_CHARS:
+        st.caption(f"The first {SHOWN_TEXT_MAX_CHARS:,} of {len(text):,} characters; the scores cover all of them.")
+
+
+def word_diff_view(first: str, second: str) -> None:
+    """The word-level diff of two processed texts, escaped; its start only when it is long, and a note saying so."""
+    head, cut = diff_head(word_diff(first, second), SHOWN_TEXT_MAX_CHARS)
+    st.markdown(diff_markdown(head) or "_(both texts are empty)_")
+    if cut:
+        st.caption(
+            f"The start of the diff: its first {SHOWN_TEXT_MAX_CHARS:,} characters of words (the texts are long)."
+        )
+    st.caption(":red-background[~~removed~~] from the input · :green-background[added] in the output")

@@ -130,8 +130,17 @@ def test_tone_page_scores_a_300000_character_upload(open_page: Open) -> None:
     expected = create_tone_scorer().run(output=text)
     shown = metrics(at)
     assert shown["Tone score"] == f"{expected.score:.3f}"
-    assert shown["Sentences"] == str(len(expected.preprocess_step_result["sentences"]))
-    assert at.get("plotly_chart")
+    sentences = expected.preprocess_step_result["sentences"]
+    assert shown["Sentences"] == str(len(sentences))  # type: ignore[arg-type]
+    chart = _figure(at)
+    assert len(chart["data"][0]["y"]) == len(sentences)  # type: ignore[arg-type]  # the chart: every sentence
+    # The highlighted text: the sentences starting in the first 20,000 characters, and the page says so.
+    first = [s for s in sentences if s["start"] < 20_000]  # type: ignore[union-attr]
+    note = f"The first {len(first):,} of {len(sentences):,} sentences"  # type: ignore[arg-type]
+    assert any(c.value.startswith(note) for c in at.caption)
+    highlight = next(m.value for m in at.markdown if "-background[" in m.value)
+    assert highlight.count("-background[") == len(first) and len(highlight) < 60_000
+    assert not at.json and any("download it to read it" in c.value for c in at.caption)  # ~1 MB: not drawn as a tree
 
 
 def test_tone_page_shows_result_warnings(open_page: Open, monkeypatch: pytest.MonkeyPatch) -> None:
