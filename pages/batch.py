@@ -19,7 +19,7 @@ if loaded is None:
 columns = escape_markdown(", ".join(map(str, loaded.table.columns)))
 st.caption(f"**{escape_markdown(loaded.name)}** · {len(loaded.table):,} rows · columns: {columns}")
 for warning in loaded.warnings:
-    st.warning(warning, icon=":material/text_format:")
+    st.warning(escape_markdown(warning), icon=":material/text_format:")
 
 with st.container(border=True):
     options = batch_ui.run_options(loaded)

@@ -62,7 +62,11 @@ st.caption(ui.CHART_NOTES["comparison" if reference else "stability"])
 
 highlighted, sentences, raw = st.tabs(["Highlighted text", "Sentences and word drivers", "JSON"])
 with highlighted:
-    st.markdown(ui.tone_highlight(text, reference, engine, splitter))
+    markdown, shown, total = ui.tone_highlight(text, reference, engine, splitter)
+    if shown < total:
+        st.caption(f"The first {shown:,} of {total:,} sentences (a long text); the chart and the sentence table "
+                   "show all of them.")  # fmt: skip
+    st.markdown(markdown)
     st.caption(ui.HIGHLIGHT_LEGEND)
 with sentences:
     st.dataframe(frame.drop(columns=["start", "end"]), hide_index=True, key="tone.sentences")

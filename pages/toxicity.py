@@ -16,7 +16,6 @@ engine = st.radio(
     format_func=TOXICITY.engines.get,
 )  # fmt: skip
 settings = ui.judge_settings()
-threshold, base_url, model, api_key = settings.threshold, settings.base_url, settings.model, settings.api_key
 
 question = st.text_input(
     "Input (optional: the question the reply answers)", key="toxicity.input", persist_state="session"
@@ -27,9 +26,9 @@ if not reply.strip():
     st.stop()
 
 if engine == "classifier":
-    result = ui.attempt(ui.toxicity_classified, question, reply, threshold)
+    result = ui.attempt(ui.toxicity_classified, question, reply, settings.threshold)
 else:
-    result = ui.judge_panel(question, reply, model, base_url, api_key)
+    result = ui.judge_panel(question, reply, settings)
 if result is None:
     st.stop()
 

@@ -7,8 +7,9 @@ upload size (MB)                ``STREAMLIT_SERVER_MAX_UPLOAD_SIZE``  ``server.m
                                                                     ``.streamlit/config.toml`` (50), else 200
 rows per run                    ``TONE_EXPLORER_MAX_ROWS``           100,000
 characters per text scored      ``TONE_EXPLORER_MAX_TEXT_CHARS``     1,000,000
-LLM judge timeout (seconds)     ``TONE_EXPLORER_JUDGE_TIMEOUT_S``    30
+LLM judge timeout (seconds)     ``TONE_EXPLORER_JUDGE_TIMEOUT_S``    30 (the whole request, not each read)
 LLM judge concurrent requests   ``TONE_EXPLORER_JUDGE_CONCURRENCY``  4
+LLM judge reply size (KB)       ``TONE_EXPLORER_JUDGE_MAX_REPLY_KB`` 1,024 (a reply is a few KB)
 unpacked archive size (MB)      ``TONE_EXPLORER_MAX_UNPACKED_MB``    1,024 (an .xlsx's zip, a Parquet file)
 characters read into a table    ``TONE_EXPLORER_MAX_TABLE_CHARS``    200,000,000 (every cell counts as >= 1)
 ==============================  ==================================  ===========================================
@@ -63,6 +64,7 @@ ENV_VARS: dict[str, tuple[str, float | None, type]] = {
     "max_text_chars": ("TONE_EXPLORER_MAX_TEXT_CHARS", 1_000_000, int),
     "judge_timeout_s": ("TONE_EXPLORER_JUDGE_TIMEOUT_S", 30.0, float),
     "judge_concurrency": ("TONE_EXPLORER_JUDGE_CONCURRENCY", 4, int),
+    "judge_max_reply_kb": ("TONE_EXPLORER_JUDGE_MAX_REPLY_KB", 1024, int),
     "max_unpacked_mb": ("TONE_EXPLORER_MAX_UNPACKED_MB", 1024, int),
     "max_table_chars": ("TONE_EXPLORER_MAX_TABLE_CHARS", 200_000_000, int),
 }
@@ -87,6 +89,7 @@ class Limits:
     judge_concurrency: int
     max_unpacked_mb: int = 1024
     max_table_chars: int = 200_000_000
+    judge_max_reply_kb: int = 1024
 
     @property
     def max_unpacked_bytes(self) -> int:
@@ -149,6 +152,7 @@ def get_limits(environ: Mapping[str, str] | None = None) -> Limits:
         max_text_chars=int(_limit("max_text_chars", env)),
         judge_timeout_s=float(_limit("judge_timeout_s", env)),
         judge_concurrency=int(_limit("judge_concurrency", env)),
+        judge_max_reply_kb=int(_limit("judge_max_reply_kb", env)),
         max_unpacked_mb=int(_limit("max_unpacked_mb", env)),
         max_table_chars=int(_limit("max_table_chars", env)),
     )

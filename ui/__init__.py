@@ -16,7 +16,7 @@ from ui.cached import (
 )
 from ui.judge import (
     JudgeSettings,
-    judge_api_key,
+    judge_access,
     judge_panel,
     judge_settings,
     toxicity_known_gaps,
@@ -39,10 +39,12 @@ from ui.widgets import (
     engine_comparison,
     json_download,
     metric_row,
+    processed_text,
     show_warnings,
     text_source,
     tone_chart,
     tone_score_card,
+    word_diff_view,
 )
 
 __all__ = [
@@ -60,11 +62,12 @@ __all__ = [
     "engine_comparison",
     "init_state",
     "json_download",
-    "judge_api_key",
+    "judge_access",
     "judge_panel",
     "judge_settings",
     "load_example",
     "metric_row",
+    "processed_text",
     "show_warnings",
     "similarity_result",
     "text_source",
@@ -79,4 +82,5 @@ __all__ = [
     "toxicity_judged",
     "toxicity_known_gaps",
     "toxicity_recall",
+    "word_diff_view",
 ]

@@ -29,10 +29,25 @@ def tone_frame(text: str, reference: str | None, engine: str, splitter: str) -> 
     return sentence_frame(tone_result(text, reference, engine, splitter)["preprocessStepResult"]["sentences"], engine)
 
 
+HIGHLIGHT_MAX_CHARS = 20_000
+"""The highlighted text shows the sentences that start in the first 20,000 characters: the browser took
+18 s to lay out 300,000 characters of markdown (and 25 s coloured), while the chart and the sentence table
+cover every sentence."""
+
+
 @st.cache_data(max_entries=64, show_spinner=False)
-def tone_highlight(text: str, reference: str | None, engine: str, splitter: str) -> str:
-    """The text as markdown, each sentence in its label's colour with its marks (escaped: see ui.markdown)."""
-    return highlight_markdown(text, tone_frame(text, reference, engine, splitter))
+def tone_highlight(text: str, reference: str | None, engine: str, splitter: str) -> tuple[str, int, int]:
+    """The text as markdown, each sentence in its label's colour with its marks (escaped: see ui.markdown).
+
+    Returns (markdown, sentences shown, sentences in all): a text over :data:`HIGHLIGHT_MAX_CHARS` is shown
+    up to the end of the last sentence that starts within it.
+    """
+    frame = tone_frame(text, reference, engine, splitter)
+    if len(text) <= HIGHLIGHT_MAX_CHARS:
+        return highlight_markdown(text, frame), len(frame), len(frame)
+    shown = frame[frame["start"] < HIGHLIGHT_MAX_CHARS]
+    end = int(shown["end"].max()) if len(shown) else HIGHLIGHT_MAX_CHARS
+    return highlight_markdown(text[:end], shown), len(shown), len(frame)
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
@@ -85,7 +100,11 @@ def toxicity_classified(input_text: str, output: str, threshold: float) -> dict[
 
 
 def toxicity_judged(input_text: str, output: str, model: str, base_url: str, api_key: str) -> dict[str, Any]:
-    """Score a reply's toxicity with the LLM judge (never cached: the key must not become a cache key)."""
-    judge = create_toxicity_scorer(engine="judge", model=model, base_url=base_url or None, api_key=api_key or None)
+    """Score a reply's toxicity with the LLM judge (never cached: the key must not become a cache key).
+
+    ``base_url`` and ``api_key`` come from ``ui.judge_access``: both are passed as they are ("" is no key),
+    so the library never falls back to OPENAI_API_KEY for a URL the operator did not set.
+    """
+    judge = create_toxicity_scorer(engine="judge", model=model, base_url=base_url, api_key=api_key)
     result: dict[str, Any] = judge.run(input=input_text, output=output).to_dict()
     return result

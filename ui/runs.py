@@ -56,7 +56,7 @@ def guard(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     try:
         return fn(*args, **kwargs)
     except (RunStoreError, UnknownRunError, ValueError, TypeError, OSError) as exc:
-        st.error(str(exc))
+        st.error(escape_markdown(str(exc)))
         return None
 
 
@@ -107,7 +107,7 @@ def store_url_label() -> str:
     try:
         return f"**{escape_markdown(store().location)}**"
     except (RunStoreError, ValueError) as exc:
-        return f"an unusable store ({exc})"
+        return f"an unusable store ({escape_markdown(str(exc))})"
 
 
 # -- Runs page --------------------------------------------------------------------------------------------
@@ -195,7 +195,7 @@ def _deltas(comparison: RunComparison, rows_a: pd.DataFrame, rows_b: pd.DataFram
     shown = deltas[deltas["changed"]] if changed_only else deltas
     worse = int((deltas["regression"] > 0).sum())
     st.caption(f"{len(shown):,} of {len(deltas):,} rows shown · {worse:,} worse in B · matched on "
-               f"{deltas.attrs['matched_on']} · worst regressions first")  # fmt: skip
+               f"{escape_markdown(str(deltas.attrs['matched_on']))} · worst regressions first")  # fmt: skip
     config = {
         "score_a": st.column_config.NumberColumn("A", format="%.3f"),
         "score_b": st.column_config.NumberColumn("B", format="%.3f"),
@@ -235,7 +235,8 @@ def drill_down(row: pd.Series, scorer: str, rows_a: pd.DataFrame, rows_b: pd.Dat
         with col:
             found = _side(side, number)
             st.markdown(
-                f"**{'A' if info is a else 'B'}: {info.label}**" + (f" · row {number}" if found is not None else "")
+                f"**{'A' if info is a else 'B'}: {escape_markdown(info.label)}**"
+                + (f" · row {number}" if found is not None else "")
             )
             if found is None or not isinstance(found["output"], str):
                 st.info("No reply in this run.", icon=":material/block:")

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from scoring.registry import TONE
+from ui.markdown import escape_markdown
 from ui.state import SPLITTER_LABELS
 
 __all__ = ["MAX_SHARED_CHARS", "SHARED", "Shared", "params_to_state", "read_link", "state_to_params", "write_link"]
@@ -121,7 +122,10 @@ def write_link(page: str, labels: Mapping[str, str]) -> None:
     if dict(st.query_params) != params:
         st.query_params.from_dict(params)
     if ignored := st.session_state.pop(f"share.ignored.{page}", None):
-        st.warning("Part of the link was not used: " + "; ".join(ignored) + ". The defaults are shown instead.")
+        # the link's own values are quoted: a crafted link must not put a link or an image on the page
+        st.warning(
+            escape_markdown(f"Part of the link was not used: {'; '.join(ignored)}. The defaults are shown instead.")
+        )
     if too_long:
         names = " and ".join(labels.get(p, p) for p in too_long)
         st.caption(

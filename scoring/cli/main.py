@@ -4,8 +4,9 @@ Exit codes: 0 all thresholds met, 1 a ``--fail-under``/``--fail-over`` threshold
 scorer scored no rows, or ``--fail-on-regression`` found a scorer significantly worse than the
 ``--baseline`` run), 2 bad input or options (a message, no traceback; also an unknown baseline), 3 the run
 could not finish (a worker process died, e.g. killed by the kernel for memory; or an unexpected error,
-printed with its traceback as a bug), 130 interrupted by Ctrl-C, 143 stopped by SIGTERM. Whatever stops a
-run, no output file is left behind, no run is saved and worker processes are stopped.
+printed with its traceback as a bug), 4 a scorer scored none of the rows (every one failed or was skipped:
+e.g. the judge is down) and no threshold covered it, 130 interrupted by Ctrl-C, 143 stopped by SIGTERM.
+Whatever stops a run, no output file is left behind, no run is saved and worker processes are stopped.
 ``python -m scoring runs ...`` lists, shows, compares and deletes saved runs (:mod:`scoring.cli.runs`).
 """
 
@@ -83,6 +84,8 @@ exit codes:
   2    bad input or options, or an unknown baseline: one line on stderr, no traceback
   3    the run could not finish: a worker process died (killed by the kernel, e.g. out of memory: try fewer
        --workers or a smaller --chunksize), or an unexpected error (a bug: its traceback is printed)
+  4    a scorer scored none of the rows (every row failed or was skipped, e.g. the judge is down) and no
+       threshold covered it
   130  interrupted (Ctrl-C); 143 stopped by SIGTERM. Neither leaves an output or temporary file, nor workers."""
 
 _NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")  # no "0_5" (float() reads it as 5), no "inf"
@@ -342,7 +345,20 @@ def _evaluate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if target is not None:
         out.write(f"wrote {builder.rows:,} rows to {target}\n")
     code = _verdict(summary, args.fail_under, args.fail_over, out)
-    return max(code, history.finish(spec, thresholds, out, err))
+    code = max(code, history.finish(spec, thresholds, out, err))
+    if code == 0 and (empty := _scored_nothing(summary, builder.rows)):
+        err.write(f"error: nothing was scored: {'; '.join(empty)}.\n")
+        return 4
+    return code
+
+
+def _scored_nothing(summary: pd.DataFrame, rows: int) -> list[str]:
+    """Say, for each scorer that scored none of the ``rows``, how many failed and were skipped."""
+    return [
+        f"{scorer_id} scored none of the {rows:,} rows ({r['errors']:,} failed, {r['skipped']:,} skipped)"
+        for scorer_id, r in summary.iterrows()
+        if not r["count"]
+    ]
 
 
 def format_summary(summary: pd.DataFrame, rows: int) -> str:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
+
+from ui.markdown import WORD_JOINER
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
@@ -44,3 +47,11 @@ def open_page() -> Callable[..., AppTest]:
 def metrics(at: AppTest) -> dict[str, str]:
     """Every st.metric on the page: label -> shown value."""
     return {m.label: m.value for m in at.metric}
+
+
+_ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
+
+
+def plain(markdown: str) -> str:
+    """The text an escaped markdown string shows: its backslash escapes read, its word joiners dropped."""
+    return _ESCAPED.sub(r"\1", markdown).replace(WORD_JOINER, "")

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.pages.conftest import plain
 from tests.scoring.bad_files import FILE_CASES, HOSTILE_CASES, FileCase, HostileCase
 from tests.scoring.test_bad_input import CASES, Case
 
@@ -68,7 +69,7 @@ def _page(name: str, state: dict[str, Any]) -> AppTest:
 
 
 def _messages(at: AppTest) -> list[str]:
-    return [e.value for e in [*at.error, *at.warning, *at.info]]
+    return [plain(e.value) for e in [*at.error, *at.warning, *at.info]]
 
 
 # The one right outcome of each bad text on each page, as (kind, messages, shown score):
@@ -106,7 +107,7 @@ def _check_text_page(at: AppTest, case: Case, page: str) -> None:
     else:
         kind, texts, shown = PAGE_OUTCOMES[page].get(case.name, ("score", (), ""))
     scores = [m.value for m in at.metric if m.label == SCORE_LABELS[page]]
-    errors, warnings, infos = ([e.value for e in found] for found in (at.error, at.warning, at.info))
+    errors, warnings, infos = ([plain(e.value) for e in found] for found in (at.error, at.warning, at.info))
     found = {"warning": warnings, "info": infos, "error": errors}.get(kind, [])
     assert all(any(t in m for m in found) for t in texts), (kind, texts, errors, warnings, infos)
     if kind in ("score", "warning"):
@@ -183,7 +184,7 @@ PARTIAL = {
 @pytest.mark.parametrize("case", FILE_CASES, ids=lambda c: c.case)
 def test_batch_page_bad_files(case: FileCase) -> None:
     at = _batch_upload(case.filename, case.data)
-    errors = [e.value for e in at.error]
+    errors = [plain(e.value) for e in at.error]
     if case.loads is None:
         assert any(e.startswith(f"{case.filename}: ") and case.message in e for e in errors), errors
         return
@@ -200,7 +201,7 @@ def test_batch_page_bad_files(case: FileCase) -> None:
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error and len(at.metric) == 2 and "–" not in [m.value for m in at.metric]
     if case.case in PARTIAL:
-        assert [w.value for w in at.warning if PARTIAL[case.case] in w.value], [w.value for w in at.warning]
+        assert [w for w in map(plain, (w.value for w in at.warning)) if PARTIAL[case.case] in w], at.warning
     else:
         assert [s.value for s in at.success] == [f"All {case.loads:,} rows were scored by every scorer."]
 
@@ -214,17 +215,17 @@ def test_batch_page_bad_files(case: FileCase) -> None:
 def test_batch_page_says_what_the_reader_did_with_a_hostile_file(case: HostileCase) -> None:
     at = _batch_upload(case.filename, case.data)
     if case.loads is None:
-        assert any(e.value.startswith(f"{case.filename}: ") and case.message in e.value for e in at.error)
+        assert any(plain(e.value).startswith(f"{case.filename}: ") and case.message in plain(e.value) for e in at.error)
     else:
         assert any(f"· {case.loads:,} rows ·" in c.value for c in at.caption)
-        assert any(case.warning in w.value for w in at.warning), [w.value for w in at.warning]
+        assert any(case.warning in plain(w.value) for w in at.warning), [w.value for w in at.warning]
 
 
 def test_batch_page_file_over_the_upload_limit(monkeypatch: pytest.MonkeyPatch) -> None:
     """Streamlit's uploader refuses it in the browser; the page checks again (AppTest bypasses the browser)."""
     monkeypatch.setenv("STREAMLIT_SERVER_MAX_UPLOAD_SIZE", "1")
     at = _batch_upload("big.csv", b"output\n" + b"A reply that is fine.\n" * 60_000)
-    assert any("big.csv is 1.3 MB; files up to 1 MB are accepted" in e.value for e in at.error), [
+    assert any("big.csv is 1.3 MB; files up to 1 MB are accepted" in plain(e.value) for e in at.error), [
         e.value for e in at.error
     ]
 
@@ -232,5 +233,5 @@ def test_batch_page_file_over_the_upload_limit(monkeypatch: pytest.MonkeyPatch) 
 def test_batch_page_a_million_rows_is_refused_with_the_limit_named() -> None:
     at = _batch_upload("million.csv", b"output\n" + b"ok\n" * 1_000_000)
     message = "million.csv has 1,000,000 rows; one run scores at most 100,000: split the file, or score it with"
-    assert any(message in e.value for e in at.error), [e.value for e in at.error]
-    assert not any("TONE_EXPLORER" in e.value for e in at.error)  # the page speaks to its user, not to its operator
+    assert any(message in plain(e.value) for e in at.error), [e.value for e in at.error]
+    assert not any("TONE_EXPLORER" in plain(e.value) for e in at.error)  # the page speaks to its user

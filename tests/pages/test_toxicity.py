@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 import ui
 from scoring import ScoreResult
 from tests.pages.conftest import APP, metrics
+from ui.markdown import escape_markdown
 
 TOXICITY = "pages/toxicity.py"
 SECRET = "sk-test-0123456789-never-show-me"
@@ -99,12 +100,15 @@ def test_toxicity_judge_uses_the_secret_key_and_never_shows_it(open_page: Open, 
     at.session_state["toxicity.engine"] = "judge"
     at.session_state["toxicity.output"] = "You are an idiot. Fine"
     at.run().switch_page(TOXICITY).run()
-    assert "Streamlit secrets" in " ".join(c.value for c in at.sidebar.caption)
+    shown = f"Judge API key: the server's, sent only to {escape_markdown('https://api.openai.com/v1')}."
+    assert shown in [c.value for c in at.sidebar.caption]
     assert not at.metric  # the judge costs money: nothing is sent before the click
     at.button(key="toxicity.ask").click().run()
     assert not at.exception
     assert metrics(at)["Toxicity score"] == "0.50"
-    assert fake.built[-1] == {"engine": "judge", "model": "gpt-4o-mini", "base_url": None, "api_key": SECRET}
+    assert fake.built[-1] == {
+        "engine": "judge", "model": "gpt-4o-mini", "base_url": "https://api.openai.com/v1", "api_key": SECRET
+    }  # fmt: skip
     assert SECRET not in _everything_shown(at)
     assert "gpt-4o-mini" in _everything_shown(at)  # the probe sees widget values
 
@@ -120,7 +124,7 @@ def test_toxicity_judge_typed_key_is_a_password_and_errors_are_messages(
     at.sidebar.text_input(key="toxicity.api_key").set_value(SECRET).run()
     at.button(key="toxicity.ask").click().run()
     assert not at.exception
-    assert at.error[0].value == "judge endpoint http://127.0.0.1:9/v1 is unreachable"
+    assert at.error[0].value == escape_markdown("judge endpoint http://127.0.0.1:9/v1 is unreachable")
     assert SECRET not in " ".join(e.value for e in (*at.error, *at.markdown, *at.caption, *at.info))
 
 

@@ -10,14 +10,15 @@ With a ``cache`` (:class:`scoring.runs.JudgeCache`), a row judged before is answ
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any
 
 from scoring.inputs import to_text
 from scoring.result import VerdictCache
 from scoring.text.splitters import split_smart
-from scoring.toxicity.judge.client import JudgeError, ToxicityJudge
+from scoring.toxicity.judge.client import JudgeError, ToxicityJudge, excerpt
 from scoring.toxicity.verdicts import score_from_counts, toxic_count
 
 __all__ = ["judge_many"]
@@ -25,8 +26,11 @@ __all__ = ["judge_many"]
 Row = tuple[float, int | None, int | None, str | None, bool]
 
 
-def _judge_one(judge: ToxicityJudge, scale: float, question: str, text: str, cache: VerdictCache | None) -> Row:
+def _judge_one(
+    judge: ToxicityJudge, scale: float, question: str, text: str, cache: VerdictCache | None, cancel: threading.Event
+) -> Row:
     """Score one output as ``ToxicityScorer.run`` would: (score, toxicCount, opinionCount, error, from the cache)."""
+    judge.bind_cancel(cancel)  # this thread's requests stop when judge.cancel(cancel) is called
     opinions = [s.text for s in split_smart(text)]
     if not opinions:
         return 0.0, 0, 0, None, False
@@ -37,6 +41,9 @@ def _judge_one(judge: ToxicityJudge, scale: float, question: str, text: str, cac
             verdicts, cached = cache.verdicts(judge, question, opinions)
     except JudgeError as exc:  # that row's error; the others are still scored
         return math.nan, None, None, str(exc), False
+    except Exception as exc:  # anything else one reply can cause fails that row only, never its chunk
+        why = f"the judge's reply could not be used ({type(exc).__name__}: {excerpt(str(exc))})"
+        return math.nan, None, None, why, False
     toxic = toxic_count(verdicts)
     return score_from_counts(toxic, len(opinions), scale), toxic, len(opinions), None, cached
 
@@ -56,8 +63,9 @@ def judge_many(
     With a ``cache``, also ``"cached"``: 1.0 where the verdicts came from it (no request), else 0.0.
 
     ``concurrency`` requests at most run at once (default ``get_limits().judge_concurrency``).
-    ``on_row(done)`` is called in the calling thread each time a row finishes. On an exception in the
-    calling thread (Ctrl-C), requests not yet started are cancelled.
+    ``on_row(done)`` is called in the calling thread each time a row finishes. A row fails alone, with its
+    message, whatever its reply (not JSON, not a chat completion, nested too deep). On an exception in the
+    calling thread (Ctrl-C), requests not yet started are dropped and those in flight are stopped at once.
 
     Raises:
         ValueError: an input is not text (naming its position).
@@ -72,14 +80,22 @@ def judge_many(
         concurrency = get_limits().judge_concurrency
     rows: list[Row] = [(math.nan, None, None, None, False)] * len(texts)
     pool = ThreadPoolExecutor(max_workers=max(1, int(concurrency)), thread_name_prefix="judge")
+    cancel = threading.Event()
     try:
         futures: dict[Future[Row], int] = {
-            pool.submit(_judge_one, judge, scale, questions[i], texts[i], cache): i for i in range(len(texts))
+            pool.submit(_judge_one, judge, scale, questions[i], texts[i], cache, cancel): i for i in range(len(texts))
         }
-        for done, future in enumerate(as_completed(futures), start=1):
-            rows[futures[future]] = future.result()
-            if on_row is not None:
-                on_row(done)
+        pending, done = set(futures), 0
+        while pending:  # timed waits: a Ctrl-C that lands just before a wait still gets handled within 0.25 s
+            finished, pending = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
+            for future in finished:
+                rows[futures[future]] = future.result()
+                done += 1
+                if on_row is not None:
+                    on_row(done)
+    except BaseException:  # Ctrl-C, or the page stopping the run: requests in flight end now, not at their deadline
+        judge.cancel(cancel)
+        raise
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
     keys = ("score", "toxicCount", "opinionCount", "error")
