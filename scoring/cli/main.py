@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from types import FrameType
-from typing import IO, Any, TextIO
+from typing import IO, Any, TextIO, cast
 
 import numpy as np
 import pandas as pd
@@ -35,6 +35,7 @@ from scoring.batch.rows import BatchSpec, make_spec, uses_judge
 from scoring.batch.runner import ChunkResult, SummaryBuilder, iter_scored
 from scoring.cli.runs import History, add_history_options, add_runs_parser, run_command
 from scoring.cli.sink import OUT_FORMATS, Sink
+from scoring.cli.terminal import TerminalSafe
 from scoring.io.columns import ColumnGuess, ColumnMap, guess_columns
 from scoring.io.loaders import ACCEPTED, iter_table_chunks, require_rows
 from scoring.registry import SCORER_INFO, TONE, TOXICITY, find_scorer
@@ -442,7 +443,8 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: T
     """Run the CLI; return the exit code (the module docstring lists them)."""
     from scoring.runs import RunStoreError, UnknownRunError
 
-    out, err = out or sys.stdout, err or sys.stderr
+    # Names and cells from files reach both streams: no escape sequence or bidi override gets through raw.
+    out, err = cast(TextIO, TerminalSafe(out or sys.stdout)), cast(TextIO, TerminalSafe(err or sys.stderr))
     args = build_parser().parse_args(argv)
     try:
         with _sigterm_unwinds():
