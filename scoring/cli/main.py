@@ -30,7 +30,7 @@ from typing import IO, Any, TextIO, cast
 import numpy as np
 import pandas as pd
 
-from scoring.batch.result import warned_mask
+from scoring.batch.result import unmeasured_mask, unmeasured_notice, warned_mask
 from scoring.batch.rows import BatchSpec, make_spec, uses_judge
 from scoring.batch.runner import ChunkResult, SummaryBuilder, iter_scored
 from scoring.cli.runs import History, add_history_options, add_runs_parser, run_command
@@ -71,6 +71,9 @@ bar moves every 64 rows. A CSV that is not UTF-8 is read in the encoding its byt
 it); one mixing UTF-8 lines with others is read line by line, with a warning naming the lines. Every
 sheet of a workbook with the same header is read (a warning names them). There is no row limit (the
 dashboard's TONE_EXPLORER_MAX_ROWS does not apply): files are streamed in chunks.
+Rows scored for stability (no reference) with fewer than two sentences with words get a score that
+measures nothing (1.0 for one sentence, as Mastra's): stderr says how many, and the mean over the other
+rows; tone-scorer.warnings says why.
 
 The LLM judge's verdicts are cached in the run store: rows judged before cost no request (--no-cache asks
 again). The API key is never stored.
@@ -242,13 +245,15 @@ def _drain(
     sink: Sink | None,
     notes: list[pd.DataFrame],
     history: History,
-) -> list[int]:
-    """Write and count every chunk; return the first rows whose tone score has a warning."""
-    warned: list[int] = []
+) -> dict[str, list[int]]:
+    """Write and count every chunk; return the first rows whose tone score has a warning ("warned") and the
+    first whose tone score measured nothing ("unmeasured")."""
+    found: dict[str, list[int]] = {"warned": [], "unmeasured": []}
     try:
         for chunk in results:
-            if len(warned) < WARNED_SHOWN:
-                warned += [builder.rows + 1 + int(i) for i in np.flatnonzero(warned_mask(chunk.table, TONE.id))]
+            for kind, mask in (("warned", warned_mask), ("unmeasured", unmeasured_mask)):
+                if len(found[kind]) < WARNED_SHOWN:
+                    found[kind] += [builder.rows + 1 + int(i) for i in np.flatnonzero(mask(chunk.table, TONE.id))]
             builder.add(chunk)
             history.keep(chunk)
             if sink is not None:
@@ -259,7 +264,7 @@ def _drain(
     finally:  # also on Ctrl-C: a Parquet writer left open prints a traceback when collected after its file
         if sink is not None:
             sink.close()
-    return warned[:WARNED_SHOWN]
+    return {kind: rows[:WARNED_SHOWN] for kind, rows in found.items()}
 
 
 def _open_input(args: argparse.Namespace, err: TextIO) -> tuple[BatchSpec, Iterator[pd.DataFrame]]:
@@ -322,7 +327,7 @@ def _evaluate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if unknown := sorted(set(thresholds) - set(spec.scorers)):
         raise ValueError(f"--fail-under/--fail-over name {unknown}, which --scorers does not run ({spec.scorers}).")
     history = History.start(args, spec)  # an unknown --baseline stops here, before any scoring
-    builder, notes, warned = SummaryBuilder(spec.scorers), list[pd.DataFrame](), list[int]()
+    builder, notes, warned = SummaryBuilder(spec.scorers), list[pd.DataFrame](), dict[str, list[int]]()
     bar = tqdm(unit=" rows", file=err, disable=True if args.no_progress else None, delay=1.0, mininterval=0.5)
     with bar, _scored(args, spec, chunks, lambda done, _t: bar.update(done - bar.n), history) as results:
         if target is None:
@@ -333,7 +338,7 @@ def _evaluate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             fmt = OUT_FORMATS[target.suffix.lower()]
 
             def write(handle: IO[bytes]) -> None:
-                warned[:] = _drain(results, builder, Sink(handle, fmt, neutralise=not args.raw_csv), notes, history)
+                warned.update(_drain(results, builder, Sink(handle, fmt, neutralise=not args.raw_csv), notes, history))
                 require_rows(builder.rows, args.file)  # inside the write: a run that scored nothing leaves no file
 
             atomic_write(target, write)
@@ -342,7 +347,9 @@ def _evaluate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     out.write(format_summary(summary, builder.rows) + "\n")
     out.write(f"columns: {spec.columns.describe()}\n")
     _report_notes(summary, notes, err)
-    _report_warned(summary, warned, err, spec.engine)
+    _report_warned(summary, warned.get("warned", []), err, spec.engine)
+    if notice := unmeasured_notice(summary, TONE.id, warned.get("unmeasured", []), builder.rows):
+        err.write(f"warning: {TONE.id}: {notice} See {TONE.id}.warnings.\n")
     if target is not None:
         out.write(f"wrote {builder.rows:,} rows to {target}\n")
     code = _verdict(summary, args.fail_under, args.fail_over, out)
