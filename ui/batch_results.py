@@ -51,8 +51,8 @@ def show_status(result: Any) -> list[str]:
                    icon=":material/translate:")  # fmt: skip
         lines = [*lines, notice]
     for notice in result.unmeasured_notices():
-        st.warning(escape_markdown(f"**Not enough text.** {notice} The column {warnings_column(TONE.id)} in the "
-                                   "table says why, row by row."), icon=":material/short_text:")  # fmt: skip
+        why = f"{notice} The column {warnings_column(TONE.id)} in the table says why, row by row."
+        st.warning(f"**Not enough text.** {escape_markdown(why)}", icon=":material/short_text:")
         lines = [*lines, notice]
     return lines
 

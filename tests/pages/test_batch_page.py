@@ -251,6 +251,7 @@ def test_rows_too_short_for_stability_get_a_notice_and_the_measured_mean(
     assert not at.exception, [e.value for e in at.exception]
     assert not [w for w in at.warning if "not English" in w.value]  # English replies: no language notice
     (notice,) = [plain(w.value) for w in at.warning if "Not enough text" in w.value]
+    assert notice.startswith("**Not enough text.** ")  # bold: the page's words, not escaped as the file's
     assert f"{short} of 4 rows have fewer than two sentences with words" in notice
     scores = [create_tone_scorer().run(output=t).score for t in texts]
     assert metrics(at)["tone-scorer · mean"] == f"{fmean(scores):.3f}"  # the mean stays Mastra's
