@@ -47,9 +47,10 @@ def warned_mask(table: pd.DataFrame, scorer_id: str) -> np.ndarray:
     values = _warnings_text(table, scorer_id)
     if values is None:
         return np.zeros(len(table), dtype=bool)
-    if note := scorer_info(scorer_id).unmeasured_note:
-        values = values.str.replace(note, "", regex=True)
-    mask: np.ndarray = (values.str.strip() != "").to_numpy(dtype=bool)
+    warned = values.str.strip() != ""
+    if note := scorer_info(scorer_id).unmeasured_note:  # a cell holding that note alone has no other warning
+        warned &= ~values.str.fullmatch(note)
+    mask: np.ndarray = warned.to_numpy(dtype=bool)
     return mask
 
 
