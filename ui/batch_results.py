@@ -39,8 +39,12 @@ def show_status(result: Any) -> list[str]:
     lines = problem_lines(result.skipped, result.errors, len(result.table))
     if result.spec is not None:  # which column was used for what, as said before the run
         st.caption(f"**Scored** {plan_text(result.spec)}")
-    if not lines:
+    caveats = bool(result.language_notice() or result.unmeasured_notices())
+    if not lines and not caveats:
         st.success(f"All {len(result.table):,} rows were scored by every scorer.", icon=":material/check_circle:")
+    elif not lines:  # every row scored, but some scores do not mean what they seem: no green banner
+        st.info(f"All {len(result.table):,} rows were scored by every scorer; read the notes below before the "
+                "numbers.", icon=":material/info:")  # fmt: skip
     else:
         st.warning("**Partial results.** " + escape_markdown(" ".join(lines)), icon=":material/warning:")
         with st.expander(f"Rows not scored ({len(result.skipped)}) and errors ({len(result.errors)})"):

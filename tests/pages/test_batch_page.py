@@ -250,6 +250,8 @@ def test_rows_too_short_for_stability_get_a_notice_and_the_measured_mean(
     at.button(key="batch.run_button").click().run()
     assert not at.exception, [e.value for e in at.exception]
     assert not [w for w in at.warning if "not English" in w.value]  # English replies: no language notice
+    assert not at.success  # every row scored, but not every score means something: no green banner
+    assert at.info[0].value.startswith("All 4 rows were scored by every scorer; read the notes below")
     (notice,) = [plain(w.value) for w in at.warning if "Not enough text" in w.value]
     assert notice.startswith("**Not enough text.** ")  # bold: the page's words, not escaped as the file's
     assert f"{short} of 4 rows have fewer than two sentences with words" in notice
