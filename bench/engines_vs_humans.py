@@ -16,9 +16,9 @@ Run ``python -m bench.engines_vs_humans [--data DIR] [--no-e5] [--speed] [--expl
   language, labelled +1/-1; never trained on): sign accuracy (0 counts as wrong) and ROC AUC.
 * ``--speed``: e5 texts/s cold and cached, the Tone page's work and the page itself (AppTest) for a new
   5-sentence reply in a warm process, and the memory the loaded encoder takes (in a fresh process).
-* ``--explanations``: the occlusion drivers against VADER's lexicon: on 75 rated sentences, the share of
-  strong lexicon words (|valence| >= 1.5) whose e5 driver value has the lexicon's sign, with the word
-  replaced by a blank (shipped) and deleted outright.
+* ``--explanations``: the occlusion drivers against VADER's lexicon: on 73 rated sentences (up to 25 per
+  set), the share of strong lexicon words (|valence| >= 1.5) whose e5 driver value has the lexicon's sign,
+  with the word replaced by a blank (shipped) and deleted outright.
 
 The e5 embeddings of the data sets come from the disk cache (``tools/e5_data.py``); a missing one is
 computed first (about an hour per 10,000 texts on 2 busy cores).
@@ -265,28 +265,32 @@ base = rss()
 require_encoder()
 loaded = rss()
 embed([f"Sentence number {i} of the memory probe, about a refund." for i in range(200)])
-print(f"{base:.0f} {loaded:.0f} {rss():.0f}")
+english = rss()
+import csv
+embed([row["text"] for row in csv.DictReader(open(CJK, encoding="utf-8"))])
+print(f"{base:.0f} {loaded:.0f} {english:.0f} {rss():.0f}")
 """
 
 
 def _memory_line() -> str:
     repo = str(Path(__file__).resolve().parents[1])
     out = subprocess.run(
-        [sys.executable, "-c", _MEMORY_PROBE], capture_output=True, text=True, check=True, cwd=repo,
-        env={**os.environ, "PYTHONPATH": repo},
+        [sys.executable, "-c", f"CJK = {str(CJK_REPLIES)!r}\n" + _MEMORY_PROBE], capture_output=True, text=True,
+        check=True, cwd=repo, env={**os.environ, "PYTHONPATH": repo},
     ).stdout.split()  # fmt: skip
-    base, loaded, used = map(float, out)
+    base, loaded, english, used = map(float, out)
     return (
-        f"- Memory (fresh process, RSS): +{loaded - base:,.0f} MB once the encoder is loaded, "
-        f"+{used - base:,.0f} MB after embedding 200 sentences (model, buffers and cache)."
+        f"- Memory (fresh process, RSS): +{loaded - base:,.0f} MB once the encoder is loaded (its weights are "
+        f"mapped, read as used), +{english - base:,.0f} MB after embedding 200 English sentences, "
+        f"+{used - base:,.0f} MB after 96 Chinese and Japanese replies more (model, buffers and cache)."
     )
 
 
 def explanations(training: object) -> str:
     """How often e5's occlusion drivers have the sign of VADER's strong lexicon words, blank vs deletion.
 
-    25 sentences of 5-16 words with a strong lexicon word (|valence| >= 1.5) from each of the movie, tweet
-    and Amazon sets (every 53rd row, no random generator), 75 in all. A word's value is the drop of the
+    Up to 25 sentences of 5-16 words with a strong lexicon word (|valence| >= 1.5) from each of the movie,
+    tweet and Amazon sets (every 53rd row, no random generator), 73 in all. A word's value is the drop of the
     head's unclipped output when the word is replaced by the engine's blank, or deleted outright.
     """
     from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
