@@ -1,13 +1,15 @@
-"""Many outputs at once for the toxicity scorer: one model batch offline; the judge through :mod:`.judge.batch`."""
+"""Many outputs at once for the toxicity scorer: one model batch offline (e5 or classifier); the judge through
+:mod:`.judge.batch`."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from scoring.inputs import to_text
 from scoring.text.splitters import split_smart
 from scoring.toxicity.classifier import model_probabilities
+from scoring.toxicity.e5 import probabilities as e5_probabilities
 from scoring.toxicity.judge.batch import judge_many
 from scoring.toxicity.rules import candidate_rules, normalise
 from scoring.toxicity.verdicts import score_from_counts
@@ -29,18 +31,31 @@ def score_many(
     if inputs is not None and len(inputs) != len(texts):
         raise ValueError(f"inputs must have one entry per output ({len(texts)}); got {len(inputs)}.")
     questions = [to_text(q, f"inputs[{i}]", required=False) for i, q in enumerate(inputs or [None] * len(texts))]
+    if scorer.engine == "e5":
+        return _offline_many(scorer, texts, _e5_flags)
     if scorer.judge is None:
-        return _classifier_many(scorer, texts)
+        return _offline_many(scorer, texts, _classifier_flags)
     return judge_many(scorer, texts, questions)
 
 
-def _classifier_many(scorer: ToxicityScorer, texts: list[str]) -> dict[str, list[Any]]:
+def _classifier_flags(sentences: list[str], threshold: float) -> list[bool]:
+    return [
+        p >= threshold or any_rule_fires(s, threshold)
+        for s, p in zip(sentences, model_probabilities(sentences), strict=True)
+    ]
+
+
+def _e5_flags(sentences: list[str], threshold: float) -> list[bool]:
+    return [p >= threshold for p in e5_probabilities(sentences)]
+
+
+def _offline_many(
+    scorer: ToxicityScorer, texts: list[str], flags: Callable[[list[str], float], list[bool]]
+) -> dict[str, list[Any]]:
+    """Split every distinct text, flag every distinct sentence once (one model batch), count per text."""
     sentences = {t: [s.text for s in split_smart(t)] for t in dict.fromkeys(texts)}
     unique = list(dict.fromkeys(s for group in sentences.values() for s in group))
-    toxic = {
-        s: p >= scorer.threshold or any_rule_fires(s, scorer.threshold)
-        for s, p in zip(unique, model_probabilities(unique), strict=True)
-    }
+    toxic = dict(zip(unique, flags(unique, scorer.threshold), strict=True))
     counts = {t: (sum(toxic[s] for s in group), len(group)) for t, group in sentences.items()}
     out: dict[str, list[Any]] = {"score": [], "toxicCount": [], "opinionCount": [], "error": []}
     for text in texts:
