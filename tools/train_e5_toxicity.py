@@ -27,10 +27,12 @@ Chosen before the fresh test existed, on the cross-validation below and the VADE
 against 0.937 at the same C; kind accuracy 0.85 for both), and ``C = 16`` over 4 (AUC 0.948) and 32 (0.964, but
 more false alarms on positive texts at equal recall).
 
-**Threshold** ``THRESHOLD = 0.76``: the smallest 0.01 step at which at most 1% of the real texts people rated
-clearly positive are flagged (VADER ground truth, human rating >= 2: 3,745 texts; 0.91% at 0.76, 1.04% at 0.74,
-``python -m bench.toxicity_eval --engine e5 --sweep``). Its cross-validated precision, 0.995, is far above the
-0.90 the threshold must keep; the run fails if it drops below ``MIN_PRECISION``.
+**Threshold** ``THRESHOLD = 0.75``: the smallest 0.01 step at which at most 1% of the real texts people rated
+clearly positive are flagged (VADER ground truth, human rating >= 2: 3,745 texts; 0.93% at 0.75, 1.09% at 0.74,
+``python -m bench.toxicity_eval --engine e5 --sweep``). The rule was fixed before the fresh test existed; a first,
+exploratory computation put the step at 0.76, and the bench, scoring texts exactly as the engine does, at 0.75.
+Its cross-validated precision, 0.99, is far above the 0.90 the threshold must keep; the run fails if it drops
+below ``MIN_PRECISION``.
 
 **Cross-validation**: 5 folds; a sentence and its translations share a fold (``item``), so no fold is scored by
 a head that saw the same sentence in another language.
@@ -65,7 +67,7 @@ COMMAND = "python -m tools.train_e5_toxicity"
 
 KINDS = ("personal_attack", "mockery", "hate", "dismissive", "threat")
 C_KIND = 16.0
-THRESHOLD = 0.76
+THRESHOLD = 0.75
 MIN_PRECISION = 0.90
 FOLDS = 5
 GRID = tuple(round(0.05 + 0.01 * i, 2) for i in range(95))  # 0.05 .. 0.99

