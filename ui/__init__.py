@@ -9,6 +9,7 @@ from ui.cached import (
     tone_result,
     toxicity_classified,
     toxicity_classifier,
+    toxicity_default_engine,
     toxicity_judged,
 )
 from ui.judge import JudgeSettings, judge_api_key, judge_panel, judge_settings, toxicity_known_gaps
@@ -61,6 +62,7 @@ __all__ = [
     "tone_score_card",
     "toxicity_classified",
     "toxicity_classifier",
+    "toxicity_default_engine",
     "toxicity_judged",
     "toxicity_known_gaps",
 ]

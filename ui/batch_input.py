@@ -24,7 +24,11 @@ SAMPLE_PATH = Path(__file__).resolve().parents[1] / "scoring" / "data" / "sample
 FILE_TYPES = ["csv", "tsv", "txt", "jsonl", "ndjson", "parquet", "xlsx", "xls"]
 SCORER_LABELS = {"tone": "Tone", "similarity": "Content similarity", "toxicity": "Toxicity"}
 REF_MODES = {"column": "A column (one per row)", "text": "One text for all rows", "none": "None (stability)"}
-TOX_ENGINES = {"classifier": "Offline classifier", "judge": "LLM judge (sends the texts to the endpoint)"}
+TOX_ENGINES = {
+    "e5": "Learned e5 (offline, multilingual)",
+    "classifier": "Pattern classifier (offline, English)",
+    "judge": "LLM judge (sends the texts to the endpoint)",
+}
 NONE = "(none)"
 _RESULTS_KEPT = 8
 
@@ -63,7 +67,7 @@ class RunOptions:
         if "toxicity" not in self.scorers:
             return None
         if not self.uses_judge:
-            return {"engine": "classifier", "threshold": self.toxicity_threshold}
+            return {"engine": self.toxicity_engine, "threshold": self.toxicity_threshold}
         if not api_key and not self.judge_base_url:
             raise ValueError("The LLM judge needs an API key: set OPENAI_API_KEY, add it to Streamlit secrets, or type "
                              "it in the sidebar (a local server given as the base URL needs none).")  # fmt: skip
@@ -171,9 +175,11 @@ def run_options(loaded: Loaded, available: list[str]) -> RunOptions:
 
 def _toxicity_options(options: RunOptions) -> RunOptions:
     """The toxicity engine, and its settings from the sidebar (shared with the Toxicity page)."""
-    tox_engine = st.radio("Toxicity engine", list(TOX_ENGINES), key="batch.tox_engine", horizontal=True,
+    here = [e for e in TOX_ENGINES if e != "e5" or ui.toxicity_default_engine() == "e5"]  # e5 needs its wheel
+    st.session_state.setdefault("batch.tox_engine", ui.toxicity_default_engine())
+    tox_engine = st.radio("Toxicity engine", here, key="batch.tox_engine", horizontal=True,
                           format_func=TOX_ENGINES.get)  # fmt: skip
-    settings = ui.judge_settings()
+    settings = ui.judge_settings(tox_engine)
     if tox_engine == "judge":
         model, where = escape_markdown(settings.model or "gpt-4o-mini"), escape_markdown(settings.base_url or "")
         st.caption(f"Judge: model **{model}** at **{where or 'the OpenAI API'}** (sidebar); one request per row.")

