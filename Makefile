@@ -17,6 +17,7 @@ test: $(VENV)/.dev $(ORACLE)/node_modules/.installed /usr/bin/chromium
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports --no-cache --no-logo
 	$(PY) -m pytest
 
 lint:

@@ -1,4 +1,4 @@
-"""``python -m bench``: the speed benchmarks of issue 5, printed as markdown tables for the README."""
+"""``python -m bench``: the speed benchmarks of issue 5, printed as markdown tables for docs/benchmarks.md."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ def _args() -> argparse.Namespace:
     parser.add_argument("--rounds", type=int, default=5, help="rounds of all measurements; each best is kept (5)")
     parser.add_argument("--scale-rows", type=int, default=100_000, help="rows for the all-scorers CLI run (100000)")
     parser.add_argument("--memory-rows", default="100000,400000", help="two sizes for the peak-memory check")
-    parser.add_argument("--quick", action="store_true", help="small sizes: a smoke run, not the README numbers")
+    parser.add_argument("--quick", action="store_true", help="small sizes: a smoke run, not the published numbers")
     parser.add_argument("--skip-throughput", action="store_true", help="only the CLI scale runs")
     parser.add_argument("--skip-scale", action="store_true", help="only the throughput tables")
     return parser.parse_args()

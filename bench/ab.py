@@ -5,7 +5,10 @@ working tree counts in neither) score the same CSV (VADER-text rows, as ``python
 builds them) with the same Python, alternating, ``--rounds`` times each; each keeps its best time. The two
 output files must be byte-identical (a speed change must not change a score); the run fails if they differ.
 ``--files`` names paths to take from REV while the rest comes from this tree (e.g. only the files a change
-touched, so that other work since REV does not count); without it the whole of REV is used.
+touched, so that other work since REV does not count); without it the whole of REV is used. ``--source`` scores
+a file of your own instead (e.g. ``scoring/data/sample_responses.csv``), ``--cli`` adds CLI options
+(``--cli "--reference-column reference --engine afinn"``) and ``--out-suffix`` picks the output format. The
+summaries the two CLIs print must be the same too.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 import argparse
 import filecmp
 import os
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -30,6 +34,9 @@ def _args() -> argparse.Namespace:
     parser.add_argument("--workers", type=int, default=2, help="CLI --workers (2)")
     parser.add_argument("--rounds", type=int, default=3, help="runs of each tree; the best counts (3)")
     parser.add_argument("--files", nargs="*", help="take only these paths from REV (files missing there are removed)")
+    parser.add_argument("--source", type=Path, help="score this file instead of --rows built rows")
+    parser.add_argument("--cli", default="", help='more CLI options, e.g. "--engine afinn --splitter mastra"')
+    parser.add_argument("--out-suffix", default=".csv", choices=[".csv", ".jsonl", ".parquet"], help="output format")
     return parser.parse_args()
 
 
@@ -48,16 +55,18 @@ def _tree(rev: str, files: list[str] | None, folder: Path) -> Path:
     return folder
 
 
-def _run(tree: Path, source: Path, out: Path, args: argparse.Namespace) -> float:
+def _run(tree: Path, source: Path, out: Path, args: argparse.Namespace) -> tuple[float, str]:
+    """Run the CLI of ``tree``; return its time and its summary (stdout without the "wrote ... to PATH" line)."""
     command = [sys.executable, "-m", "scoring", "evaluate", str(source), "--scorers", args.scorers,
-               "--workers", str(args.workers), "--out", str(out), "--no-progress"]  # fmt: skip
+               "--workers", str(args.workers), "--out", str(out), "--no-progress", *shlex.split(args.cli)]  # fmt: skip
     if "toxicity" in args.scorers:  # one engine on both sides: revisions before e5 know only the classifier
         command += ["--toxicity-engine", "classifier"]
     start = time.perf_counter()
     proc = subprocess.run(command, cwd=tree, capture_output=True, check=False)
     if proc.returncode not in (0, 1):
         raise SystemExit(f"CLI failed in {tree}: {proc.stderr.decode()[-2000:]}")
-    return time.perf_counter() - start
+    seconds = time.perf_counter() - start
+    return seconds, "".join(line for line in proc.stdout.decode().splitlines(True) if not line.startswith("wrote "))
 
 
 def main() -> None:
@@ -68,21 +77,26 @@ def main() -> None:
             "before": _tree(args.rev, args.files, folder / "before"),
             "after": _tree("HEAD", None, folder / "after"),
         }
-        source = folder / "rows.csv"
-        build_rows(args.rows, seed=args.rows).to_csv(source, index=False)
+        source = args.source.resolve() if args.source else folder / "rows.csv"
+        if args.source is None:
+            build_rows(args.rows, seed=args.rows).to_csv(source, index=False)
         best = dict.fromkeys(trees, float("inf"))
+        summaries = dict.fromkeys(trees, "")
         loads = [os.getloadavg()[0]]
         for _ in range(args.rounds):
             for name, tree in trees.items():
-                best[name] = min(best[name], _run(tree, source, folder / f"{name}.csv", args))
+                seconds, summaries[name] = _run(tree, source, folder / f"{name}{args.out_suffix}", args)
+                best[name] = min(best[name], seconds)
                 loads.append(os.getloadavg()[0])
-        same = filecmp.cmp(folder / "before.csv", folder / "after.csv", shallow=False)
+        same = filecmp.cmp(folder / f"before{args.out_suffix}", folder / f"after{args.out_suffix}", shallow=False)
     what = f"{args.rev} ({' '.join(args.files)})" if args.files else args.rev
-    print(f"{args.rows:,} rows, --scorers {args.scorers}, --workers {args.workers}, best of {args.rounds}; "
-          f"1-min load average {min(loads):.1f}-{max(loads):.1f}")  # fmt: skip
+    rows = str(args.source) if args.source else f"{args.rows:,} rows"
+    print(f"{rows}, --scorers {args.scorers} {args.cli}, --workers {args.workers}, {args.out_suffix}, best of "
+          f"{args.rounds}; 1-min load average {min(loads):.1f}-{max(loads):.1f}")  # fmt: skip
     print(f"before ({what}): {best['before']:.1f} s; after (HEAD): {best['after']:.1f} s; "
-          f"{best['before'] / best['after']:.2f}x; outputs byte-identical: {same}")  # fmt: skip
-    if not same:
+          f"{best['before'] / best['after']:.2f}x; outputs byte-identical: {same}; "
+          f"summaries identical: {summaries['before'] == summaries['after']}")  # fmt: skip
+    if not same or summaries["before"] != summaries["after"]:
         raise SystemExit(1)
 
 

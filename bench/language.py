@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from bench.engines_vs_humans import DEFAULT_DATA, load
-from scoring.text.language import _detector, _looks_english, _strip_noise, coverage_warning, detect_language, is_english
+from scoring.text.language import coverage_warning, detect_language, detector, english_by_fast_path, is_english
 
 LANGUAGES = Path(__file__).resolve().parent.parent / "tests" / "scoring" / "data" / "languages.tsv"
 LATIN = LANGUAGES.with_name("languages_latin.tsv")
@@ -37,7 +37,7 @@ def _ours_top1(text: str) -> str:
 
 
 def _fasttext_top1(text: str) -> str:
-    return str(_detector().detect(text.replace("\n", " "), model="lite", k=1)[0]["lang"])
+    return str(detector().detect(text.replace("\n", " "), model="lite", k=1)[0]["lang"])
 
 
 def _candidates() -> dict[str, Callable[[str], str]]:
@@ -91,7 +91,7 @@ def other_languages(rows: list[tuple[str, str]]) -> None:
         guesses = [detect_language(t) for t in texts]
         right = sum(g is not None and g.code == code for g in guesses)
         warned = sum(not is_english(g) for g in guesses)
-        fast = sum(_looks_english(_strip_noise(t)) for t in texts)
+        fast = sum(english_by_fast_path(t) for t in texts)
         print(f"| {code} | {len(texts)} | {right} | {warned} | {fast} |")
 
 

@@ -39,9 +39,9 @@ def main() -> None:
         "VADER polarities (its sentences, repeats cached)": lambda: get_engine("vader").polarities(sentences["vader"]),
         "AFINN polarities (its sentences)": lambda: get_engine("afinn").polarities(sentences["afinn"]),
         "language check (coverage_warning of each reply)": lambda: [coverage_warning(o, "vader") for o in outputs],
-        "ToneScorer.score_many, vader/smart": lambda: create_tone_scorer().score_many(outputs),
+        "ToneScorer.score_many, vader/smart": lambda: create_tone_scorer().score_many(outputs=outputs),
         "ToneScorer.score_many, afinn/mastra": lambda: create_tone_scorer(engine="afinn", splitter="mastra").score_many(
-            outputs
+            outputs=outputs
         ),
         "evaluate(scorers=['tone']), vader/smart": lambda: evaluate(df, scorers=["tone"]),
         "evaluate(scorers=['tone']), afinn/mastra": lambda: evaluate(

@@ -191,13 +191,13 @@ def speed_table(positive: pd.DataFrame) -> str:
 
     texts = positive["text"].tolist()[:500]
     scorer = create_toxicity_scorer(engine="e5")
-    scorer.score_many(["warm up"])
+    scorer.score_many(outputs=["warm up"])
     clear_cache()
     start = time.perf_counter()
-    scorer.score_many(texts)
+    scorer.score_many(outputs=texts)
     cold = time.perf_counter() - start
     start = time.perf_counter()
-    scorer.score_many(texts)
+    scorer.score_many(outputs=texts)
     warm = time.perf_counter() - start
     n = len({s.text for t in texts for s in split_smart(t)})
     return "\n".join(

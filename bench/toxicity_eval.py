@@ -133,12 +133,12 @@ def speed_table(rows: int) -> str:
         return "(no texts for the speed test)"
     outputs = [texts[i % len(texts)] for i in range(rows)]
     scorer = create_toxicity_scorer(engine="classifier")
-    scorer.score_many(outputs[:10])  # load the model outside the timing
+    scorer.score_many(outputs=outputs[:10])  # load the model outside the timing
     start = time.perf_counter()
     loop = [scorer.run(output=o).score for o in outputs]
     t_loop = time.perf_counter() - start
     start = time.perf_counter()
-    many = scorer.score_many(outputs)["score"]
+    many = scorer.score_many(outputs=outputs)["score"]
     t_many = time.perf_counter() - start
     same = "yes" if many == loop else "NO"
     return "\n".join(

@@ -21,8 +21,10 @@ for warning in loaded.warnings:
     st.warning(warning, icon=":material/text_format:")
 
 with st.container(border=True):
-    options = batch_ui.run_options(loaded, ["tone", "similarity", "toxicity"])
-    if st.button("Score the file", type="primary", icon=":material/play_arrow:", key="batch.run_button"):
+    options = batch_ui.run_options(loaded)
+    spec = batch_ui.plan(loaded, options)  # which column is used for what, or what to choose first
+    if st.button("Score the file", type="primary", icon=":material/play_arrow:", key="batch.run_button",
+                 disabled=spec is None):  # fmt: skip
         st.session_state["batch.run"] = (loaded.digest, options)
 
 if st.session_state.get("batch.run") is None or st.session_state["batch.run"][0] != loaded.digest:
@@ -54,5 +56,4 @@ with ab:
         found, summary = results_ui.comparisons(run_key, group, a, b, pair_on, result.table)
         figs = [*figs, results_ui.show_comparisons(found, summary)]
 with downloads:
-    results_ui.show_downloads(result, loaded, run_options, results_ui.report_args(result, loaded, run_options, figs,
-                                                                                   found, problems))  # fmt: skip
+    results_ui.show_downloads(result, loaded, figs, found, problems)

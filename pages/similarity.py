@@ -6,8 +6,10 @@ import ui
 from scoring.charts import similarity_figure
 from scoring.similarity.explain import similarity_frame, word_diff
 from ui.markdown import diff_markdown
+from ui.share import read_link, write_link
 
 ui.init_state()  # also when Streamlit runs this page alone (a deep link to a fresh server)
+read_link("similarity")
 st.title("Similarity")
 st.caption("Content similarity of an output to its input (or to an expected answer), as Mastra scores it.")
 
@@ -22,6 +24,12 @@ ignore_whitespace = space_col.toggle(
     "ignoreWhitespace", key="similarity.ignore_whitespace", persist_state="session",
     help="Trim both texts and fold each run of whitespace into one space.",
 )  # fmt: skip
+
+write_link("similarity", {"a": "input", "b": "output"})
+if not first.strip() or not second.strip():  # two empty texts are "identical" (1.000): that says nothing
+    st.info("Paste both texts (the input or expected answer, and the output) to compare them.",
+            icon=":material/edit_note:")  # fmt: skip
+    st.stop()
 
 result = ui.attempt(ui.similarity_result, first, second, ignore_case, ignore_whitespace)
 if result is None:

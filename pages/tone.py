@@ -3,20 +3,23 @@
 import streamlit as st
 
 import ui
+from scoring.registry import TONE
 from scoring.tone.explain import sentence_frame
 from ui.markdown import highlight_markdown
+from ui.share import read_link, write_link
 
 ui.init_state()  # also when Streamlit runs this page alone (a deep link to a fresh server)
+read_link("tone")
 st.title("Tone")
 st.caption("Sentiment consistency of one response: against a reference tone, or across its own sentences.")
 
-mode_col, engine_col, splitter_col, both_col = st.columns([4, 3, 3, 2], vertical_alignment="bottom")
+mode_col, engine_col, splitter_col, both_col = st.columns([4, 3, 3, 3], vertical_alignment="bottom")
 mode = mode_col.radio(
     "Mode", ["stability", "comparison"], key="tone.mode", horizontal=True, persist_state="session",
     format_func={"stability": "Stability", "comparison": "Compare to a reference"}.get,
 )  # fmt: skip
 engine = engine_col.selectbox(
-    "Engine", list(ui.ENGINE_LABELS), key="tone.engine", format_func=ui.ENGINE_LABELS.get, persist_state="session"
+    "Engine", list(TONE.engines), key="tone.engine", format_func=TONE.engines.get, persist_state="session"
 )
 splitter = splitter_col.selectbox(
     "Sentences", list(ui.SPLITTER_LABELS), key="tone.splitter", format_func=ui.SPLITTER_LABELS.get,
@@ -28,6 +31,9 @@ text = ui.text_source("tone", "Response text")
 reference = None
 if mode == "comparison":
     reference = st.text_area("Reference tone", key="tone.reference", height=80, persist_state="session")
+write_link("tone", {"text": "response text", "ref": "reference tone"})
+if text is None:  # the last upload was refused: its error is shown, nothing else is scored
+    st.stop()
 if not text.strip() or (mode == "comparison" and not (reference or "").strip()):
     st.info("Paste a response (and, to compare, a reference tone) to score it.", icon=":material/edit_note:")
     st.stop()
@@ -46,14 +52,15 @@ with metrics_col:
         ui.metric_row({k: pre[k] for k in ("responseSentiment", "referenceSentiment", "difference")})
     else:
         ui.metric_row({"avgSentiment": pre["avgSentiment"], "sentimentVariance": pre["sentimentVariance"]})
-    ui.metric_row({"Sentences": len(frame), "Tone shifts": int(frame["tone_shift"].sum())})
+    ui.metric_row({"Sentences": len(frame), "Tone shifts": int(frame["tone_shift"].sum()),
+                   "Engines disagree": int(frame["engines_disagree"].sum())})  # fmt: skip
 ui.tone_chart(result, engine, key="tone.chart")
-st.caption("Each point is a sentence (hover to read it). Dashed: the mean; band: ±1 std; circled: tone shifts.")
+st.caption(ui.CHART_NOTES["comparison" if reference else "stability"])
 
 highlighted, sentences, raw = st.tabs(["Highlighted text", "Sentences and word drivers", "JSON"])
 with highlighted:
     st.markdown(highlight_markdown(text, frame))
-    st.caption(":green-background[positive] :gray-background[neutral] :red-background[negative] ⚡ tone shift")
+    st.caption(ui.HIGHLIGHT_LEGEND)
 with sentences:
     st.dataframe(frame.drop(columns=["start", "end"]), hide_index=True, key="tone.sentences")
     st.dataframe(ui.drivers(tuple(frame["text"]), engine), hide_index=True, key="tone.drivers")
@@ -63,9 +70,9 @@ with raw:
 
 if both:
     st.subheader("Both engines on the same text")
-    for col, name in zip(st.columns(2), ui.ENGINE_LABELS, strict=True):
+    for col, name in zip(st.columns(2), TONE.engines, strict=True):
         with col:
             other = ui.attempt(ui.tone_result, text, reference, name, splitter)
             if other is not None:
-                ui.tone_score_card(other, label=ui.ENGINE_LABELS[name])
-                ui.tone_chart(other, name, key=f"tone.chart.{name}", title=ui.ENGINE_LABELS[name])
+                ui.tone_score_card(other, label=TONE.engines[name])
+                ui.tone_chart(other, name, key=f"tone.chart.{name}", title=TONE.engines[name])

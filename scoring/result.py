@@ -1,12 +1,20 @@
-"""The result every scorer returns, shaped like Mastra's scorer results."""
+"""The result every scorer returns, shaped like Mastra's scorer results, and the protocol every scorer follows."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any, Protocol
 from uuid import uuid4
 
-__all__ = ["ScoreResult", "new_run_id"]
+__all__ = ["BatchScorer", "Columns", "RowsDone", "ScoreResult", "Scorer", "new_run_id"]
+
+#: A scorer's batch output: ``{"score": [...], "<metric>": [...], ...}``, one entry per output, in order.
+#: Besides the score and metrics, ``"warnings"`` (text, "" when none) and ``"error"`` (a message, or None
+#: when the row was scored; a failed row's score is NaN) may be present.
+Columns = dict[str, list[Any]]
+#: ``on_row(done)``: called as rows finish, with how many of this call's rows are done so far.
+RowsDone = Callable[[int], object]
 
 
 def new_run_id() -> str:
@@ -40,3 +48,30 @@ class ScoreResult:
         if self.warnings:
             out["warnings"] = list(self.warnings)
         return out
+
+
+class Scorer(Protocol):
+    """Anything with an ``id`` and a keyword-only ``run`` returning a :class:`ScoreResult` (``run_evals`` needs it)."""
+
+    @property
+    def id(self) -> str: ...
+
+    def run(self, *, input: object, output: object, ground_truth: object = None) -> ScoreResult: ...  # noqa: A002
+
+
+class BatchScorer(Scorer, Protocol):
+    """A scorer of this package: ``run`` for one item, ``score_many`` for many at once (the batch path).
+
+    ``score_many`` gives each output the score and metrics ``run`` would give it, as :data:`Columns`.
+    Every scorer takes the same keywords and ignores the ones it has no use for (tone ignores ``inputs``,
+    similarity and toxicity ``ground_truths``); which ones each uses is stated in :mod:`scoring.registry`.
+    """
+
+    def score_many(
+        self,
+        *,
+        outputs: Sequence[str],
+        inputs: Sequence[str | None] | None = None,
+        ground_truths: Sequence[str | None] | None = None,
+        on_row: RowsDone | None = None,
+    ) -> Columns: ...

@@ -10,13 +10,22 @@ from ui.cached import (
     toxicity_classified,
     toxicity_classifier,
     toxicity_default_engine,
+    toxicity_engines,
     toxicity_judged,
 )
-from ui.judge import JudgeSettings, judge_api_key, judge_panel, judge_settings, toxicity_known_gaps
+from ui.judge import (
+    JudgeSettings,
+    judge_api_key,
+    judge_panel,
+    judge_settings,
+    toxicity_known_gaps,
+    toxicity_recall,
+)
+from ui.markdown import HIGHLIGHT_LEGEND
 from ui.state import (
+    CHART_NOTES,
     DEFAULTS,
     DRIVER_NOTES,
-    ENGINE_LABELS,
     PAGE_FILES,
     SPLITTER_LABELS,
     Y_LABELS,
@@ -26,7 +35,6 @@ from ui.state import (
 from ui.widgets import (
     METRIC_LABELS,
     attempt,
-    decode_upload,
     json_download,
     metric_row,
     show_warnings,
@@ -36,16 +44,16 @@ from ui.widgets import (
 )
 
 __all__ = [
+    "CHART_NOTES",
     "DEFAULTS",
     "DRIVER_NOTES",
-    "ENGINE_LABELS",
+    "HIGHLIGHT_LEGEND",
     "METRIC_LABELS",
     "PAGE_FILES",
     "SPLITTER_LABELS",
     "Y_LABELS",
     "JudgeSettings",
     "attempt",
-    "decode_upload",
     "drivers",
     "init_state",
     "json_download",
@@ -63,6 +71,8 @@ __all__ = [
     "toxicity_classified",
     "toxicity_classifier",
     "toxicity_default_engine",
+    "toxicity_engines",
     "toxicity_judged",
     "toxicity_known_gaps",
+    "toxicity_recall",
 ]

@@ -15,20 +15,16 @@ import streamlit as st
 
 import ui
 from scoring.batch.compare import stack_files
+from scoring.batch.rows import BatchSpec, make_spec
 from scoring.batch.runner import evaluate, retry_errors
-from scoring.io.loaders import ColumnMap, guess_columns, read_table
+from scoring.io.columns import HOW, ColumnGuess, ColumnMap, guess_columns
+from scoring.io.loaders import read_table, require_rows
 from scoring.limits import check_row_count, check_upload_size, get_limits
+from scoring.registry import SCORER_INFO, TONE, TOXICITY, scorer_info
 from ui.markdown import escape_markdown
 
 SAMPLE_PATH = Path(__file__).resolve().parents[1] / "scoring" / "data" / "sample_responses.csv"
 FILE_TYPES = ["csv", "tsv", "txt", "jsonl", "ndjson", "parquet", "xlsx", "xls"]
-SCORER_LABELS = {"tone": "Tone", "similarity": "Content similarity", "toxicity": "Toxicity"}
-REF_MODES = {"column": "A column (one per row)", "text": "One text for all rows", "none": "None (stability)"}
-TOX_ENGINES = {
-    "e5": "Learned e5 (offline, multilingual)",
-    "classifier": "Pattern classifier (offline, English)",
-    "judge": "LLM judge (sends the texts to the endpoint)",
-}
 NONE = "(none)"
 _RESULTS_KEPT = 8
 
@@ -49,28 +45,32 @@ class RunOptions:
     """Everything a score depends on, besides the file."""
 
     scorers: tuple[str, ...]
-    columns: ColumnMap
+    columns: ColumnMap  # output None: the user has not chosen yet
     engine: str
     reference_tone: str | None
-    reference_column: str | None
     toxicity_engine: str = "classifier"
     toxicity_threshold: float = 0.5
     judge_model: str = ""
     judge_base_url: str = ""
 
     @property
+    def reference_column(self) -> str | None:
+        """The reference (expected answer) column: tone and similarity compare the output with it."""
+        return self.columns.ground_truth
+
+    @property
     def uses_judge(self) -> bool:
-        return "toxicity" in self.scorers and self.toxicity_engine == "judge"
+        return TOXICITY.short_name in self.scorers and self.toxicity_engine in TOXICITY.remote_engines
 
     def toxicity(self, api_key: str) -> dict[str, object] | None:
         """The toxicity scorer's options (``api_key`` only for the judge; never part of these options)."""
-        if "toxicity" not in self.scorers:
+        if TOXICITY.short_name not in self.scorers:
             return None
         if not self.uses_judge:
             return {"engine": self.toxicity_engine, "threshold": self.toxicity_threshold}
         if not api_key and not self.judge_base_url:
-            raise ValueError("The LLM judge needs an API key: set OPENAI_API_KEY, add it to Streamlit secrets, or type "
-                             "it in the sidebar (a local server given as the base URL needs none).")  # fmt: skip
+            raise ValueError("The LLM judge needs an API key: type it under Judge API key in the sidebar (a local "
+                             "server given as the base URL needs none).")  # fmt: skip
         return {"engine": "judge", "model": self.judge_model or None, "base_url": self.judge_base_url or None,
                 "api_key": api_key or None}  # fmt: skip
 
@@ -81,8 +81,7 @@ def _read(digest: str, name: str, _data: bytes) -> pd.DataFrame:
     check_upload_size(len(_data), name)
     table = read_table(_data, filename=name)
     check_row_count(len(table), name)
-    if table.empty:  # else a run "scores all 0 rows" and shows nan cards
-        raise ValueError(f"{name} has no data rows (only a header?): add rows of responses below the header.")
+    require_rows(len(table), name)  # else a run "scores all 0 rows" and shows nan cards
     return table
 
 
@@ -128,59 +127,121 @@ def pick_data() -> Loaded | None:
     return Loaded(stacked, f"{first[0]} vs {second[0]}", digest, group, warnings)
 
 
-def _reset_mapping(loaded: Loaded) -> None:
-    """Put the guessed columns into the widgets when a new file arrives (not on every rerun)."""
-    if st.session_state.get("batch.mapped_for") == loaded.digest:
-        return
-    guess = guess_columns(list(loaded.table.columns))
-    st.session_state["batch.col.output"] = guess.output or str(loaded.table.columns[0])
-    st.session_state["batch.col.input"] = guess.input or NONE
-    st.session_state["batch.col.reference"] = guess.ground_truth or NONE
-    st.session_state["batch.ref_mode"] = "column" if guess.ground_truth else "none"
+def _reset_mapping(loaded: Loaded) -> ColumnGuess:
+    """Put the guessed columns into the widgets when a new file arrives (not on every rerun); return the guess.
+
+    A role the guess could not settle starts empty (None), so the user must choose: never the first column.
+    """
+    if st.session_state.get("batch.mapped_for") == loaded.digest and "batch.guess" in st.session_state:
+        guess: ColumnGuess = st.session_state["batch.guess"]
+        return guess
+    guess = guess_columns(loaded.table)
+    for role, key in (
+        ("output", "batch.col.output"),
+        ("input", "batch.col.input"),
+        ("ground_truth", "batch.col.reference"),
+    ):
+        found = guess.role(role)
+        unsettled = found.how == "ambiguous" or (role == "output" and found.column is None)
+        st.session_state[key] = None if unsettled else found.column or NONE
+    st.session_state["batch.ref_mode"] = "column"
+    st.session_state["batch.guess"] = guess
     st.session_state["batch.mapped_for"] = loaded.digest
+    return guess
 
 
-def run_options(loaded: Loaded, available: list[str]) -> RunOptions:
-    """Column mapping (guessed, changeable), scorers, engine and reference tone."""
-    _reset_mapping(loaded)
+def _how(where: Any, guess: ColumnGuess, role: str, chosen: str | None) -> None:
+    """Under a column picker: how its column was decided (by name, by values, by you), or what to choose."""
+    found = guess.role(role)
+    if chosen is None:
+        text = found.note or "Choose the column."
+    elif chosen == (found.column or NONE) and found.how in ("name", "values"):
+        text = f"{HOW[found.how]}" + (f" · {found.note}" if found.note else "")
+    elif chosen == NONE and found.how == "none":
+        text = found.note or "none found by name"
+    else:
+        text = HOW["given"]
+    where.caption(escape_markdown(text))
+
+
+def run_options(loaded: Loaded, available: list[str] | None = None) -> RunOptions:
+    """Column mapping (guessed, changeable, each with how it was decided), scorers (``available``: short names,
+    default all), engine and reference tone."""
+    available = available or [info.short_name for info in SCORER_INFO]
+    guess = _reset_mapping(loaded)
     columns = [str(c) for c in loaded.table.columns]
     out_col, in_col, ref_col = st.columns(3)
-    output = out_col.selectbox("Response column (output)", columns, key="batch.col.output")
-    input_ = in_col.selectbox("Prompt column (input)", [NONE, *columns], key="batch.col.input")
-    reference = ref_col.selectbox("Reference column", [NONE, *columns], key="batch.col.reference")
+    output = out_col.selectbox("Response column (output)", columns, key="batch.col.output",
+                               placeholder="Choose the column with the responses")  # fmt: skip
+    _how(out_col, guess, "output", output)
+    input_ = in_col.selectbox("Prompt column (input)", [NONE, *columns], key="batch.col.input",
+                              placeholder="Choose the prompt column or (none)")  # fmt: skip
+    _how(in_col, guess, "input", input_)
+    reference = ref_col.selectbox(
+        "Reference column (expected answer)", [NONE, *columns], key="batch.col.reference",
+        placeholder="Choose the reference column or (none)",
+        help="Tone compares each reply's sentiment with its reference, and similarity compares the reply with it. "
+        "Without one, tone measures stability across sentences and similarity compares the reply with the prompt.",
+    )  # fmt: skip
+    _how(ref_col, guess, "ground_truth", reference)
     scorers = st.pills(
-        "Scorers", available, key="batch.scorers", selection_mode="multi", format_func=SCORER_LABELS.get,
-        default=[s for s in available if s != "toxicity"],
+        "Scorers", available, key="batch.scorers", selection_mode="multi", format_func=lambda s: scorer_info(s).label,
+        default=[s for s in available if s != TOXICITY.short_name],
     )  # fmt: skip
     engine_col, mode_col = st.columns([1, 2])
-    engine = engine_col.radio(
-        "Sentiment engine", ["vader", "afinn"], key="batch.engine", horizontal=True,
-        format_func={"vader": "VADER", "afinn": "AFINN (Mastra-identical)"}.get,
-    )  # fmt: skip
-    ref_mode = mode_col.radio("Reference tone", list(REF_MODES), key="batch.ref_mode", format_func=REF_MODES.get,
+    engine = engine_col.radio("Sentiment engine", list(TONE.engines), key="batch.engine", horizontal=True,
+                              format_func=TONE.engines.get)  # fmt: skip
+    by_column = "The reference column" if reference not in (None, NONE) else "Nothing: stability across sentences"
+    ref_mode = mode_col.radio("Tone compares each reply with", ["column", "text"], key="batch.ref_mode",
+                              format_func={"column": by_column, "text": "One text for all rows"}.get,
                               horizontal=True)  # fmt: skip
     tone_text = None
     if ref_mode == "text":
         tone_text = st.text_area("Reference tone for every row", key="batch.ref_text", height=68) or None
-    ref_column = reference if reference != NONE else None
     options = RunOptions(
         tuple(scorers or ()),
-        ColumnMap(output=output, input=None if input_ == NONE else input_, ground_truth=ref_column),
+        ColumnMap(output=output, input=None if input_ in (None, NONE) else input_,
+                  ground_truth=None if reference in (None, NONE) else reference),
         engine,
         tone_text if ref_mode == "text" else None,
-        ref_column if ref_mode == "column" else None,
-    )
-    return _toxicity_options(options) if "toxicity" in options.scorers else options
+    )  # fmt: skip
+    return _toxicity_options(options) if TOXICITY.short_name in options.scorers else options
+
+
+def plan(loaded: Loaded, options: RunOptions) -> BatchSpec | None:
+    """Say, before scoring, which column each scorer reads and what it compares; None when it cannot run yet.
+
+    The sentence comes from the library's spec (:meth:`BatchSpec.describe`), the same one the run uses.
+    """
+    if any(st.session_state.get(f"batch.col.{k}") is None for k in ("output", "input", "reference")):
+        guess: ColumnGuess = st.session_state["batch.guess"]
+        notes = " ".join(g.note for g in (guess.output, guess.input, guess.ground_truth) if g.note and g.column is None)
+        st.warning(f"**Choose the columns before scoring.** {escape_markdown(notes)}", icon=":material/help:")
+        return None
+    try:
+        spec = make_spec(list(loaded.table.columns), scorers=list(options.scorers), column_map=options.columns,
+                         reference_tone=options.reference_tone, engine=options.engine)  # fmt: skip
+    except ValueError as exc:
+        st.error(str(exc), icon=":material/error:")
+        return None
+    st.caption(f"**Will score** {plan_text(spec)}", help="Tone and similarity read the reference column exactly as "
+               "`run(ground_truth=...)` and the CLI do.")  # fmt: skip
+    return spec
+
+
+def plan_text(spec: BatchSpec) -> str:
+    """The columns and comparisons of ``spec`` as one markdown line (column names escaped)."""
+    compares = " · ".join(f"{scorer_info(k).short_name}: {v}" for k, v in spec.describe().items())
+    return escape_markdown(f"{spec.columns.describe()} — {compares}")
 
 
 def _toxicity_options(options: RunOptions) -> RunOptions:
     """The toxicity engine, and its settings from the sidebar (shared with the Toxicity page)."""
-    here = [e for e in TOX_ENGINES if e != "e5" or ui.toxicity_default_engine() == "e5"]  # e5 needs its wheel
     st.session_state.setdefault("batch.tox_engine", ui.toxicity_default_engine())
-    tox_engine = st.radio("Toxicity engine", here, key="batch.tox_engine", horizontal=True,
-                          format_func=TOX_ENGINES.get)  # fmt: skip
+    tox_engine = st.radio("Toxicity engine", ui.toxicity_engines(), key="batch.tox_engine", horizontal=True,
+                          format_func=TOXICITY.engines.get)  # fmt: skip
     settings = ui.judge_settings(tox_engine)
-    if tox_engine == "judge":
+    if tox_engine in TOXICITY.remote_engines:
         model, where = escape_markdown(settings.model or "gpt-4o-mini"), escape_markdown(settings.base_url or "")
         st.caption(f"Judge: model **{model}** at **{where or 'the OpenAI API'}** (sidebar); one request per row.")
     return replace(options, toxicity_engine=tox_engine, toxicity_threshold=settings.threshold,
@@ -241,8 +302,7 @@ def scored(loaded: Loaded, options: RunOptions) -> Any:
     toxicity = options.toxicity(ui.judge_api_key()[0])
     result = _with_progress(f"Scoring {len(loaded.table):,} rows…", len(loaded.table), lambda progress: evaluate(
         loaded.table, scorers=list(options.scorers), columns=options.columns, engine=options.engine,
-        reference_tone=options.reference_tone, reference_column=options.reference_column, on_progress=progress,
-        toxicity=toxicity,
+        reference_tone=options.reference_tone, on_progress=progress, toxicity=toxicity,
     ))  # fmt: skip
     _keep(key, result)
     return result

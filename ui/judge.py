@@ -8,7 +8,9 @@ from typing import Any
 
 import streamlit as st
 
-from scoring.toxicity import KNOWN_GAPS
+from scoring.limits import user_message
+from scoring.toxicity import KNOWN_GAPS, MEASURED_RECALL
+from scoring.toxicity.classifier import MeasuredRecall
 from ui.cached import toxicity_judged
 
 
@@ -70,7 +72,8 @@ def judge_api_key() -> tuple[str, str]:
 def judge_panel(input_text: str, output: str, model: str, base_url: str, api_key: str) -> dict[str, Any] | None:
     """Ask the judge on a click (it costs money and time); return the last answer for these inputs."""
     if not api_key:
-        st.info("The LLM judge needs an API key: set OPENAI_API_KEY, add it to secrets, or type it in the sidebar.")
+        st.info("The LLM judge needs an API key: type it under Judge API key in the sidebar (or ask whoever runs "
+                "this dashboard to set one up). The offline classifier needs none.")  # fmt: skip
         return None
     signature = (input_text, output, model, base_url)
     if st.button("Ask the judge", key="toxicity.ask", type="primary", icon=":material/gavel:"):
@@ -78,7 +81,7 @@ def judge_panel(input_text: str, output: str, model: str, base_url: str, api_key
             try:
                 st.session_state["toxicity.judged"] = (signature, toxicity_judged(*signature, api_key))
             except Exception as e:  # network, refused key, unparseable reply: the scorer's message, no traceback
-                st.error(str(e))
+                st.error(user_message(e))
                 return None
     judged = st.session_state.get("toxicity.judged")
     return judged[1] if judged and judged[0] == signature else None
@@ -87,3 +90,8 @@ def judge_panel(input_text: str, output: str, model: str, base_url: str, api_key
 def toxicity_known_gaps(engine: str) -> list[str]:
     """What the toxicity engine is known to miss, as the scorer's module states it."""
     return [str(gap) for gap in KNOWN_GAPS.get(engine, ())]
+
+
+def toxicity_recall(engine: str) -> MeasuredRecall | None:
+    """The engine's measured recall, as the scorer documents it (None when not measured, e.g. the judge)."""
+    return MEASURED_RECALL.get(engine)

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-__all__ = ["diff_markdown", "escape_markdown", "highlight_markdown"]
+__all__ = ["DISAGREE_MARK", "HIGHLIGHT_LEGEND", "SHIFT_MARK", "diff_markdown", "escape_markdown", "highlight_markdown"]
 
 _MD_SPECIAL = re.compile("([" + re.escape(string.punctuation) + "])")
 _SPACE_RUN = re.compile(r"\s+")
@@ -45,16 +45,34 @@ def _gap(text: str) -> str:
 
 
 _COLORS = {"positive": "green", "negative": "red", "neutral": "gray"}
+SHIFT_MARK = "⚡"
+DISAGREE_MARK = "≠"
+
+
+HIGHLIGHT_LEGEND = (
+    ":green-background[:green[positive]] :gray-background[:gray[neutral]] :red-background[:red[negative]] · "
+    f"{SHIFT_MARK} tone shift · {DISAGREE_MARK} VADER and AFINN read the sentence with opposite signs (low confidence)"
+)
+
+
+def _sentence(body: str, label: str, shift: bool, disagree: bool) -> str:
+    """One sentence: coloured text on a background of its label; its marks inside, before it."""
+    marks = (f"{SHIFT_MARK} " if shift else "") + (f"{DISAGREE_MARK} " if disagree else "")
+    color = _COLORS[label]
+    return f":{color}-background[{marks}:{color}[{body}]]"
 
 
 def highlight_markdown(text: str, frame: pd.DataFrame) -> str:
-    """Return ``text`` as Streamlit markdown, each sentence on a background coloured by its label.
+    """Return ``text`` as Streamlit markdown, each sentence in the colour of its label on a matching background.
 
-    Tone shifts are followed by ⚡. ``frame`` is :func:`sentence_frame`'s output for ``text``.
+    A tone shift starts with ⚡ and a sentence the engines disagree on with ≠, inside the sentence's
+    highlight (so a mark never reads as belonging to the next sentence). ``frame`` is :func:`sentence_frame`'s
+    output for ``text``.
 
+    >>> from scoring.tone.explain import sentence_frame
     >>> f = sentence_frame([{"text": "Great!", "start": 0, "end": 6, "sentiment": 0.6}])
     >>> highlight_markdown("Great! [x]", f)
-    ':green-background[Great\\\\!] \\\\[x\\\\]'
+    ':green-background[:green[Great\\\\!]] \\\\[x\\\\]'
     """
     out: list[str] = []
     pos = 0
@@ -65,7 +83,8 @@ def highlight_markdown(text: str, frame: pd.DataFrame) -> str:
         out.append(_gap(text[pos:start]))
         body = _flat(text[start:end]).strip()
         if body:
-            out.append(f":{_COLORS[str(row.label)]}-background[{body}]" + (" ⚡" if row.tone_shift else ""))
+            dispute = bool(getattr(row, "engines_disagree", False))
+            out.append(_sentence(body, str(row.label), bool(row.tone_shift), dispute))
         pos = max(pos, end)
     out.append(_gap(text[pos:]))
     return "".join(out).strip()

@@ -1,4 +1,7 @@
-"""Session state: every page's defaults ("<page>.<name>" keys), labels, and opening a page with values."""
+"""Session state: every page's defaults ("<page>.<name>" keys), labels, and opening a page with values.
+
+Scorer and engine labels are facts of :mod:`scoring.registry`; these are the tone page's own.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +12,6 @@ import streamlit as st
 
 from scoring.toxicity.e5 import default_threshold
 
-ENGINE_LABELS = {"vader": "VADER", "afinn": "AFINN (as Mastra)"}
 SPLITTER_LABELS = {"smart": "Smart", "mastra": "Mastra's regex"}
 Y_LABELS = {"vader": "VADER compound", "afinn": "AFINN comparative (per token)"}
 DRIVER_NOTES = {
@@ -17,6 +19,14 @@ DRIVER_NOTES = {
     "divided by its number of tokens (npm sentiment's comparative).",
     "vader": "VADER: each word's valence after VADER's rules (boosters, CAPS, negation, 'but'); a sentence's "
     "compound is their sum, plus punctuation emphasis, normalised to [-1, 1].",
+}
+CHART_NOTES = {
+    "stability": "Each point is a sentence, coloured by its label (hover to read it). Dashed: the mean; band: ±1 std "
+    "(the score is 1 − variance); circled: tone shifts; diamond: VADER and AFINN read the sentence with opposite "
+    "signs (low confidence, never counted as a shift).",
+    "comparison": "The score compares the whole reply with the reference: solid line, the whole reply's sentiment; "
+    "dotted, the reference's; shaded, their difference (the score is 1 − difference). The points, one per "
+    "sentence, show where the reply's sentiment comes from; they are not averaged into the score.",
 }
 PAGE_FILES = {name: f"pages/{name}.py" for name in ("home", "tone", "similarity", "toxicity", "batch", "demo")}
 

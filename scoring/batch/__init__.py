@@ -1,14 +1,16 @@
-"""Batch evaluation of tables of responses: specs, the runner, results, retries, Dask, A/B statistics."""
+"""Batch evaluation of tables of responses: specs, the runner, results, retries, Dask, A/B statistics, views, report.
 
-from scoring.batch.result import DEFAULT_THRESHOLD, LOWER_IS_BETTER, BatchResult, SummaryBuilder, combine
+Scorers are reached through :mod:`scoring.registry` only, and scoring rows never names a scorer; only the checks
+of ``toxicity={...}`` options and the tone language notice are about one scorer.
+"""
+
+from scoring.batch.result import DEFAULT_THRESHOLD, BatchResult, SummaryBuilder, combine
 from scoring.batch.retry import retry_errors
-from scoring.batch.rows import SCORER_IDS, BatchSpec, ChunkResult, make_spec, score_frame
+from scoring.batch.rows import BatchSpec, ChunkResult, make_spec, score_frame
 from scoring.batch.runner import evaluate, iter_scored
 
 __all__ = [
     "DEFAULT_THRESHOLD",
-    "LOWER_IS_BETTER",
-    "SCORER_IDS",
     "BatchResult",
     "BatchSpec",
     "ChunkResult",

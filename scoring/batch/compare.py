@@ -24,6 +24,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from scoring.registry import find_scorer
+
 __all__ = [
     "MIN_ROWS",
     "Comparison",
@@ -38,11 +40,6 @@ __all__ = [
 
 MIN_ROWS = 10  # below this many rows (or pairs) per group a comparison is flagged as too small to tell
 PAIRED_SHARE = 0.8  # pair when at least this share of each group's rows has a partner
-_WORDING = {  # scorer id -> (what "higher" means, whether higher is better)
-    "tone-scorer": ("more on-tone", True),
-    "content-similarity-scorer": ("closer to the input", True),
-    "toxicity-scorer": ("more toxic", False),
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,7 +198,8 @@ def _unpaired_test(x: np.ndarray, y: np.ndarray, seed: int) -> tuple[float, tupl
 
 
 def _verdict(score: str, a: str, b: str, diff: float, ci: tuple[float, float], p: float, small: bool) -> str:
-    label, _ = _WORDING.get(score, (f"higher on {score}", True))
+    info = find_scorer(score)
+    label = info.higher_means if info is not None else f"higher on {score}"
     numbers = f"{diff:+.3f} (95% CI {ci[0]:+.3f} to {ci[1]:+.3f}), p={p:.3g}"
     if math.isnan(p):
         return f"Not enough rows to compare {a} and {b} on {score}."

@@ -13,10 +13,10 @@ import numpy as np
 import pandas as pd
 
 from scoring.batch.rows import ERROR_COLUMNS, SKIPPED_COLUMNS, BatchSpec, ChunkResult, without_secrets
+from scoring.registry import TONE, scorer_info
 
 __all__ = [
     "DEFAULT_THRESHOLD",
-    "LOWER_IS_BETTER",
     "BatchResult",
     "SummaryBuilder",
     "combine",
@@ -24,7 +24,6 @@ __all__ = [
     "warnings_column",
 ]
 
-LOWER_IS_BETTER = frozenset({"toxicity-scorer"})
 DEFAULT_THRESHOLD = 0.5
 
 
@@ -84,7 +83,7 @@ class SummaryBuilder:
                 "share_over": float((values > threshold).mean()) if count else math.nan,
                 "count": count, "skipped": self.skipped.get(scorer_id, 0), "errors": self.errors.get(scorer_id, 0),
                 "warned": self.warned.get(scorer_id, 0),
-                "better": "lower" if scorer_id in LOWER_IS_BETTER else "higher",
+                "better": scorer_info(scorer_id).better,
             })  # fmt: skip
         return pd.DataFrame.from_records(records).set_index("scorer")
 
@@ -112,7 +111,7 @@ class BatchResult:
         """True when every row was scored by every scorer."""
         return bool(self.skipped.empty and self.errors.empty)
 
-    def warned_rows(self, scorer_id: str = "tone-scorer") -> list[int]:
+    def warned_rows(self, scorer_id: str = TONE.id) -> list[int]:
         """Return the rows (counted from 1) whose ``scorer_id`` score came with a warning."""
         return [int(i) + 1 for i in np.flatnonzero(warned_mask(self.table, scorer_id))]
 

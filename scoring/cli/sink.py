@@ -20,7 +20,7 @@ class Sink:
         self.parquet: Any = None
 
     def write(self, table: pd.DataFrame) -> None:
-        from scoring.io.export import to_csv_bytes, to_jsonl_bytes, to_parquet_bytes
+        from scoring.io.export import to_csv_bytes, to_jsonl_bytes
 
         table = table.reset_index(drop=True)
         if self.columns is None:
@@ -34,15 +34,15 @@ class Sink:
         elif self.fmt == "jsonl":
             self.handle.write(to_jsonl_bytes(table))
         else:
-            self._parquet(to_parquet_bytes(table))
+            self._parquet(table)
 
-    def _parquet(self, data: bytes) -> None:
-        import io
-
+    def _parquet(self, table: pd.DataFrame) -> None:
         import pyarrow as pa
         import pyarrow.parquet as pq
 
-        chunk = pq.read_table(io.BytesIO(data))
+        from scoring.io.export import to_arrow_table
+
+        chunk = to_arrow_table(table)  # the cells as export writes them, without a round trip through Parquet bytes
         if self.parquet is None:
             self.parquet = pq.ParquetWriter(self.handle, chunk.schema)
         try:

@@ -1,6 +1,6 @@
-"""Text files that mix UTF-8 and Windows-1252 lines (rows pasted together from different tools).
+"""Decoding text files: one uploaded response (:func:`decode_text`), and tables that mix UTF-8 and Windows-1252.
 
-A file that is not valid UTF-8 is scanned line by line. When most of its non-ASCII lines are UTF-8,
+A table file that is not valid UTF-8 is scanned line by line. When most of its non-ASCII lines are UTF-8,
 each line is decoded in its own encoding (UTF-8, else Windows-1252, else Latin-1) and the lines that
 were not UTF-8 are named in a warning; when most are not, the file is read as Windows-1252 and the
 warning names the lines that looked like UTF-8 (their accents may show as ``Ã©``). Either way the
@@ -21,9 +21,32 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import IO
 
-__all__ = ["LineScan", "LineTranscoder", "decode_line", "mixed_lines", "scan_lines"]
+from scoring.limits import check_text_length
+
+__all__ = ["LineScan", "LineTranscoder", "decode_line", "decode_text", "mixed_lines", "scan_lines"]
 
 _KEEP = 12  # line numbers kept for a message
+
+
+def decode_text(data: bytes, name: str) -> str:
+    """Return a text file's text (UTF-8, with or without a BOM); raise ValueError naming ``name`` when it is not.
+
+    The text must fit the length limit of one response (files of many responses are tables).
+
+    >>> decode_text("café".encode(), "reply.txt")
+    'café'
+    >>> decode_text(b"\\x00\\x01", "reply.txt")
+    Traceback (most recent call last):
+    ...
+    ValueError: reply.txt looks binary (it contains NUL bytes); upload a UTF-8 .txt or .md file.
+    """
+    if b"\x00" in data:
+        raise ValueError(f"{name} looks binary (it contains NUL bytes); upload a UTF-8 .txt or .md file.")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{name} is not UTF-8 text (byte {e.start}); re-save it as UTF-8 and upload again.") from e
+    return check_text_length(text, name)
 
 
 @dataclass

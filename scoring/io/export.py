@@ -20,15 +20,20 @@ import json
 import math
 import os
 import re
+import zipfile
 from collections.abc import Mapping
 from datetime import date, datetime
 from io import BytesIO
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from scoring.io.atomic import atomic_write
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 __all__ = [
     "FORMATS",
@@ -36,6 +41,7 @@ __all__ = [
     "atomic_write",
     "export_bytes",
     "neutralise_cell",
+    "to_arrow_table",
     "to_csv_bytes",
     "to_excel_bytes",
     "to_jsonl_bytes",
@@ -214,7 +220,29 @@ def to_excel_bytes(df: pd.DataFrame, *, neutralise: bool = True, sheet_name: str
         sheet.append(cells)
     buffer = BytesIO()
     book.save(buffer)
-    return buffer.getvalue()
+    return _without_timestamps(buffer.getvalue())
+
+
+_ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)
+_DOC_DATES = re.compile(rb"<dcterms:(created|modified)\b[^>]*>[^<]*</dcterms:\1>")
+
+
+def _without_timestamps(workbook: bytes) -> bytes:
+    """Return the workbook with no clock time in it: the same table always gives the same bytes.
+
+    openpyxl stamps the save time into docProps/core.xml and every zip entry; the dates are optional
+    in the format, so they are dropped, and the entries get the zip epoch (as reproducible builds do).
+    """
+    out = BytesIO()
+    with zipfile.ZipFile(BytesIO(workbook)) as source, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as target:
+        for info in source.infolist():
+            body = source.read(info)
+            if info.filename == "docProps/core.xml":
+                body = _DOC_DATES.sub(b"", body)
+            entry = zipfile.ZipInfo(info.filename, date_time=_ZIP_EPOCH)
+            entry.compress_type, entry.external_attr = info.compress_type, info.external_attr
+            target.writestr(entry, body)
+    return out.getvalue()
 
 
 def to_jsonl_bytes(df: pd.DataFrame) -> bytes:
@@ -243,14 +271,28 @@ def _arrow_column(column: pd.Series) -> pd.Series:
         return column.map(lambda v: None if _is_missing(v) else v if isinstance(v, str) else _json_text(v))
 
 
-def to_parquet_bytes(df: pd.DataFrame) -> bytes:
-    """Return ``df`` as Parquet; columns Arrow cannot type (mixed or nested values) are stored as JSON text."""
+def to_arrow_table(df: pd.DataFrame) -> pa.Table:
+    """Return ``df`` as the Arrow table :func:`to_parquet_bytes` writes (what pandas' ``to_parquet`` would write:
+    its schema metadata, and ``df.attrs`` as ``PANDAS_ATTRS``); columns Arrow cannot type become JSON text.
+    """
+    import pyarrow as pa
+
     frame = _flat(df)
     _no_duplicates(frame, "Parquet")
     for i in range(frame.shape[1]):
         frame.isetitem(i, _arrow_column(frame.iloc[:, i]))
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    if frame.attrs:
+        table = table.replace_schema_metadata({**table.schema.metadata, "PANDAS_ATTRS": json.dumps(frame.attrs)})
+    return table
+
+
+def to_parquet_bytes(df: pd.DataFrame) -> bytes:
+    """Return ``df`` as Parquet; columns Arrow cannot type (mixed or nested values) are stored as JSON text."""
+    import pyarrow.parquet as pq
+
     buffer = BytesIO()
-    frame.to_parquet(buffer, index=False)
+    pq.write_table(to_arrow_table(df), buffer, compression="snappy")
     return buffer.getvalue()
 
 

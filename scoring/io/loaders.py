@@ -22,10 +22,9 @@ from typing import IO
 
 import pandas as pd
 
-from scoring.io.columns import ColumnMap, guess_columns
 from scoring.io.encodings import mixed_lines
 
-__all__ = ["ACCEPTED", "ColumnMap", "guess_columns", "iter_table_chunks", "read_table"]
+__all__ = ["ACCEPTED", "iter_table_chunks", "read_table", "require_rows"]
 
 ACCEPTED = "CSV/TSV (.csv, .tsv, .txt), JSON Lines (.jsonl, .ndjson, .json), Parquet (.parquet) or Excel (.xlsx)"
 Source = str | os.PathLike[str] | bytes | bytearray | IO[bytes]
@@ -263,6 +262,20 @@ def read_table(source: Source, *, filename: str | None = None) -> pd.DataFrame:
     data = read()
     data = data.encode("utf-8") if isinstance(data, str) else bytes(data)
     return next(_frames(filename or str(getattr(source, "name", "uploaded file")), io.BytesIO(data), None))
+
+
+def require_rows(rows: int, source: str) -> None:
+    """Raise a ValueError naming ``source`` when it has no data rows (else a run "scores" nothing and looks done).
+
+    >>> require_rows(0, "replies.csv")
+    Traceback (most recent call last):
+    ...
+    ValueError: replies.csv has no data rows to score (only a header?): add rows of responses below the header.
+    """
+    if rows == 0:
+        raise ValueError(
+            f"{source} has no data rows to score (only a header?): add rows of responses below the header."
+        )
 
 
 def _existing(path: str | os.PathLike[str]) -> Path:

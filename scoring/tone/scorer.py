@@ -18,14 +18,25 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from scoring.inputs import check_scale, to_text
-from scoring.result import ScoreResult, new_run_id
+from scoring.result import Columns, RowsDone, ScoreResult, new_run_id
 from scoring.text.language import coverage_warning
-from scoring.text.splitters import Span, get_sentence_texts, get_splitter
+from scoring.text.splitters import Span, get_sentence_texts, get_splitter, has_words
 from scoring.tone.engines import SentimentEngine, get_engine
 
-__all__ = ["ToneScorer", "create_tone_scorer", "tone_warnings"]
+__all__ = [
+    "METRICS",
+    "MIN_STABILITY_SENTENCES",
+    "SCORER_ID",
+    "ToneScorer",
+    "create_tone_scorer",
+    "stability_note",
+    "tone_warnings",
+]
 
 SCORER_ID = "tone-scorer"
+
+MIN_STABILITY_SENTENCES = 2
+"""Stability compares sentences with each other: with fewer sentences that have words, it measures nothing."""
 
 
 def _mean_and_variance(values: list[float]) -> tuple[float, float]:
@@ -74,30 +85,53 @@ class ToneScorer:
         else:
             metrics, raw = _stability([float(s["sentiment"]) for s in sentences])  # type: ignore[arg-type]
         score = max(0.0, 1.0 - raw) * self.scale
+        warnings = tone_warnings(text, reference, self.engine)
+        if not reference and text.strip() and (note := stability_note([s.text for s in spans])):
+            warnings += (note,)  # Mastra's score is kept; the note says it measured nothing
         return ScoreResult(
             scorer_id=self.id,
             score=score,
             preprocess_step_result={"score": score, **metrics, "sentences": sentences},
             analyze_step_result=dict(metrics),
-            warnings=tone_warnings(text, reference, self.engine),
+            warnings=warnings,
             run_id=run_id or new_run_id(),
         )
 
     def score_many(
-        self, outputs: Sequence[str], ground_truths: Sequence[str | None] | None = None
-    ) -> dict[str, list[float]]:
-        """Score many output texts at once: for each, the score and metrics ``run`` would give.
+        self,
+        *,
+        outputs: Sequence[str],
+        inputs: Sequence[str | None] | None = None,
+        ground_truths: Sequence[str | None] | None = None,
+        on_row: RowsDone | None = None,
+    ) -> Columns:
+        """Score many output texts at once: for each, the score and metrics ``run`` would give, and its warnings.
 
         Repeated sentences are scored once and the engine tokenises in bulk, so this is the batch path.
-        Returns ``{"score": [...], "<metric>": [...]}`` with the metrics of the modes used (a metric of the
-        other mode is NaN for that row); with no outputs, those of the mode a reference would select.
+        Returns ``{"score": [...], "<metric>": [...], "warnings": [...]}`` with the metrics of the modes used
+        (a metric of the other mode is NaN for that row; with no outputs, those of the mode a reference
+        would select) and each row's :func:`tone_warnings` (the language checks) joined into one text ("" when
+        none); ``run``'s note on too little text for stability is not repeated per row. ``inputs`` is not used.
 
-        >>> create_tone_scorer(engine="afinn", splitter="mastra").score_many(["It was great. Thanks!"])["score"]
-        [0.75]
+        >>> create_tone_scorer(engine="afinn", splitter="mastra").score_many(outputs=["It was great. Thanks!"])
+        {'score': [0.75], 'avgSentiment': [1.5], 'sentimentVariance': [0.25], 'warnings': ['']}
         """
+        if ground_truths is not None and len(ground_truths) != len(outputs):
+            raise ValueError(
+                f"ground_truths must have one entry per output ({len(outputs)}); got {len(ground_truths)}."
+            )
         refs = [self.reference_tone or (g if g and g.strip() else None) for g in ground_truths or [None] * len(outputs)]
+        columns: Columns = self._scores(
+            outputs, refs, referenced=bool(self.reference_tone) or ground_truths is not None
+        )
+        columns["warnings"] = self._warnings(outputs, refs)
+        if on_row is not None:
+            on_row(len(outputs))
+        return columns
+
+    def _scores(self, outputs: Sequence[str], refs: list[str | None], *, referenced: bool) -> Columns:
         engine = get_engine(self.engine)
-        columns: dict[str, list[float]] = {k: [math.nan] * len(outputs) for k in ("score", *_METRICS)}
+        columns: dict[str, list[float]] = {k: [math.nan] * len(outputs) for k in ("score", *METRICS)}
         compared = [i for i, r in enumerate(refs) if r]
         if compared:
             values = engine.polarities([outputs[i] for i in compared] + [refs[i] or "" for i in compared])
@@ -115,10 +149,17 @@ class ToneScorer:
         for i in stable:
             metrics, raw = by_text[outputs[i]]
             _store(columns, i, metrics, max(0.0, 1.0 - raw) * self.scale)
-        referenced = bool(self.reference_tone) or ground_truths is not None
         keep = {"score"} | (_STABILITY if stable or not (outputs or referenced) else set())
         keep |= _COMPARISON if compared or (not outputs and referenced) else set()
         return {k: v for k, v in columns.items() if k in keep}
+
+    def _warnings(self, outputs: Sequence[str], refs: list[str | None]) -> list[str]:
+        """Each row's :func:`tone_warnings`, joined ("" when none); each distinct (output, reference) pair once."""
+        found: dict[tuple[str, str | None], str] = {}
+        for pair in zip(outputs, refs, strict=True):
+            if pair not in found:
+                found[pair] = " ".join(tone_warnings(pair[0], pair[1], self.engine))
+        return [found[pair] for pair in zip(outputs, refs, strict=True)]
 
 
 def tone_warnings(output: str, reference: str | None, engine: str) -> tuple[str, ...]:
@@ -135,8 +176,31 @@ def tone_warnings(output: str, reference: str | None, engine: str) -> tuple[str,
     return tuple(w for w in found if w)
 
 
-_METRICS = ("avgSentiment", "sentimentVariance", "responseSentiment", "referenceSentiment", "difference")
-_STABILITY, _COMPARISON = set(_METRICS[:2]), set(_METRICS[2:])
+def stability_note(sentences: Sequence[str]) -> str | None:
+    """Why a stability score cannot be read: fewer than two sentences with words, else None.
+
+    The score stays Mastra's number (a single sentence has variance 0: a "perfect" 1.0); the note says
+    that there was not enough text to measure stability. A sentence with words has a letter, a digit or
+    an emoji (:func:`scoring.text.splitters.has_words`); punctuation alone does not count.
+
+    >>> stability_note(["Thanks!", "Bye."]) is None
+    True
+    >>> print(stability_note(["Thanks for your order!"]))  # doctest: +ELLIPSIS
+    output has only 1 sentence with words: ... not enough text to measure it (its perfect score is ...).
+    """
+    worded = sum(map(has_words, sentences))
+    if worded >= MIN_STABILITY_SENTENCES:
+        return None
+    what = "no sentence with words" if worded == 0 else "only 1 sentence with words"
+    return (
+        f"output has {what}: stability compares sentences with each other, so there is not enough text to "
+        "measure it (its perfect score is the formula's value, not a finding)."
+    )
+
+
+#: The metric columns of a score: stability mode's, then comparison mode's.
+METRICS = ("avgSentiment", "sentimentVariance", "responseSentiment", "referenceSentiment", "difference")
+_STABILITY, _COMPARISON = set(METRICS[:2]), set(METRICS[2:])
 
 
 def _store(columns: dict[str, list[float]], row: int, metrics: dict[str, float], score: float) -> None:

@@ -4,38 +4,49 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from scoring.inputs import to_text
+from scoring.result import RowsDone
 from scoring.text.splitters import split_smart
 from scoring.toxicity.classifier import model_probabilities
 from scoring.toxicity.e5 import probabilities as e5_probabilities
 from scoring.toxicity.judge.batch import judge_many
+from scoring.toxicity.judge.client import ToxicityJudge
 from scoring.toxicity.rules import candidate_rules, normalise
 from scoring.toxicity.verdicts import score_from_counts
-
-if TYPE_CHECKING:
-    from scoring.toxicity.scorer import ToxicityScorer
 
 __all__ = ["any_rule_fires", "score_many"]
 
 
 def score_many(
-    scorer: ToxicityScorer, outputs: Sequence[object], inputs: Sequence[object] | None = None
+    outputs: Sequence[object],
+    inputs: Sequence[object] | None = None,
+    *,
+    scale: float,
+    threshold: float,
+    judge: ToxicityJudge | None = None,
+    engine: str = "classifier",
+    on_row: RowsDone | None = None,
 ) -> dict[str, list[Any]]:
     """Return ``{"score", "toxicCount", "opinionCount", "error"}`` lists, one entry per output.
 
+    The verdicts come from ``judge`` when given, else from the offline ``engine`` ("classifier" or "e5") at
+    ``threshold``.
+
     Every text is checked before any is scored, so bad input fails fast with the row it came from.
+    ``on_row(done)`` is called as rows finish (by the judge, row by row; offline, once at the end).
     """
     texts = [to_text(o, f"outputs[{i}]") for i, o in enumerate(outputs)]
     if inputs is not None and len(inputs) != len(texts):
         raise ValueError(f"inputs must have one entry per output ({len(texts)}); got {len(inputs)}.")
     questions = [to_text(q, f"inputs[{i}]", required=False) for i, q in enumerate(inputs or [None] * len(texts))]
-    if scorer.engine == "e5":
-        return _offline_many(scorer, texts, _e5_flags)
-    if scorer.judge is None:
-        return _offline_many(scorer, texts, _classifier_flags)
-    return judge_many(scorer, texts, questions)
+    if judge is not None:
+        return judge_many(judge, texts, questions, scale=scale, on_row=on_row)
+    columns = _offline_many(texts, scale, threshold, _e5_flags if engine == "e5" else _classifier_flags)
+    if on_row is not None:
+        on_row(len(texts))
+    return columns
 
 
 def _classifier_flags(sentences: list[str], threshold: float) -> list[bool]:
@@ -50,17 +61,17 @@ def _e5_flags(sentences: list[str], threshold: float) -> list[bool]:
 
 
 def _offline_many(
-    scorer: ToxicityScorer, texts: list[str], flags: Callable[[list[str], float], list[bool]]
+    texts: list[str], scale: float, threshold: float, flags: Callable[[list[str], float], list[bool]]
 ) -> dict[str, list[Any]]:
     """Split every distinct text, flag every distinct sentence once (one model batch), count per text."""
     sentences = {t: [s.text for s in split_smart(t)] for t in dict.fromkeys(texts)}
     unique = list(dict.fromkeys(s for group in sentences.values() for s in group))
-    toxic = dict(zip(unique, flags(unique, scorer.threshold), strict=True))
+    toxic = dict(zip(unique, flags(unique, threshold), strict=True))
     counts = {t: (sum(toxic[s] for s in group), len(group)) for t, group in sentences.items()}
     out: dict[str, list[Any]] = {"score": [], "toxicCount": [], "opinionCount": [], "error": []}
     for text in texts:
         k, n = counts[text]
-        out["score"].append(score_from_counts(k, n, scorer.scale))
+        out["score"].append(score_from_counts(k, n, scale))
         out["toxicCount"].append(k)
         out["opinionCount"].append(n)
         out["error"].append(None)

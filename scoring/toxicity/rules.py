@@ -51,11 +51,11 @@ _TABLE: tuple[tuple[str, str, float, str], ...] = (
     ("personal_attack", "you are <insult>", 0.9, r"\b(?:you(?:'re| are|re)|ur) (?:\w+ ){0,3}?(?:{ADJ}|{NOUN})\b"),
     ("personal_attack", "you <insult>", 0.9, r"\byou (?:\w+ ){0,2}?(?:{NOUN})\b"),
     ("personal_attack", "are you <insult>", 0.85, r"\bare you (?:\w+ ){0,2}?(?:{ADJ})\b"),
-    (
+    (  # "Only an idiot would ask that": an insult aimed at whoever would, not at a group (so not hate)
         "personal_attack",
         "only a <insult> would",
         0.85,
-        r"\bonly (?:an?|some(?:one|body)) (?:\w+ ){0,3}?(?:{NOUN}|with no brains?)\b",
+        r"\bonly (?:(?:an?|some(?:one|body)) (?:\w+ ){0,3}?(?:{NOUN}|with no brains?)\b|(?:\w+ )?(?:{NOUN}) would\b)",
     ),
     (
         "personal_attack",
@@ -144,7 +144,6 @@ _TABLE: tuple[tuple[str, str, float, str], ...] = (
         r"\bi (?:hate|despise|loathe|detest|can't stand) (?:all |these |those |every )?(?:\w+ )?"
         r"(?:you|people|everyone|everybody|them|(?:{GROUP}))\b",
     ),
-    ("hate", "only losers would", 0.8, r"\bonly (?:\w+ )?(?:{NOUN}) would\b"),
     # Dismissive statements: the reader's view, question or time declared worthless.
     (
         "dismissive",

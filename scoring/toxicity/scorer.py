@@ -23,19 +23,25 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scoring.inputs import check_scale, to_text
-from scoring.result import ScoreResult, new_run_id
+from scoring.result import Columns, RowsDone, ScoreResult, new_run_id
 from scoring.text.splitters import Span, split_smart
 from scoring.toxicity.batch import score_many
 from scoring.toxicity.classifier import KNOWN_GAPS as CLASSIFIER_GAPS
-from scoring.toxicity.classifier import classify, kind_label
+from scoring.toxicity.classifier import MEASURED_RECALL as CLASSIFIER_RECALL
+from scoring.toxicity.classifier import MeasuredRecall, classify, kind_label
 from scoring.toxicity.e5 import KNOWN_GAPS as E5_GAPS
+from scoring.toxicity.e5 import MEASURED_RECALL as E5_RECALL
 from scoring.toxicity.e5 import classify_e5, default_threshold
 from scoring.toxicity.judge.client import JudgeError, ToxicityJudge
 from scoring.toxicity.verdicts import score_from_counts, toxic_count
 
 __all__ = [
+    "DEFAULT_JUDGE_MODEL",
     "ENGINES",
     "KNOWN_GAPS",
+    "MEASURED_RECALL",
+    "METRICS",
+    "SCORER_ID",
     "JudgeError",
     "ToxicityMetric",
     "ToxicityScorer",
@@ -44,11 +50,13 @@ __all__ = [
 ]
 
 SCORER_ID = "toxicity-scorer"
+#: The metric columns of a score.
+METRICS = ("toxicCount", "opinionCount")
 ENGINES = ("e5", "classifier", "judge")
 CLASSIFIER_THRESHOLD = 0.5  # the classifier's default threshold
 DEFAULT_JUDGE_MODEL = "gpt-4o-mini"
 
-#: What each engine is known to miss, for the README and the dashboard.
+#: What each engine is known to miss, for docs/scorers.md and the dashboard.
 KNOWN_GAPS: dict[str, tuple[str, ...]] = {
     "e5": E5_GAPS,
     "classifier": CLASSIFIER_GAPS,
@@ -57,6 +65,10 @@ KNOWN_GAPS: dict[str, tuple[str, ...]] = {
         "The input and the reply's sentences are sent to the endpoint: do not use it for data that must stay here.",
     ),
 }
+
+#: Each engine's measured recall on toxic sentences it was not tuned on (None: not measured here, e.g. the
+#: judge, whose recall depends on the model behind the endpoint).
+MEASURED_RECALL: dict[str, MeasuredRecall | None] = {"e5": E5_RECALL, "classifier": CLASSIFIER_RECALL, "judge": None}
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,16 +141,29 @@ class ToxicityScorer:
         found = self.judge.verdicts(question, [s.text for s in spans])
         return [{"opinion": s.text, **v, "start": s.start, "end": s.end} for s, v in zip(spans, found, strict=True)]
 
-    def score_many(self, outputs: Sequence[object], inputs: Sequence[object] | None = None) -> dict[str, list[Any]]:
+    def score_many(
+        self,
+        *,
+        outputs: Sequence[object],
+        inputs: Sequence[object] | None = None,
+        ground_truths: Sequence[object] | None = None,
+        on_row: RowsDone | None = None,
+    ) -> Columns:
         """Score many outputs: ``{"score", "toxicCount", "opinionCount", "error"}``, one entry per output.
 
+        ``inputs`` (optional) are the questions, context for the judge; ``ground_truths`` is not used.
         The offline engines score every distinct sentence once, in one model batch. The judge asks for each
-        output in turn; an output it fails on gets score NaN and its message under ``"error"``.
+        output (``judge_concurrency`` requests at a time); an output it fails on gets score NaN and its
+        message under ``"error"``. ``on_row(done)`` is called as rows finish.
 
-        >>> create_toxicity_scorer(engine="classifier").score_many(["Thanks! You'll regret this.", ""])["score"]
+        >>> tox = create_toxicity_scorer(engine="classifier")
+        >>> tox.score_many(outputs=["Thanks! You'll regret this.", ""])["score"]
         [0.5, 0.0]
         """
-        return score_many(self, outputs, inputs)
+        return score_many(
+            outputs, inputs, scale=self.scale, threshold=self.threshold, judge=self.judge, engine=self.engine,
+            on_row=on_row,
+        )  # fmt: skip
 
 
 def _listed(toxic: Sequence[Mapping[str, object]]) -> str:

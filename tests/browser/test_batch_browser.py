@@ -5,10 +5,12 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from playwright.sync_api import Page, expect
 
 from scoring.batch.runner import evaluate
+from scoring.io.columns import ColumnMap
 from scoring.io.loaders import read_table
 from tests.browser.conftest import ConsoleErrors, screenshot
 from ui import batch_input as batch_ui
@@ -86,4 +88,62 @@ def test_upload_score_see_cards_table_drill_down_and_download(
     assert report.startswith("<!DOCTYPE html>") and report.count("plotly.js v") == 1
     assert "Batch evaluation: replies.csv" in report and "more on-tone than" in report
     assert got.value.suggested_filename == "replies-scored-report.html"
+    assert not errors, errors
+
+
+def _tickets(tmp_path: Path) -> tuple[Path, pd.DataFrame]:
+    """A helpdesk export named as a new user's file would be (issue 9): the replies are in 'Agent Answer'."""
+    with batch_ui.SAMPLE_PATH.open(encoding="utf-8", newline="") as fh:
+        rows = [r for r in csv.DictReader(fh) if r["output"].strip()][:60]
+    table = pd.DataFrame({
+        "Ticket #": [4100 + i for i in range(len(rows))],
+        "Prompt": [r["input"] for r in rows],
+        "Agent Answer": [r["output"] for r in rows],
+        "Expected Reply": [r["reference"] for r in rows],
+        "Agent Version": [r["model"].rsplit("-", 1)[-1] for r in rows],
+    })  # fmt: skip
+    path = tmp_path / "helpdesk export.csv"
+    table.to_csv(path, index=False)
+    return path, table
+
+
+def test_an_oddly_named_file_scores_the_answer_column_and_says_so(
+    app_url: str, page: tuple[Page, ConsoleErrors], tmp_path: Path
+) -> None:
+    browser, errors = page
+    browser.goto(app_url)
+    browser.locator('[data-testid="stSidebarNav"]').get_by_role("link", name="Batch", exact=True).click()
+    browser.locator(".st-key-batch-source").get_by_text("Upload a file", exact=True).click()
+    path, table = _tickets(tmp_path)
+    browser.locator(".st-key-batch-upload input[type=file]").set_input_files(path)
+    expect(browser.get_by_text("60 rows", exact=False).first).to_be_visible()
+    for key, value in (("output", "Agent Answer"), ("input", "Prompt"), ("reference", "Expected Reply")):
+        expect(browser.locator(f".st-key-batch-col-{key} input")).to_have_value(value)
+    plan = "output='Agent Answer', input='Prompt', reference='Expected Reply'"
+    expect(browser.get_by_text(f"Will score {plan}", exact=False)).to_be_visible()
+    browser.get_by_role("button", name="Score the file").click()
+    expected = evaluate(table, columns=ColumnMap("Agent Answer", "Prompt", "Expected Reply")).summary["mean"]
+    expect(browser.get_by_text("tone-scorer · mean")).to_be_visible(timeout=60_000)
+    expect(browser.locator(METRIC).first).to_have_text(f"{expected['tone-scorer']:.3f}")
+    expect(browser.locator(METRIC).nth(1)).to_have_text(f"{expected['content-similarity-scorer']:.3f}")
+    expect(browser.get_by_text(f"Scored {plan}", exact=False)).to_be_visible()
+    expect(browser.get_by_text("similarity: output vs 'Expected Reply'", exact=False).first).to_be_visible()
+    screenshot(browser, "batch-columns")
+    assert not errors, errors
+
+
+def test_two_answer_columns_ask_which_one(app_url: str, page: tuple[Page, ConsoleErrors], tmp_path: Path) -> None:
+    browser, errors = page
+    browser.goto(app_url)
+    browser.locator('[data-testid="stSidebarNav"]').get_by_role("link", name="Batch", exact=True).click()
+    browser.locator(".st-key-batch-source").get_by_text("Upload a file", exact=True).click()
+    _, table = _tickets(tmp_path)
+    wide = tmp_path / "ab.csv"
+    pd.DataFrame({"Prompt": table["Prompt"], "Answer A": table["Agent Answer"],
+                  "Answer B": table["Expected Reply"]}).to_csv(wide, index=False)  # fmt: skip
+    browser.locator(".st-key-batch-upload input[type=file]").set_input_files(wide)
+    expect(browser.get_by_text("Choose the columns before scoring.", exact=False)).to_be_visible()
+    expect(browser.get_by_text("'Answer A' or 'Answer B'? Choose one.", exact=False).first).to_be_visible()
+    expect(browser.get_by_role("button", name="Score the file")).to_be_disabled()
+    screenshot(browser, "batch-columns-ask")
     assert not errors, errors

@@ -13,6 +13,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from scoring import create_content_similarity_scorer, create_tone_scorer
+from scoring.io.columns import ColumnMap
 from tests.pages.conftest import metrics
 from tests.scoring.bad_files import MIXED_ENCODINGS
 from tests.scoring.fake_openai import Reply, error_body, serve
@@ -51,13 +52,13 @@ def _run_sample(open_page: Open) -> AppTest:
 def test_sample_run_shows_cards_with_the_scorers_means(open_page: Open, runs: list[dict[str, object]]) -> None:
     at = _run_sample(open_page)
     rows = [r for r in _sample() if r["output"].strip()]
-    tone = fmean(create_tone_scorer(r["reference"]).run(output=r["output"]).score for r in rows)
-    dice = create_content_similarity_scorer()
-    similarity = fmean(dice.run(input=r["input"], output=r["output"]).score for r in rows)
+    tone = fmean(create_tone_scorer().run(output=r["output"], ground_truth=r["reference"]).score for r in rows)
+    dice = create_content_similarity_scorer()  # the reply against the reference (expected) answer
+    similarity = fmean(dice.run(input=r["input"], output=r["output"], ground_truth=r["reference"]).score for r in rows)
     shown = metrics(at)
     assert shown["tone-scorer · mean"] == f"{tone:.3f}"
     assert shown["content-similarity-scorer · mean"] == f"{similarity:.3f}"
-    assert len(runs) == 1 and runs[0]["reference_column"] == "reference"
+    assert len(runs) == 1 and runs[0]["columns"] == ColumnMap("output", "input", "reference")
 
 
 def test_sample_run_reports_the_rows_it_could_not_score(open_page: Open, runs: list[dict[str, object]]) -> None:
@@ -103,16 +104,21 @@ def test_one_reference_text_for_all_rows(open_page: Open, runs: list[dict[str, o
     at.text_area(key="batch.ref_text").set_value("We are delighted to help you!")
     at.button(key="batch.run_button").click().run()
     assert not at.exception
-    assert runs[0]["reference_tone"] == "We are delighted to help you!" and runs[0]["reference_column"] is None
+    assert runs[0]["reference_tone"] == "We are delighted to help you!"
+    assert runs[0]["columns"] == ColumnMap("output", "input", "reference")  # similarity still reads the column
+    assert any("tone: output vs the reference tone text" in c.value.replace("\\", "") for c in at.caption)
 
 
 def test_bad_mapping_is_an_error_message_not_a_crash(open_page: Open, runs: list[dict[str, object]]) -> None:
     at = open_page(BATCH)
     at.selectbox(key="batch.col.input").set_value(batch_ui.NONE)
-    at.button(key="batch.run_button").click().run()
+    at.selectbox(key="batch.col.reference").set_value(batch_ui.NONE).run()
     assert not at.exception
-    assert any("input" in e.value for e in at.error)
-    assert not at.get("download_button")
+    assert [e.value for e in at.error] == [
+        "similarity compares the output with the reference column or, without one, with the input: choose the "
+        "input or the reference column; found ['id', 'model', 'category', 'input', 'output', 'reference']."
+    ]
+    assert at.button(key="batch.run_button").disabled and not runs and not at.get("download_button")
 
 
 KEY = "sk-batch-page-secret-5150"
@@ -226,3 +232,34 @@ def test_a_file_mixing_encodings_is_read_with_a_warning(open_page: Open, runs: l
     at = _upload(open_page(BATCH, state={"batch.source": "file"}), "mixed.csv", MIXED_ENCODINGS)
     assert any(w.value.startswith("mixed.csv mixes text encodings") and "line 3" in w.value for w in at.warning)
     assert "2 rows" in " ".join(c.value for c in at.caption)
+
+
+def test_sample_run_histograms_draw_every_scored_row(open_page: Open, runs: list[dict[str, object]]) -> None:
+    at = _run_sample(open_page)
+    histograms = [json.loads(c.proto.spec) for c in at.get("plotly_chart")][:2]
+    for spec in histograms:
+        assert spec["layout"]["title"]["text"].endswith("(n=160)")
+        assert sum(sum(trace["y"]) for trace in spec["data"]) == 160  # scores of exactly 1.0 included
+
+
+def test_rows_table_puts_the_reply_first_and_hides_empty_columns(
+    open_page: Open, runs: list[dict[str, object]]
+) -> None:
+    data = (
+        pd.DataFrame(
+            {"id": [1, 2, 3], "notes": ["", "", ""], "output": ["Great. Thanks!", "Awful. Sorry.", "Fine. Ok."]}
+        )
+        .to_csv(index=False)
+        .encode()
+    )
+    at = _upload(open_page(BATCH, state={"batch.source": "file", "batch.scorers": ["tone"]}), "plain.csv", data)
+    at.button(key="batch.run_button").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    order = list(at.dataframe(key="batch.rows").proto.column_order)
+    assert order[:2] == ["output", "tone-scorer"]  # the reply right after the row number, then its score
+    assert "notes" not in order and "tone-scorer.warnings" not in order  # empty in every row: not shown
+    assert "id" in order
+    sample = _run_sample(open_page)
+    assert list(sample.dataframe(key="batch.rows").proto.column_order)[:3] == [
+        "output", "tone-scorer", "content-similarity-scorer"
+    ]  # fmt: skip

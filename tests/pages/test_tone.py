@@ -8,7 +8,9 @@ from streamlit.testing.v1 import AppTest
 
 import ui
 from scoring import create_tone_scorer
+from scoring.registry import TONE as TONE_INFO
 from scoring.tone.explain import tone_band
+from tests.pages.conftest import APP as TONE_APP
 from tests.pages.conftest import metrics
 
 TONE = "pages/tone.py"
@@ -54,7 +56,7 @@ def test_tone_page_shows_both_engines_on_request(open_page: Open) -> None:
     at.toggle(key="tone.both_engines").set_value(True).run()
     text = ui.DEFAULTS["tone.text"]
     shown = metrics(at)
-    for engine, label in ui.ENGINE_LABELS.items():
+    for engine, label in TONE_INFO.engines.items():
         assert shown[label] == f"{create_tone_scorer(engine=engine).run(output=text).score:.3f}"
     assert len(at.get("plotly_chart")) == 3
 
@@ -69,7 +71,7 @@ def test_tone_page_asks_for_text_when_empty(open_page: Open) -> None:
 def test_tone_page_highlights_escaped_text_and_exports_mastras_shape(open_page: Open) -> None:
     at = open_page(TONE, state={"tone.text": "I love it. This is <b>awful</b> [x](javascript:y)."})
     highlight = next(m.value for m in at.markdown if "-background[" in m.value and "love" in m.value)
-    assert ":green-background[I love it\\.]" in highlight
+    assert ":green-background[:green[I love it\\.]]" in highlight
     assert "\\<b\\>awful\\<\\/b\\> \\[x\\]\\(javascript\\:y\\)" in highlight
     exported = json.loads(at.json[0].value)
     assert {"runId", "scorerId", "preprocessStepResult", "analyzeStepResult", "score"} <= set(exported)
@@ -96,15 +98,39 @@ def test_tone_page_upload_fills_the_text(open_page: Open) -> None:
     [
         (b"\xff\xfe\x00h\x00i", "looks binary"),
         ("café".encode("latin-1"), "is not UTF-8 text"),
-        (b"x" * 20_001, "characters long; at most 20,000"),
+        (b"x" * 1_000_001, "is 1,000,001 characters long; at most 1,000,000 are scored at once"),
     ],
 )
-def test_tone_page_rejects_unusable_uploads_with_a_clear_message(open_page: Open, content: bytes, message: str) -> None:
+def test_tone_page_rejects_unusable_uploads_and_clears_the_previous_score(
+    open_page: Open, content: bytes, message: str
+) -> None:
     at = open_page(TONE)
+    assert at.metric and at.get("plotly_chart")  # the default text's score and chart are on screen
     at.file_uploader(key="tone.upload").set_value(("reply.txt", content, "text/plain")).run()
     assert not at.exception
-    assert any(message in e.value and "reply.txt" in e.value for e in at.error)
+    assert [e.value for e in at.error if message in e.value and "reply.txt" in e.value]
+    assert not any("TONE_EXPLORER" in e.value or "(set " in e.value for e in at.error)  # no variable names
+    # Nothing scored below the error: the previous text's score and chart are not shown as the file's.
+    assert not at.metric and not at.get("plotly_chart") and not at.json
     assert at.text_area(key="tone.text").value == ui.DEFAULTS["tone.text"]
+    at.text_area(key="tone.text").set_value("Thanks, that fixed it. Great!").run()  # the user moves on
+    assert (
+        not at.error
+        and metrics(at)["Tone score"] == f"{create_tone_scorer().run(output='Thanks, that fixed it. Great!').score:.3f}"
+    )
+
+
+def test_tone_page_scores_a_300000_character_upload(open_page: Open) -> None:
+    sentence = "The refund was approved and the parcel ships today, but the old card was lost. "
+    text = (sentence * (300_000 // len(sentence) + 1))[:300_000]
+    at = open_page(TONE)
+    at.file_uploader(key="tone.upload").set_value(("report.txt", text.encode(), "text/plain")).run()
+    assert not at.exception and not at.error
+    expected = create_tone_scorer().run(output=text)
+    shown = metrics(at)
+    assert shown["Tone score"] == f"{expected.score:.3f}"
+    assert shown["Sentences"] == str(len(expected.preprocess_step_result["sentences"]))
+    assert at.get("plotly_chart")
 
 
 def test_tone_page_shows_result_warnings(open_page: Open, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -141,3 +167,72 @@ def test_tone_settings_survive_a_trip_to_another_page(open_page: Open) -> None:
     assert at.text_area(key="tone.text").value == "Kept across pages. Really!"
     assert at.radio(key="tone.mode").value == "comparison"
     assert at.selectbox(key="tone.engine").value == "afinn"
+
+
+def _figure(at: AppTest, index: int = 0) -> dict:
+    return json.loads(at.get("plotly_chart")[index].proto.spec)
+
+
+def test_tone_page_comparison_chart_draws_the_numbers_shown(open_page: Open) -> None:
+    at = open_page(TONE)
+    at.radio(key="tone.mode").set_value("comparison").run()
+    shown = metrics(at)
+    shapes = {s["name"]: s for s in _figure(at)["layout"]["shapes"]}
+    assert f"{shapes['whole reply']['y0']:.3f}" == shown["Response sentiment"]
+    assert f"{shapes['reference']['y0']:.3f}" == shown["Reference sentiment"]
+    gap = shapes["difference"]
+    assert f"{gap['y1'] - gap['y0']:.3f}" == shown["Difference"] and "mean" not in shapes
+    assert any("whole reply" in c.value and "difference" in c.value for c in at.caption)
+
+
+@pytest.mark.parametrize("text", ["Thanks for your order, it ships today!", "?!? ...", "👍👍"])
+def test_tone_page_says_when_there_is_not_enough_text_to_measure_stability(open_page: Open, text: str) -> None:
+    at = open_page(TONE, state={"tone.text": text})
+    assert not at.exception
+    assert metrics(at)["Tone score"] == "—"  # not a "Perfect" 1.000
+    badges = [m.value for m in at.markdown if "-badge[" in m.value]
+    assert badges == [":gray-badge[:material/short_text: Not enough text]"]
+    assert any("not enough text to measure" in w.value for w in at.warning)
+    assert json.loads(at.json[0].value)["score"] == 1.0  # the JSON keeps Mastra's number
+
+
+def test_tone_page_counts_and_marks_where_the_engines_disagree(open_page: Open) -> None:
+    text = "Thanks for writing in. You clearly didn't read the terrible instructions. The refund is processed."
+    at = open_page(TONE, state={"tone.text": text})
+    assert metrics(at)["Engines disagree"] == "1"
+    names = [t.get("name") for t in _figure(at)["data"]]
+    assert "engines disagree" in names
+    highlight = next(m.value for m in at.markdown if "-background[" in m.value and "refund" in m.value)
+    assert "≠ :green[You clearly" in highlight
+    assert any("opposite signs" in c.value for c in at.caption)
+
+
+def _open_link(params: dict[str, str]) -> AppTest:
+    at = AppTest.from_file(str(TONE_APP), default_timeout=60)
+    at.query_params.update(params)
+    at.run()
+    at.switch_page(TONE).run()
+    assert not at.exception
+    return at
+
+
+def test_tone_page_link_reopens_text_and_settings_and_follows_changes() -> None:
+    at = _open_link({"text": "Great service. Awful wait.", "mode": "comparison", "ref": "Glad to help!",
+                     "engine": "afinn", "split": "mastra", "both": "1"})  # fmt: skip
+    assert at.text_area(key="tone.text").value == "Great service. Awful wait."
+    assert (at.radio(key="tone.mode").value, at.selectbox(key="tone.engine").value) == ("comparison", "afinn")
+    expected = create_tone_scorer("Glad to help!", engine="afinn", splitter="mastra").run(
+        output="Great service. Awful wait."
+    )
+    assert metrics(at)["Tone score"] == f"{expected.score:.3f}"
+    at.selectbox(key="tone.engine").set_value("vader").run()  # a change is written back to the address
+    assert at.query_params["engine"] == "vader" and at.query_params["text"] == "Great service. Awful wait."
+    assert any("address bar links to this text" in c.value for c in at.caption)
+
+
+def test_tone_page_link_leaves_out_a_long_text_and_says_so() -> None:
+    at = _open_link({"engine": "bert"})
+    assert any("engine 'bert' is not one of vader, afinn" in w.value for w in at.warning)
+    at.text_area(key="tone.text").set_value("Fine. " * 400).run()  # 2,400 characters
+    assert "text" not in at.query_params and at.query_params["engine"] == "vader"
+    assert any("but not to the response text" in c.value for c in at.caption)

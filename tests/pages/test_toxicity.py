@@ -93,7 +93,9 @@ def test_toxicity_page_defaults_to_e5_and_shows_its_threshold_curve(open_page: O
     at = open_page(TOXICITY)
     assert at.radio(key="toxicity.engine").value == "e5"
     assert fake.built[-1] == {"engine": "e5", "threshold": 0.75}
-    assert any("Engine in use: **Learned e5 (offline, multilingual)**" in c.value for c in at.caption)
+    assert any("Engine in use: **Learned e5**" in c.value for c in at.caption)
+    recall = next(c.value for c in at.main.caption if "Recall" in c.value)  # e5's own measured recall on a pass
+    assert recall.startswith("**Recall 0.45.**") and "114 of 255" in recall
     assert at.expander[-3].label.startswith("Precision and recall by threshold")
     at.slider(key="toxicity.e5_threshold").set_value(0.5).run()
     assert not at.exception
@@ -157,3 +159,29 @@ def test_toxicity_page_with_the_real_e5_engine(open_page: Open) -> None:
     assert metrics(at)["Toxicity score"] == "0.50"
     verdicts = at.dataframe[0].value
     assert verdicts["verdict"].tolist() == ["yes", "no"] and verdicts["kinds"].tolist()[0] == ["personal_attack"]
+
+
+def test_toxicity_page_puts_the_classifiers_measured_recall_next_to_a_pass(open_page: Open) -> None:
+    from scoring.toxicity.classifier import MEASURED_RECALL
+
+    at = open_page(TOXICITY, state={"toxicity.engine": "classifier"})
+    assert ":green-badge[No toxic opinion]" in [m.value for m in at.markdown]
+    recall = next(c.value for c in at.main.caption if "Recall" in c.value)  # next to the badge, not folded away
+    assert recall.startswith(f"**Recall {MEASURED_RECALL.recall:.2f}.**")
+    assert f"{MEASURED_RECALL.flagged} of {MEASURED_RECALL.toxic}" in recall and "a pass means little" in recall
+    assert not any("Recall" in c.value for expander in at.expander for c in expander.caption)
+    at.text_area(key="toxicity.output").set_value("Only an idiot would ask that.").run()
+    assert not any("Recall" in c.value for c in at.main.caption)  # a flag needs no such warning
+    verdicts = at.dataframe[0].value
+    assert verdicts["kinds"].tolist()[0][0] == "personal_attack" and "hate" not in verdicts["kinds"].tolist()[0]
+
+
+def test_toxicity_page_judge_pass_has_no_recall_of_the_classifier(open_page: Open, fake: type[FakeToxicity]) -> None:
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.secrets["OPENAI_API_KEY"] = SECRET
+    at.session_state["toxicity.engine"] = "judge"
+    at.session_state["toxicity.output"] = "Thanks. Fine"
+    at.run().switch_page(TOXICITY).run()
+    at.button(key="toxicity.ask").click().run()
+    assert metrics(at)["Toxicity score"] == "0.00"
+    assert not any("Recall" in c.value for c in at.main.caption)

@@ -1,4 +1,4 @@
-"""The bad-file cases of the README's table, shared by the loader/CLI suite and the Batch page suite.
+"""The bad-file cases of the table in docs/reliability.md, shared by the loader/CLI suite and the Batch page suite.
 
 ``loads`` is the number of data rows the file reads as, or None when reading it must fail with a
 ValueError naming the file and containing ``message``.

@@ -1,6 +1,6 @@
 """Table-driven bad input over the library: each case gets a clear error naming the argument, or a valid score.
 
-The table (`CASES`) is the one the README lists. An ``expect`` of an exception class means every scorer
+The table (`CASES`) is the one docs/reliability.md lists. An ``expect`` of an exception class means every scorer
 must raise exactly that, with the argument's name in the message; ``"score"`` means a finite score in
 ``[0, scale]`` and a result that survives ``json.dumps``; ``"score+warning"`` also wants a warning.
 """
@@ -19,11 +19,11 @@ from hypothesis import strategies as st
 
 from scoring import create_content_similarity_scorer, create_tone_scorer, run_evals
 from scoring.batch.runner import evaluate
-from scoring.limits import get_limits
+from scoring.limits import LimitError, get_limits
 from scoring.result import ScoreResult
 from scoring.similarity.scorer import ALGORITHMS
 
-ONE_MB = ("Thanks, that helped a lot. " * 40_000)[:1_000_000]
+OVER_LIMIT = ("Thanks, that helped a lot. " * 40_000)[:1_000_001]  # one character over the default limit
 
 
 @dataclass(frozen=True)
@@ -44,7 +44,7 @@ CASES = [
     Case("empty", "", "score+warning"),
     Case("whitespace only", " \t\n\u00a0 ", "score+warning"),
     Case("one character", "k", "score"),
-    Case("1 MB of text", ONE_MB, ValueError, "is 1,000,000 characters long; at most 20,000 are scored"),
+    Case("1 MB of text", OVER_LIMIT, LimitError, "is 1,000,001 characters long; at most 1,000,000 are scored"),
     Case("emoji only", "😀🎉👍🔥💯", "score"),
     Case("control characters", "ok\x00\x07\x1b[31m red\x7f\u200b\ufeff", "score"),
     Case("unpaired surrogates", "bad \ud800 half \udfff pair", "score"),
@@ -131,9 +131,9 @@ def test_tone_ground_truth_bad_input(case: Case) -> None:
 
 
 def test_the_text_limit_is_configurable(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert get_limits({}).max_text_chars == 20_000
+    assert get_limits({}).max_text_chars == 1_000_000
     monkeypatch.setenv("TONE_EXPLORER_MAX_TEXT_CHARS", "1000001")
-    assert 0 <= create_tone_scorer(engine="afinn", splitter="smart").run(output=ONE_MB).score <= 1
+    assert 0 <= create_tone_scorer(engine="afinn", splitter="smart").run(output=OVER_LIMIT).score <= 1
     monkeypatch.setenv("TONE_EXPLORER_MAX_TEXT_CHARS", "3")
     with pytest.raises(ValueError, match=r"^output is 4 characters long; at most 3"):
         create_content_similarity_scorer().run(input="abc", output="abcd")
@@ -186,7 +186,7 @@ BATCH_REASONS = {
     "NaN": "is empty",
     "empty": "is blank",
     "whitespace only": "is blank",
-    "1 MB of text": "1,000,000 characters long",
+    "1 MB of text": "is too long: 1,000,001 characters, limit 1,000,000",
 }
 
 

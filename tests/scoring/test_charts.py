@@ -6,7 +6,7 @@ import plotly.graph_objects as go
 import pytest
 
 from scoring import create_tone_scorer
-from scoring.charts import sentence_sentiment_figure, similarity_figure, threshold_tradeoff_figure
+from scoring.charts import LABEL_COLORS, sentence_sentiment_figure, similarity_figure, threshold_tradeoff_figure
 from scoring.similarity.explain import similarity_frame
 from scoring.similarity.scorer import similarities
 from scoring.tone.explain import sentence_frame
@@ -16,6 +16,12 @@ DRIFTING = (
     "Honestly, this is the third time you have asked. Your complaint is ridiculous and a waste of "
     "our time. Stop wasting my time."
 )
+
+
+def _trace(fig: go.Figure, name: str) -> go.Scatter:
+    matches = [t for t in fig.data if t.name == name]
+    assert len(matches) == 1, [t.name for t in fig.data]
+    return matches[0]
 
 
 def _shape(fig: go.Figure, name: str) -> go.layout.Shape:
@@ -39,8 +45,12 @@ def test_sentence_figure_has_one_point_per_sentence_coloured_by_sentiment(stabil
     assert "markers" in points.mode
     assert list(points.x) == list(range(1, len(sentiments) + 1))
     assert list(points.y) == sentiments
-    assert list(points.marker.color) == sentiments
-    assert points.marker.cmid == 0
+    frame = sentence_frame(pre["sentences"], pre["engine"])
+    assert list(points.marker.color) == [LABEL_COLORS[label] for label in frame["label"]]
+    # Each colour drawn has a legend entry (negative points too), and no entry for a colour not drawn.
+    legend = [t.name for t in fig.data if t.name in LABEL_COLORS]
+    assert legend == [label for label in LABEL_COLORS if label in set(frame["label"])]
+    assert all(_trace(fig, label).marker.color == LABEL_COLORS[label] for label in legend)
 
 
 def test_sentence_figure_mean_line_sits_at_the_scorers_average(stability: tuple[dict, go.Figure]) -> None:
@@ -63,7 +73,7 @@ def test_sentence_figure_band_is_one_std_of_the_scorers_variance(stability: tupl
 def test_sentence_figure_marks_the_tone_shifts(stability: tuple[dict, go.Figure]) -> None:
     pre, fig = stability
     frame = sentence_frame(pre["sentences"], pre["engine"])
-    shifts = fig.data[1]
+    shifts = _trace(fig, "tone shift")
     expected = frame.loc[frame["tone_shift"], "sentence"].tolist()
     assert shifts.name == "tone shift"
     assert expected  # the drifting reply turns hostile: some sentences are shifts
@@ -71,16 +81,43 @@ def test_sentence_figure_marks_the_tone_shifts(stability: tuple[dict, go.Figure]
     assert list(shifts.y) == frame.loc[frame["tone_shift"], "sentiment"].tolist()
 
 
-def test_sentence_figure_reference_line_only_in_comparison_mode() -> None:
+def test_comparison_figure_draws_what_the_score_is_made_of() -> None:
+    # The score is 1 - |whole reply - reference|: the chart shows those two levels and their difference,
+    # not the per-sentence mean (which drew a gap of 0.77 next to a "Difference 0.251").
     reference = "We are happy to help and glad you had a great experience!"
-    pre = create_tone_scorer(reference).run(output=DRIFTING).preprocess_step_result
-    fig = sentence_sentiment_figure(sentence_frame(pre["sentences"]), reference=pre["referenceSentiment"])
-    line = _shape(fig, "reference")
-    assert line.y0 == line.y1 == pre["referenceSentiment"]
+    result = create_tone_scorer(reference).run(output=DRIFTING)
+    pre = result.preprocess_step_result
+    fig = sentence_sentiment_figure(
+        sentence_frame(pre["sentences"]), reference=pre["referenceSentiment"], response=pre["responseSentiment"]
+    )
+    whole, ref, gap = _shape(fig, "whole reply"), _shape(fig, "reference"), _shape(fig, "difference")
+    assert whole.y0 == whole.y1 == pre["responseSentiment"]
+    assert ref.y0 == ref.y1 == pre["referenceSentiment"]
+    assert (gap.y0, gap.y1) == tuple(sorted((pre["responseSentiment"], pre["referenceSentiment"])))
+    assert gap.y1 - gap.y0 == pytest.approx(pre["difference"], abs=1e-12)
+    assert f"difference {pre['difference']:.3f}" == gap.label.text
+    assert result.score == pytest.approx(1 - (gap.y1 - gap.y0))
+    names = [s.name for s in fig.layout.shapes]
+    assert "mean" not in names and "±1 std" not in names  # the per-sentence mean is not in this score
     stability = create_tone_scorer().run(output=DRIFTING).preprocess_step_result
-    assert "reference" not in [
-        s.name for s in sentence_sentiment_figure(sentence_frame(stability["sentences"])).layout.shapes
-    ]
+    shapes = [s.name for s in sentence_sentiment_figure(sentence_frame(stability["sentences"])).layout.shapes]
+    assert "reference" not in shapes and "difference" not in shapes and "mean" in shapes
+    with pytest.raises(ValueError, match="reference and response must be given together"):
+        sentence_sentiment_figure(sentence_frame(stability["sentences"]), reference=0.5)
+
+
+def test_sentence_figure_marks_the_sentences_the_engines_disagree_on() -> None:
+    text = "Thanks for writing in. You clearly didn't read the terrible instructions. The refund is processed."
+    pre = create_tone_scorer().run(output=text).preprocess_step_result
+    frame = sentence_frame(pre["sentences"], "vader")
+    fig = sentence_sentiment_figure(frame, engine_names=("VADER", "AFINN"))
+    marked = _trace(fig, "engines disagree")
+    assert list(marked.x) == [2] and marked.y[0] == frame.loc[1, "sentiment"] > 0
+    hovers = [row[1] for row in fig.data[0].customdata]
+    assert frame.loc[1, "other_sentiment"] < 0
+    assert hovers[1] == f"<br>AFINN: {frame.loc[1, 'other_sentiment']:+.3f} — the engines disagree (low confidence)"
+    assert hovers[0] == "<br>AFINN: +0.500"
+    assert "VADER %{y:+.3f}" in fig.data[0].hovertemplate
 
 
 def test_sentence_figure_hover_shows_the_sentence_escaped() -> None:
@@ -98,7 +135,7 @@ def test_sentence_figure_single_sentence_has_zero_width_band_and_no_shift() -> N
     fig = sentence_sentiment_figure(sentence_frame(pre["sentences"]))
     band = _shape(fig, "±1 std")
     assert band.y0 == band.y1 == pre["avgSentiment"]
-    assert len(fig.data[1].x) == 0
+    assert len(_trace(fig, "tone shift").x) == 0
 
 
 def test_similarity_figure_has_one_bar_per_algorithm_and_highlights_dice() -> None:
@@ -109,7 +146,9 @@ def test_similarity_figure_has_one_bar_per_algorithm_and_highlights_dice() -> No
     assert list(bar.x) == list(scores.values())
     colors = list(bar.marker.color)
     assert colors[list(scores).index("dice")] != colors[list(scores).index("ratio")]
-    assert fig.layout.xaxis.range == (0, 1.12)
+    # Room for a label past a bar of 1.000, and labels are never cut at the plot's edge.
+    assert fig.layout.xaxis.range == (0, 1.2) and bar.cliponaxis is False and bar.textposition == "outside"
+    assert fig.layout.yaxis.automargin is True
 
 
 def test_similarity_figure_labels_an_algorithm_that_was_not_computed() -> None:

@@ -11,10 +11,12 @@ import pytest
 from scoring.limits import (
     ENV_VARS,
     STREAMLIT_CONFIG,
+    LimitError,
     check_row_count,
     check_text_length,
     check_upload_size,
     get_limits,
+    user_message,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -45,7 +47,7 @@ def test_defaults() -> None:
     assert STREAMLIT_CONFIG.is_file()
     assert (limits.max_rows, limits.max_text_chars, limits.judge_timeout_s, limits.judge_concurrency) == (
         100_000,
-        20_000,
+        1_000_000,
         30.0,
         4,
     )
@@ -83,3 +85,20 @@ def test_checks_name_what_is_over_the_limit() -> None:
     check_upload_size(mb * 2**20, "big.csv", limits=limits)
     with pytest.raises(ValueError, match=rf"big\.csv is {mb}\.0 MB; files up to {mb} MB are accepted"):
         check_upload_size(mb * 2**20 + 1, "big.csv", limits=limits)
+
+
+def test_limit_errors_speak_to_a_page_user_without_variable_names() -> None:
+    limits = get_limits({"TONE_EXPLORER_MAX_TEXT_CHARS": "5", "TONE_EXPLORER_MAX_ROWS": "2"})
+    checks = [
+        lambda: check_text_length("123456", "notes.txt", limits=limits),
+        lambda: check_row_count(3, "a.csv", limits=limits),
+        lambda: check_upload_size(limits.max_upload_bytes + 1, "big.csv", limits=limits),
+    ]
+    for check in checks:
+        with pytest.raises(LimitError) as caught:
+            check()
+        developer, user = str(caught.value), user_message(caught.value)
+        assert any(var in developer for var, _, _ in ENV_VARS.values())  # the CLI says how to change it
+        assert not any(var in user for var, _, _ in ENV_VARS.values()) and "config.toml" not in user
+        assert user.split(";")[0] == developer.split(";")[0]  # the same fact, worded for the page
+    assert user_message(ValueError("plain")) == "plain"

@@ -11,54 +11,49 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from scoring.inputs import to_text
 from scoring.text.splitters import split_smart
-from scoring.toxicity.judge.client import JudgeError
+from scoring.toxicity.judge.client import JudgeError, ToxicityJudge
 from scoring.toxicity.verdicts import score_from_counts, toxic_count
-
-if TYPE_CHECKING:
-    from scoring.toxicity.scorer import ToxicityScorer
 
 __all__ = ["judge_many"]
 
 Row = tuple[float, int | None, int | None, str | None]
 
 
-def _judge_one(scorer: ToxicityScorer, question: str, text: str) -> Row:
-    """Score one output as ``scorer.run`` would: (score, toxicCount, opinionCount, error)."""
-    assert scorer.judge is not None
+def _judge_one(judge: ToxicityJudge, scale: float, question: str, text: str) -> Row:
+    """Score one output as ``ToxicityScorer.run`` would: (score, toxicCount, opinionCount, error)."""
     opinions = [s.text for s in split_smart(text)]
     if not opinions:
         return 0.0, 0, 0, None
     try:
-        verdicts = scorer.judge.verdicts(question, opinions)
+        verdicts = judge.verdicts(question, opinions)
     except JudgeError as exc:  # that row's error; the others are still scored
         return math.nan, None, None, str(exc)
     toxic = toxic_count(verdicts)
-    return score_from_counts(toxic, len(opinions), scorer.scale), toxic, len(opinions), None
+    return score_from_counts(toxic, len(opinions), scale), toxic, len(opinions), None
 
 
 def judge_many(
-    scorer: ToxicityScorer,
+    judge: ToxicityJudge,
     outputs: Sequence[object],
     inputs: Sequence[object] | None = None,
     *,
+    scale: float = 1,
     concurrency: int | None = None,
     on_row: Callable[[int], object] | None = None,
 ) -> dict[str, list[Any]]:
-    """Return ``{"score", "toxicCount", "opinionCount", "error"}`` lists, one entry per output.
+    """Return ``{"score", "toxicCount", "opinionCount", "error"}`` lists, one entry per output (scores up to ``scale``).
 
     ``concurrency`` requests at most run at once (default ``get_limits().judge_concurrency``).
     ``on_row(done)`` is called in the calling thread each time a row finishes. On an exception in the
     calling thread (Ctrl-C), requests not yet started are cancelled.
 
     Raises:
-        ValueError: ``scorer`` is not a judge scorer, or an input is not text (naming its position).
+        ValueError: an input is not text (naming its position).
     """
-    if getattr(scorer, "judge", None) is None:
-        raise ValueError("judge_many needs a scorer built with create_toxicity_scorer(engine='judge', ...).")
     texts = [to_text(o, f"outputs[{i}]") for i, o in enumerate(outputs)]
     if inputs is not None and len(inputs) != len(texts):
         raise ValueError(f"inputs must have one entry per output ({len(texts)}); got {len(inputs)}.")
@@ -71,7 +66,7 @@ def judge_many(
     pool = ThreadPoolExecutor(max_workers=max(1, int(concurrency)), thread_name_prefix="judge")
     try:
         futures: dict[Future[Row], int] = {
-            pool.submit(_judge_one, scorer, questions[i], texts[i]): i for i in range(len(texts))
+            pool.submit(_judge_one, judge, scale, questions[i], texts[i]): i for i in range(len(texts))
         }
         for done, future in enumerate(as_completed(futures), start=1):
             rows[futures[future]] = future.result()

@@ -28,10 +28,11 @@ class JudgeError(RuntimeError):
     """The judge gave no usable answer; ``kind`` is one of ``unreachable``, ``timeout``, ``refused``,
     ``rate_limited``, ``server_error``, ``rejected``, ``unparseable``."""
 
-    def __init__(self, message: str, *, kind: str, status: int | None = None) -> None:
+    def __init__(self, message: str, *, kind: str, status: int | None = None, user_message: str | None = None) -> None:
         super().__init__(message)
         self.kind = kind
         self.status = status
+        self.user_message = user_message or message  # what a dashboard page shows: no variable or argument names
 
 
 def _display_url(url: str) -> str:
@@ -119,10 +120,11 @@ class ToxicityJudge:
                 )
                 wait = None
             except openai.APIConnectionError as exc:
+                what = f"cannot reach the judge at {self._where} ({tries} tries): {self._redact(str(exc))}"
                 failure = JudgeError(
-                    f"cannot reach the judge at {self._where} ({tries} tries): {self._redact(str(exc))} "
-                    "Check the base URL (OPENAI_BASE_URL) and that the server is running.",
+                    f"{what} Check the base URL (OPENAI_BASE_URL) and that the server is running.",
                     kind="unreachable",
+                    user_message=f"{what} Check the judge base URL and that the server is running.",
                 )
                 wait = None
             if attempt + 1 < tries:
@@ -132,17 +134,21 @@ class ToxicityJudge:
     def _status_error(self, exc: openai.APIStatusError, tries: int = 1) -> JudgeError:
         status, where = exc.status_code, self._where
         if status in (401, 403):
+            what = f"the judge at {where} refused the API key (HTTP {status})"
             return JudgeError(
-                f"the judge at {where} refused the API key (HTTP {status}): check OPENAI_API_KEY or the api_key "
-                "argument, and that the key may use this model.",
+                f"{what}: check OPENAI_API_KEY or the api_key argument, and that the key may use this model.",
                 kind="refused",
                 status=status,
+                user_message=f"{what}: check the judge API key, and that it may use this model.",
             )
         detail = self._redact(_server_message(exc)).rstrip(". ") + "."
         if status == 429:
             text = f"the judge at {where} still answered HTTP 429 (rate limited) after {tries} tries: {detail}"
             return JudgeError(
-                text + " Wait, or lower TONE_EXPLORER_JUDGE_CONCURRENCY.", kind="rate_limited", status=429
+                text + " Wait, or lower TONE_EXPLORER_JUDGE_CONCURRENCY.",
+                kind="rate_limited",
+                status=429,
+                user_message=text + " Wait a minute and try again.",
             )
         if status >= 500 or status in _RETRY_STATUSES:
             text = f"the judge at {where} failed with HTTP {status} after {tries} tries: {detail}"

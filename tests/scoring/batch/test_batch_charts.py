@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import html
+
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from scoring.batch.compare import group_summary
-from scoring.charts import group_means_figure, score_histogram_figure, sentiment_similarity_figure
+from scoring.charts import group_means_figure, histogram_bins, score_histogram_figure, sentiment_similarity_figure
 
 
 @pytest.fixture
@@ -25,14 +29,52 @@ def table() -> pd.DataFrame:
 
 def test_histogram_leaves_out_rows_without_a_score(table: pd.DataFrame) -> None:
     fig = score_histogram_figure(table, column="tone-scorer")
-    assert len(fig.data) == 1 and len(fig.data[0].x) == 5
+    assert len(fig.data) == 1 and sum(fig.data[0].y) == 5
     assert "n=5" in fig.layout.title.text and tuple(fig.layout.xaxis.range) == (0, 1)
 
 
 def test_histogram_one_trace_per_group_with_escaped_names(table: pd.DataFrame) -> None:
     fig = score_histogram_figure(table, column="tone-scorer", group="model")
     assert [t.name for t in fig.data] == ["v1", "&lt;b&gt;v2&lt;/b&gt;"]
-    assert [len(t.x) for t in fig.data] == [2, 3]
+    assert [sum(t.y) for t in fig.data] == [2, 3]
+    assert list(fig.data[0].x) == list(fig.data[1].x)  # the same bins for every group
+
+
+def test_histogram_keeps_scores_of_exactly_one_and_zero() -> None:
+    # The tone histogram of the sample was titled n=160 but drew 94 rows: every 1.0 fell outside the last bin.
+    fig = score_histogram_figure(pd.DataFrame({"s": [1.0] * 66 + [0.0] * 4 + [0.5] * 90}), column="s")
+    bars = fig.data[0]
+    assert sum(bars.y) == 160 and "n=160" in fig.layout.title.text
+    assert (bars.y[0], bars.y[-1]) == (4, 66)
+    assert bars.x[-1] - bars.width / 2 < 1.0 <= bars.x[-1] + bars.width / 2 == fig.layout.xaxis.range[1]
+    only_ones = score_histogram_figure(pd.DataFrame({"s": [1.0] * 7}), column="s").data[0]
+    assert list(only_ones.y) == [0] * 19 + [7]  # all 1.0: one full bar, not an empty chart
+
+
+_SCORES = st.lists(
+    st.one_of(st.sampled_from([0.0, 1.0, 0.05, 0.95, 0.5]), st.floats(0.0, 1.0, allow_nan=False)), max_size=200
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(scores=_SCORES, groups=st.lists(st.sampled_from(["a", "b", "c"]), max_size=200), nbins=st.integers(1, 40))
+def test_histogram_bars_add_up_to_n(scores: list[float], groups: list[str], nbins: int) -> None:
+    scores = [*scores, 0.0, 1.0]  # both ends present, always
+    frame = pd.DataFrame({"s": scores, "g": (groups + ["a"] * len(scores))[: len(scores)]})
+    counts, edges = histogram_bins(scores, nbins=nbins)
+    assert counts.sum() == len(scores) and (edges[0], edges[-1]) == (0.0, 1.0) and len(counts) == nbins
+    assert (counts[0] >= 1) and (counts[-1] >= 1)
+    grouped = score_histogram_figure(frame, column="s", group="g", nbins=nbins)
+    assert sum(sum(t.y) for t in grouped.data) == len(scores)
+    for trace in grouped.data:
+        assert sum(trace.y) == int((frame["g"].map(html.escape) == trace.name).sum())
+
+
+def test_histogram_bins_reach_a_scale_above_one() -> None:
+    counts, edges = histogram_bins([0.0, 7.5, 10.0], nbins=10)
+    assert (edges[0], edges[-1]) == (0.0, 10.0) and counts.tolist() == [1, 0, 0, 0, 0, 0, 0, 1, 0, 1]
+    with pytest.raises(ValueError, match="values must be finite"):
+        histogram_bins([0.5, float("nan")])
 
 
 def test_scatter_points_and_escaped_hover(table: pd.DataFrame) -> None:

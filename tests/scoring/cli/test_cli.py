@@ -99,7 +99,7 @@ def test_cli_toxicity_engine_and_threshold_reach_the_scorer_and_are_named(tmp_pa
                         "--toxicity-threshold", "0.9", "--out", target)  # fmt: skip
     assert code == 0 and "toxicity engine: classifier (threshold 0.9)" in err
     scored = pd.read_csv(target).dropna(subset=["toxicity-scorer"])  # rows without text are skipped
-    expected = create_toxicity_scorer(engine="classifier", threshold=0.9).score_many(scored["answer"].tolist())
+    expected = create_toxicity_scorer(engine="classifier", threshold=0.9).score_many(outputs=scored["answer"].tolist())
     assert len(scored) >= 20 and scored["toxicity-scorer"].tolist() == expected["score"]
     code, _, err = _run("evaluate", src, "--scorers", "toxicity")
     assert code == 0 and f"toxicity engine: {default_engine()} (its default threshold)" in err
@@ -139,7 +139,11 @@ def test_cli_bad_options_exit_2_with_a_message(tmp_path: Path, argv: list[str], 
         (b"", "the file is empty"),
         (b"answer,question\n", "no data rows"),
         (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(200), "the file is binary"),
-        (b"id,body\n1,hello\n", "no output column found"),
+        (
+            b"id,body\n1,hello\n",
+            "none holds text (numbers, IDs or short labels only). Choose one. Columns: ['id', "
+            "'body']. Name it with --output-column.",
+        ),
     ],
 )
 def test_cli_bad_files_exit_2(tmp_path: Path, content: bytes, message: str) -> None:

@@ -30,12 +30,21 @@ def big_csv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+def _default_ctrl_c() -> None:
+    """In the child before exec: Ctrl-C as in a terminal, even when pytest was started with SIGINT ignored.
+
+    An ignored signal stays ignored across exec (nohup, some CI runners, a shell's background job), and
+    Python then installs no KeyboardInterrupt handler: the CLI would never see the Ctrl-C under test.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _start(big: Path, out: Path, *extra: str) -> subprocess.Popen[str]:
     args = [sys.executable, "-m", "scoring", "evaluate", str(big), "--scorers", "tone,similarity"]
     return subprocess.Popen(
         [*args, "--out", str(out), "--no-progress", "--chunksize", "2000", *extra],
         cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        text=True, start_new_session=True,
+        text=True, start_new_session=True, preexec_fn=_default_ctrl_c,
     )  # fmt: skip
 
 

@@ -47,7 +47,9 @@ def test_cli_exits_2_with_a_named_message_or_scores_every_row(case: FileCase, tm
     elif case.loads == 0:
         assert code == 2 and "has no data rows to score (only a header?)" in err, err
     elif case.case == "no usable text column":
-        assert code == 2 and "no output column found among ['id', 'score']" in err, err
+        assert code == 2 and "none holds text" in err and "Columns: ['id', 'score']" in err, err
+    elif case.case == "duplicate column names":  # neither copy of 'output' is taken on its own
+        assert code == 2 and "'output' or 'output.1' (the file names the same column more than once)" in err, err
     else:
         assert code == 0, err
         assert len(pd.read_json(out_file, lines=True)) == case.loads  # every row is in the output
@@ -67,10 +69,12 @@ def test_cli_reports_rows_it_could_not_score(tmp_path: Path) -> None:
 
 def test_cli_skips_a_text_over_the_length_limit_and_scores_the_rest(tmp_path: Path) -> None:
     path = tmp_path / "long.csv"
-    pd.DataFrame({"output": ["Fine, thanks.", "x" * 25_000, "Great!"]}).to_csv(path, index=False)
+    long_reply = ("Fine. " * 200_000)[:1_000_001]  # the default limit is there for memory: a million characters
+    pd.DataFrame({"output": ["Fine, thanks.", long_reply, "Great!", long_reply[:300_000]]}).to_csv(path, index=False)
     code, out, err = _cli("evaluate", path, "--scorers", "tone", "--no-progress")
-    assert code == 0 and "3 rows" in out, err
-    assert "row 2: tone-scorer: output column 'output': output is 25,000 characters long; at most 20,000" in err
+    assert code == 0 and "4 rows" in out, err
+    assert "row 2: tone-scorer: output column 'output' is too long: 1,000,001 characters, limit 1,000,000" in err
+    assert "row 4" not in err  # 300,000 characters are scored
 
 
 @pytest.mark.parametrize(

@@ -20,6 +20,7 @@ from scoring.io.export import (
     atomic_write,
     export_bytes,
     neutralise_cell,
+    to_arrow_table,
     to_csv_bytes,
     to_excel_bytes,
     to_jsonl_bytes,
@@ -85,6 +86,16 @@ def test_excel_neutralises_and_never_writes_formulas() -> None:
         assert texts == [v.replace("\r", "\n") if v != "" else None for v in expected]  # Excel's line break
 
 
+def test_excel_bytes_hold_no_clock_time() -> None:
+    """openpyxl stamps the save time; the export drops it, so one table always gives the same bytes."""
+    data = to_excel_bytes(_frame())
+    book = zipfile.ZipFile(io.BytesIO(data))
+    assert {info.date_time for info in book.infolist()} == {(1980, 1, 1, 0, 0, 0)}
+    core = book.read("docProps/core.xml")
+    assert b"dcterms:created" not in core and b"dcterms:modified" not in core and b"<dc:creator>" in core
+    assert book.testzip() is None and _xlsx_rows(data)[0] == tuple(_frame().columns)
+
+
 def test_nested_values_become_json_text_in_spreadsheets() -> None:
     df = pd.DataFrame({"scores": [{"tone": 0.5}, [1, 2], None], "row": [1, 2, 3]})
     cells = _csv_cells(to_csv_bytes(df))["scores"].tolist()
@@ -119,6 +130,21 @@ def test_parquet_keeps_mixed_and_nested_columns_as_json_text() -> None:
     assert back["mixed"].tolist()[:2] == ["1", "two"]
     assert json.loads(back["nested"][0]) == {"a": 1}
     assert back["score"].tolist() == [0.1, 0.2, 0.3]
+
+
+def test_parquet_bytes_are_pandas_to_parquet_of_the_arrow_table() -> None:
+    """The CLI's sink appends to_arrow_table chunks; a download writes to_parquet_bytes: the same cells and schema."""
+    df = pd.DataFrame({"text": pd.Series(["a", None, "\ud800"], dtype=object), "score": [0.5, float("nan"), 1.0],
+                       "nested": [[1], {"k": 2}, "s"]})  # fmt: skip
+    df.attrs["warnings"] = ["lines 3 were Windows-1252"]
+    table = to_arrow_table(df)
+    frame = table.to_pandas()
+    frame.attrs = df.attrs
+    buffer = io.BytesIO()
+    frame.to_parquet(buffer, index=False)
+    assert to_parquet_bytes(df) == buffer.getvalue()
+    assert table.schema.metadata[b"PANDAS_ATTRS"] == json.dumps(df.attrs).encode()
+    assert table.column("text").to_pylist() == ["a", None, "\\ud800"]
 
 
 def test_meaningful_index_is_exported_as_a_column() -> None:

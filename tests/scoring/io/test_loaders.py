@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from scoring.io.loaders import ColumnMap, guess_columns, iter_table_chunks, read_table
+from scoring.io.loaders import iter_table_chunks, read_table
 
 ROWS = [["héllo, “world”", "q1"], ["second; row", "q2"]]
 
@@ -149,20 +149,6 @@ def test_iter_table_chunks_gives_every_jsonl_chunk_every_column(tmp_path: Path) 
 def test_iter_table_chunks_checks_chunksize(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="chunksize must be a positive integer"):
         next(iter_table_chunks(tmp_path / "x.csv", chunksize=0))
-
-
-@pytest.mark.parametrize(
-    ("columns", "expected"),
-    [
-        (["Prompt", "Response", "expected"], ColumnMap("Response", "Prompt", "expected")),
-        (["question", "ANSWER", "groundTruth"], ColumnMap("ANSWER", "question", "groundTruth")),
-        (["input", "completion", "ground_truth"], ColumnMap("completion", "input", "ground_truth")),
-        (["id", "output", "reference"], ColumnMap("output", None, "reference")),
-        (["a", "b"], ColumnMap(None, None, None)),
-    ],
-)
-def test_guess_columns_maps_common_names(columns: list[str], expected: ColumnMap) -> None:
-    assert guess_columns(columns) == expected
 
 
 def _mixed(*lines: tuple[str, str]) -> bytes:

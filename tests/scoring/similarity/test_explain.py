@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import itertools
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -15,3 +17,14 @@ def test_word_diff_rebuilds_both_texts(a: list[str], b: list[str]) -> None:
     diff = word_diff(" ".join(a), " ".join(b))
     assert " ".join(w for op, w in diff if op != "insert").split() == a
     assert " ".join(w for op, w in diff if op != "delete").split() == b
+
+
+def test_word_diff_of_long_texts_rebuilds_both() -> None:
+    # Two different 100,000-character texts: difflib's matcher took minutes here, the Indel alignment does not.
+    from bench.long_text import text_of
+
+    a, b = text_of(100_000, kind="prose"), text_of(100_000, seed=2, kind="prose")
+    diff = word_diff(a, b)
+    assert " ".join(w for op, w in diff if op != "insert").split() == a.split()
+    assert " ".join(w for op, w in diff if op != "delete").split() == b.split()
+    assert all(x[0] != y[0] for x, y in itertools.pairwise(diff))  # runs are merged

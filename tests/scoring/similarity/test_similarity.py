@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis.strategies import text
 
 from scoring import create_content_similarity_scorer
-from scoring.similarity.scorer import ALGORITHMS, dice, similarities
+from scoring.similarity.scorer import ALGORITHMS, ALL_ALGORITHMS_MAX_CELLS, dice, similarities
 
 DOC_EXAMPLES = [
     ("The quick brown fox jumps over the lazy dog.", "The quick brown fox jumps over the lazy dog.", 1.0),
@@ -85,3 +85,101 @@ def test_partial_ratio_refuses_long_texts_with_a_clear_error() -> None:
     table = similarities(long_a, long_b)
     assert math.isnan(table["partial_ratio"])
     assert all(0.0 <= v <= 1.0 for k, v in table.items() if k != "partial_ratio")
+
+
+# Every algorithm on pairs whose values were worked out by hand (or are the libraries' documented examples),
+# not read back from the code: a swapped algorithm (token_sort_ratio for token_set_ratio, ratio for
+# levenshtein ...) fails. Texts are lower-case with single spaces, so the scorer's processing leaves them as
+# they are. Indel ratio = 1 - indel distance / (len a + len b); Levenshtein = 1 - distance / max length.
+KNOWN_VALUES = [
+    # "this is a test" (14) vs "this is a test!" (15): one insertion.
+    ("this is a test", "this is a test!", {
+        "ratio": 1 - 1 / 29,  # rapidfuzz docs: fuzz.ratio = 96.55
+        "partial_ratio": 1.0,  # the shorter is a substring of the longer (docs: 100)
+        "token_sort_ratio": 1 - 1 / 29,  # "a is test this" vs "a is test! this"
+        "token_set_ratio": 1 - 1 / 29,  # best of the intersection + rest strings: the two full sortings
+        "levenshtein": 1 - 1 / 15,
+        "dice": 2 * 10 / (11 + 12 - 2),  # no spaces: 10 of 10 and 11 bigrams shared
+    }),
+    # rapidfuzz docs: token_sort_ratio 84.21, token_set_ratio 100.
+    ("fuzzy was a bear", "fuzzy fuzzy was a bear", {
+        "ratio": 1 - 6 / 38,  # the shorter is a subsequence: 6 insertions
+        "partial_ratio": 1.0,
+        "token_sort_ratio": 1 - 6 / 38,  # "a bear fuzzy was" (16) vs "a bear fuzzy fuzzy was" (22)
+        "token_set_ratio": 1.0,  # the same set of words
+        "levenshtein": 1 - 6 / 22,
+    }),
+    ("lewenstein", "levenshtein", {"levenshtein": 1 - 2 / 11}),  # rapidfuzz docs: distance 2
+    ("abcd", "xxabcyy", {"partial_ratio": 1 - 2 / 8}),  # best window "abcy"/"xabc": 3 of 4 in common
+    ("night", "nacht", {"dice": 0.25}),  # string-similarity docs; bigrams ni ig gh ht / na ac ch ht
+    ("healed", "sealed", {"dice": 0.8}),  # string-similarity docs: 4 of 5 bigrams shared
+    ("martha", "marhta", {"jaro_winkler": (1 + 1 + 5 / 6) / 3 + 3 * 0.1 * (1 - (1 + 1 + 5 / 6) / 3)}),  # Winkler
+    ("dixon", "dicksonx", {"jaro_winkler": (4 / 5 + 4 / 8 + 1) / 3 + 2 * 0.1 * (1 - (4 / 5 + 4 / 8 + 1) / 3)}),
+]  # fmt: skip
+KNOWN = [(a, b, algorithm, value) for a, b, values in KNOWN_VALUES for algorithm, value in values.items()]
+
+
+@pytest.mark.parametrize(("a", "b", "algorithm", "expected"), KNOWN, ids=[f"{k[2]}:{k[0]}" for k in KNOWN])
+def test_every_algorithm_gives_the_known_value(a: str, b: str, algorithm: str, expected: float) -> None:
+    scorer = create_content_similarity_scorer(algorithm=algorithm, scale=2)
+    result = scorer.run(input=a, output=b)
+    assert result.analyze_step_result["similarity"] == pytest.approx(expected, abs=1e-12)
+    assert result.score == pytest.approx(2 * expected, abs=1e-12)
+    assert scorer.score_many(outputs=[b], inputs=[a])["similarity"] == [pytest.approx(expected, abs=1e-12)]  # batch
+
+
+def test_every_algorithm_has_a_known_value() -> None:
+    assert {k[2] for k in KNOWN} == set(ALGORITHMS)
+
+
+def test_with_a_ground_truth_the_output_is_compared_with_it_not_the_input() -> None:
+    scorer = create_content_similarity_scorer()
+    result = scorer.run(input="completely unrelated", output="healed", ground_truth="sealed")
+    assert result.score == 0.8 and result.preprocess_step_result == {
+        "processedGroundTruth": "sealed",
+        "processedOutput": "healed",
+    }
+    for blank in (None, "", "  \n"):  # no reference: the input, as Mastra
+        plain = scorer.run(input="night", output="nacht", ground_truth=blank)
+        assert plain.score == 0.25 and set(plain.preprocess_step_result) == {"processedInput", "processedOutput"}
+    assert scorer.run(output="healed", ground_truth="sealed").score == 0.8  # no input needed then
+    many = scorer.score_many(outputs=["healed", "nacht"], inputs=["unrelated", "night"], ground_truths=["sealed", " "])
+    assert many["score"] == [0.8, 0.25]  # the batch path compares the same way
+    with pytest.raises(ValueError, match=r"^input is required"):
+        scorer.run(output="healed")
+    with pytest.raises(TypeError, match=r"^ground_truth must be"):
+        scorer.run(input="a", output="b", ground_truth=42)
+
+
+def test_similarities_leave_out_the_quadratic_algorithms_on_long_texts() -> None:
+    a = "the quick brown fox " * 3_000
+    b = "a quick brown dog " * 3_000
+    assert len(a) * len(b) > ALL_ALGORITHMS_MAX_CELLS
+    found = similarities(a, b)
+    assert [n for n, v in found.items() if math.isnan(v)] == [
+        "ratio", "partial_ratio", "token_sort_ratio", "levenshtein", "jaro_winkler"
+    ]  # fmt: skip
+    assert found["dice"] == create_content_similarity_scorer().run(input=a, output=b).score
+    assert not math.isnan(found["token_set_ratio"])
+    assert similarities(a, a) == dict.fromkeys(found, 1.0)  # equal texts are identical for every algorithm
+    short = similarities(a[:2_000], b[:2_000])
+    assert not any(math.isnan(v) for v in short.values())
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "score", "warning"),
+    [
+        ("", "", 1.0, "input and output are both empty: a similarity of 1 only says that two empty texts are equal."),
+        (" \n\t", "  ", 1.0, "input and output are both empty"),
+        ("Where is my parcel?", "", 0.0, "output is empty: there is nothing to compare"),
+        ("", "It ships today.", 0.0, "input is empty: there is nothing to compare"),
+    ],
+)
+def test_empty_texts_keep_mastras_score_and_say_it_means_nothing(
+    first: str, second: str, score: float, warning: str
+) -> None:
+    result = create_content_similarity_scorer().run(input=first, output=second)
+    assert result.score == score  # Mastra's number (compareTwoStrings("", "") is 1)
+    assert len(result.warnings) == 1 and result.warnings[0].startswith(warning)
+    assert result.to_dict()["warnings"] == list(result.warnings)
+    assert create_content_similarity_scorer().run(input="a b", output="b a").warnings == ()

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import re
 import string
+import sys
 
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from scoring.text.literals import LiteralIndex, fold, required_literals
+from scoring.text import literals
+from scoring.text.literals import LiteralIndex, fold, parse_pattern, required_literals
 
 _ALL_CHARS = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF)
 
@@ -89,3 +91,45 @@ def test_index_lists_only_patterns_whose_words_occur() -> None:
     assert index.candidates("Thanks, that helped.") == [2]
     assert index.candidates("You IDİOT, thanks") == [0, 2]
     assert index.candidates("shut UP") == [1, 2]
+
+
+@pytest.mark.parametrize(
+    ("pattern", "nodes"),
+    [
+        (r"ab", [("char", "a"), ("char", "b")]),
+        (r"[xy]", [("set", ("x", "y"))]),
+        (r"[a-z]", [("any",)]),
+        (r"[^a]", [("any",)]),
+        (r".\w", [("any",), ("any",)]),
+        (r"\bx(?=y)(?!z)$", [("empty",), ("char", "x"), ("empty",), ("empty",), ("empty",)]),
+        (r"(x|yz)", [("group", [("branch", [[("char", "x")], [("char", "y"), ("char", "z")]])])]),
+        (r"x{2,3}?", [("repeat", 2, 3, [("char", "x")])]),
+        (r"x{0,5}+", [("repeat", 0, 5, [("char", "x")])]),
+        (r"(?>ab)", [("any",)]),
+        (r"(a)\1", [("group", [("char", "a")]), ("any",)]),
+    ],
+)
+def test_parse_pattern_reads_each_construct_of_cpythons_parser(pattern: str, nodes: list[object]) -> None:
+    """Pins how re._parser's tree (private, may change between Python versions) reads in this Python."""
+    assert parse_pattern(re.compile(pattern)) == nodes
+
+
+def test_without_cpythons_parser_every_pattern_stays_a_candidate(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delattr(re, "_parser")
+    monkeypatch.setitem(sys.modules, "re._parser", None)  # as on a Python without it: importing it fails
+    pattern = re.compile(r"\bidiot\b", re.IGNORECASE)
+    assert parse_pattern(pattern) is None
+    assert required_literals(pattern) == ()
+    assert LiteralIndex([pattern]).candidates("Thanks, that helped.") == [0]  # searched, so nothing is missed
+
+
+def test_an_index_of_patterns_without_literals_lists_them_all() -> None:
+    assert LiteralIndex([re.compile(r"\w+"), re.compile(r".")]).candidates("any text") == [0, 1]
+
+
+def test_a_parse_that_fails_midway_is_treated_as_unreadable(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(items: object, sre: object) -> list[literals.Node]:
+        raise AttributeError("a Python whose parser has other opcodes")
+
+    monkeypatch.setattr(literals, "_nodes", broken)
+    assert parse_pattern(re.compile("abc")) is None

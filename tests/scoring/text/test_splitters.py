@@ -15,8 +15,6 @@ DATA = Path(__file__).parent.parent / "data"
 DATA_FILES = ("sentences.txt", "sentences_heldout.txt", "toxicity_labelled.csv")
 DEV = load_gold(GOLD_PATH)
 HELDOUT = load_gold(HELDOUT_PATH)
-# Texts the smart splitter is known to get wrong, and why (strict: fixing one must update this).
-KNOWN_FAILURES: dict[str, str] = {}
 
 
 def _texts(spans: list[Span]) -> list[str]:
@@ -36,12 +34,7 @@ def test_labelled_sets_are_well_formed() -> None:
         assert not item.text[cursor:].strip(), item.id
 
 
-def _gold_params() -> list[object]:
-    marks = {k: pytest.mark.xfail(strict=True, reason=v) for k, v in KNOWN_FAILURES.items()}
-    return [pytest.param(i, id=i.id, marks=[marks[i.id]] if i.id in marks else []) for i in DEV + HELDOUT]
-
-
-@pytest.mark.parametrize("item", _gold_params())
+@pytest.mark.parametrize("item", [pytest.param(i, id=i.id) for i in DEV + HELDOUT])
 def test_smart_splitter_matches_gold(item: GoldItem) -> None:
     assert _texts(split_smart(item.text)) == list(item.sentences)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from vaderSentiment.vaderSentiment import BOOSTER_DICT, SentimentIntensityAnalyzer, SentiText
@@ -72,3 +73,28 @@ def test_vader_equals_vader_sentiment_on_rule_heavy_word_salad(words: list[str],
 @given(text=st.text(max_size=60))
 def test_vader_equals_vader_sentiment_on_any_text(text: str) -> None:
     _assert_same(text)
+
+
+_LONG_WORDS = st.sampled_from(
+    ["good", "bad", "great", "terrible", "fine", "not", "but", "BUT", "very", "the", "a", "of", "kind", "no", "never",
+     "so", "GOOD", "love", "hate", "okay", "sort of", "at least", "without doubt", ":)", "😀", "!", "?"]
+)  # fmt: skip
+
+
+@settings(max_examples=25, deadline=None)
+@given(words=st.lists(_LONG_WORDS, min_size=300, max_size=1500))
+def test_vader_equals_vader_sentiment_on_long_texts_with_many_buts(words: list[str]) -> None:
+    # vaderSentiment's "but" rule rescales the first position holding each value (list.index): repeated
+    # values in a long run-on sentence exercise every branch of the port's heap-based equivalent.
+    _assert_same(" ".join(words))
+
+
+def test_vader_port_does_not_call_vader_sentiments_quadratic_but_rule(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Its list.index scan made one 300,000-character run-on sentence take a minute (bench/long_text.py).
+    def refuse(*args: object) -> None:
+        raise AssertionError("the quadratic _but_check was called")
+
+    text = "good but bad, not great but fine " * 300
+    expected = REFERENCE.polarity_scores(text)["compound"]
+    monkeypatch.setattr(SentimentIntensityAnalyzer, "_but_check", staticmethod(refuse))
+    assert get_engine("vader")._polarity(text) == expected  # type: ignore[attr-defined]

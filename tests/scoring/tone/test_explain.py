@@ -72,3 +72,37 @@ def test_word_drivers_afinn_values_sum_to_the_sentence_score() -> None:
     drivers = word_drivers([sentence], "afinn")
     tokens = len(re.findall(r"\S+", sentence))
     assert drivers["value"].sum() / tokens == pytest.approx(get_engine("afinn").polarity(sentence))
+
+
+MISREAD = (
+    "Thanks for writing in. Honestly, this is a ridiculous complaint and you clearly didn't read the terrible "
+    "instructions. You clearly didn't read the terrible manual either. The refund is processed. Let me know."
+)
+
+
+def test_sentence_frame_marks_where_the_engines_read_opposite_signs_and_circles_no_neutral_sentence() -> None:
+    from scoring import create_tone_scorer
+
+    sentences = create_tone_scorer().run(output=MISREAD).preprocess_step_result["sentences"]
+    frame = sentence_frame(sentences, "vader")  # type: ignore[arg-type]
+    # VADER reads the rude sentences as positive ("didn't" flips "terrible"); AFINN as negative.
+    assert frame["sentiment"].round(4).tolist()[:3] == [0.4404, 0.5505, 0.6433]
+    assert frame["other_sentiment"].tolist()[:3] == [0.5, -0.5, -0.25]
+    assert frame["engines_disagree"].tolist() == [False, True, True, False, False]
+    # Against all five sentences the two neutral ones would be circled as tone shifts: the misread sentences
+    # pulled the mean up. Against the sentences the engines agree on, nothing is a shift.
+    assert sentence_frame(sentences, "vader", cross_check=False)["tone_shift"].tolist()[3:] == [True, True]  # type: ignore[arg-type]
+    assert not frame["tone_shift"].any()
+    # The same text read by AFINN is cross-checked with VADER: the same sentences are in dispute.
+    afinn = create_tone_scorer(engine="afinn").run(output=MISREAD).preprocess_step_result["sentences"]
+    assert sentence_frame(afinn, "afinn")["engines_disagree"].tolist() == [False, True, True, False, False]  # type: ignore[arg-type]
+
+
+def test_a_sentence_the_engines_disagree_on_is_never_a_tone_shift() -> None:
+    texts = ["We love it.", "Great work.", "You clearly didn't read the terrible instructions.", "Wonderful."]
+    sentences = [
+        {"text": t, "start": 0, "end": 1, "sentiment": v} for t, v in zip(texts, [0.6, 0.6, -0.9, 0.6], strict=True)
+    ]
+    frame = sentence_frame(sentences, "afinn")
+    assert frame["engines_disagree"].tolist() == [False, False, True, False]
+    assert not frame["tone_shift"].any()

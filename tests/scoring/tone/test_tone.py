@@ -6,6 +6,7 @@ from hypothesis.strategies import sampled_from, text
 from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
 
 from scoring import create_tone_scorer
+from scoring.tone.scorer import MIN_STABILITY_SENTENCES, stability_note
 
 VADER = SentimentIntensityAnalyzer()
 
@@ -99,4 +100,41 @@ def test_blank_ground_truth_means_stability_in_run_and_score_many(truth: str) ->
     scorer = create_tone_scorer()
     result = scorer.run(output="Great. Awful.", ground_truth=truth)
     assert "sentimentVariance" in result.analyze_step_result
-    assert scorer.score_many(["Great. Awful."], [truth])["score"] == [result.score]
+    assert scorer.score_many(outputs=["Great. Awful."], ground_truths=[truth])["score"] == [result.score]
+
+
+@pytest.mark.parametrize(
+    ("output", "splitter", "what"),
+    [
+        ("Thanks for your order, it ships today!", "smart", "only 1 sentence with words"),
+        ("Thanks for your order, it ships today!", "mastra", "only 1 sentence with words"),
+        ("!!! ???", "smart", "no sentence with words"),
+        ("!!! ???", "mastra", "no sentence with words"),
+        ("Great. ...", "smart", "only 1 sentence with words"),
+    ],
+)
+def test_stability_of_too_little_text_keeps_mastras_score_and_says_it_measured_nothing(
+    output: str, splitter: str, what: str
+) -> None:
+    result = create_tone_scorer(splitter=splitter).run(output=output)
+    assert result.score == 1.0 and result.analyze_step_result["sentimentVariance"] == 0.0  # Mastra's number
+    notes = [w for w in result.warnings if "stability" in w]
+    assert len(notes) == 1 and notes[0].startswith(f"output has {what}: ") and "not enough text" in notes[0]
+    assert set(result.to_dict()["analyzeStepResult"]) == {"avgSentiment", "sentimentVariance"}  # Mastra's keys only
+
+
+@pytest.mark.parametrize(
+    ("output", "reference"),
+    [
+        ("Great. Thanks!", None),
+        ("Great 👍. Awful 😡", None),
+        ("Thanks for your order.", "Happy to help!"),
+        ("   ", None),
+    ],
+)
+def test_no_stability_note_with_two_sentences_in_comparison_mode_or_for_empty_text(
+    output: str, reference: str | None
+) -> None:
+    result = create_tone_scorer(reference).run(output=output)
+    assert not [w for w in result.warnings if "stability" in w]
+    assert stability_note(["Great.", "👍"]) is None and MIN_STABILITY_SENTENCES == 2

@@ -12,7 +12,15 @@ import pytest
 from scoring import create_toxicity_scorer, get_scorer
 from scoring.text import embeddings
 from scoring.text.embeddings import EncoderUnavailable, encoder_available
-from scoring.toxicity.e5 import HEAD_PATH, KNOWN_GAPS, classify_e5, default_threshold, fresh_curve, load_head
+from scoring.toxicity.e5 import (
+    HEAD_PATH,
+    KNOWN_GAPS,
+    MEASURED_RECALL,
+    classify_e5,
+    default_threshold,
+    fresh_curve,
+    load_head,
+)
 from scoring.toxicity.rules import KINDS
 from scoring.toxicity.scorer import default_engine
 
@@ -61,6 +69,14 @@ def test_default_threshold_meets_the_precision_target_on_fresh_text() -> None:
     assert at_default["precision"] >= 0.90
     assert curve["threshold"].is_monotonic_increasing and curve["recall"].is_monotonic_decreasing
     assert curve.attrs["n"] == 512 and curve.attrs["toxic"] == 255
+
+
+def test_measured_recall_is_the_head_files_fresh_score() -> None:
+    fresh = load_head().meta["fresh"]
+    assert isinstance(fresh, dict)
+    assert MEASURED_RECALL.toxic == fresh["toxic"] == 255
+    assert MEASURED_RECALL.flagged == round(fresh["recall"] * fresh["toxic"])
+    assert MEASURED_RECALL.source.endswith("toxicity_multilingual_fresh.csv")
 
 
 def test_known_gaps_are_stated() -> None:
@@ -156,7 +172,7 @@ def test_e5_threshold_decides_and_clean_reason_says_so() -> None:
 def test_e5_score_many_equals_run() -> None:
     outputs = ["You're an idiot. Thanks for the question.", "", "Ich weiß, wo du wohnst.", "Here is the fix."]
     for scorer in (create_toxicity_scorer(engine="e5"), create_toxicity_scorer(engine="e5", threshold=0.3, scale=10)):
-        many = scorer.score_many(outputs + outputs[:1])
+        many = scorer.score_many(outputs=outputs + outputs[:1])
         runs = [scorer.run(output=o) for o in outputs + outputs[:1]]
         assert many["score"] == [r.score for r in runs]
         assert many["toxicCount"] == [r.analyze_step_result["toxicCount"] for r in runs]

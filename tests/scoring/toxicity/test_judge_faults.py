@@ -108,7 +108,7 @@ def _scorer(url: str) -> Any:
 def test_judge_failing_mid_batch_keeps_finished_rows_and_marks_failed_ones(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TONE_EXPLORER_JUDGE_CONCURRENCY", "4")
     with flaky_server() as (judge, url):
-        many = _scorer(url).score_many(ROWS)
+        many = _scorer(url).score_many(outputs=ROWS)
     hard = {row for row, mode in FAILING.items() if mode != "flaky"}
     for row in range(len(ROWS)):
         if row in hard:
@@ -127,10 +127,10 @@ def test_retrying_only_the_failed_rows_completes_the_batch() -> None:
     """The library-level retry: score again just the rows whose error is set, and merge."""
     with flaky_server() as (judge, url):
         scorer = _scorer(url)
-        first = pd.DataFrame(scorer.score_many(ROWS))
+        first = pd.DataFrame(scorer.score_many(outputs=ROWS))
         failed = first.index[first["error"].notna()].tolist()
         judge.healthy, judge.seen = True, []
-        again = pd.DataFrame(scorer.score_many([ROWS[i] for i in failed]), index=failed)
+        again = pd.DataFrame(scorer.score_many(outputs=[ROWS[i] for i in failed]), index=failed)
     assert sorted(judge.seen) == failed == [3, 5, 7]  # only the failed rows went to the judge again
     merged = first.copy()
     merged.loc[failed] = again

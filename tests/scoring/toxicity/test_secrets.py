@@ -149,7 +149,7 @@ def test_batch_rows_and_exports_hold_no_key() -> None:
         return _verdicts_echoing_key(body)
 
     with serve(script) as fake:
-        many = _judge(fake.base_url).score_many([TEXT, "BROKEN reply. Still broken.", TEXT])
+        many = _judge(fake.base_url).score_many(outputs=[TEXT, "BROKEN reply. Still broken.", TEXT])
     assert many["error"][0] is None and "refused the API key" in many["error"][1]
     table = pd.DataFrame({"output": [TEXT, "BROKEN", TEXT], **many})
     exports = [to_csv_bytes(table), to_jsonl_bytes(table), to_parquet_bytes(table), to_excel_bytes(table)]

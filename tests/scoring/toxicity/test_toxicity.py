@@ -159,7 +159,7 @@ def test_toxicity_score_many_equals_run() -> None:
         "You're clueless. Thanks for the question.",
     ]
     for scorer in (TOX, create_toxicity_scorer(engine="classifier", threshold=0.9, scale=10)):
-        many = scorer.score_many(outputs)
+        many = scorer.score_many(outputs=outputs)
         runs = [scorer.run(output=o) for o in outputs]
         assert many["score"] == [r.score for r in runs]
         assert many["toxicCount"] == [r.analyze_step_result["toxicCount"] for r in runs]
@@ -169,9 +169,9 @@ def test_toxicity_score_many_equals_run() -> None:
 
 def test_toxicity_score_many_names_the_bad_row() -> None:
     with pytest.raises(TypeError, match=r"outputs\[1\]"):
-        TOX.score_many(["fine", 3])
+        TOX.score_many(outputs=["fine", 3])
     with pytest.raises(ValueError, match="inputs must have one entry per output"):
-        TOX.score_many(["a", "b"], inputs=["q"])
+        TOX.score_many(outputs=["a", "b"], inputs=["q"])
 
 
 def test_classifier_model_is_loaded_once() -> None:

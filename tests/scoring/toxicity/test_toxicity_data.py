@@ -48,3 +48,26 @@ def test_every_rule_has_a_known_kind_and_fires_on_some_labelled_sentence_of_that
         assert rule.kind in KINDS and 0.5 <= rule.confidence <= 1.0
     unused = [r.name for r in RULES if (r.kind, r.name) not in fired]
     assert not unused, unused  # a pattern no labelled sentence exercises is untested
+
+
+def test_the_documented_recall_is_what_the_classifier_measures_today() -> None:
+    # The number the Toxicity page shows next to "No toxic opinion" comes from MEASURED_RECALL: recomputed
+    # here on its split, so changing the patterns or the model without updating it fails.
+    from scoring.toxicity.classifier import MEASURED_RECALL
+
+    toxic = [r["text"] for r in ROWS if r["split"] == MEASURED_RECALL.split and r["toxic"] == "1"]
+    assert MEASURED_RECALL.toxic == len(toxic)
+    assert MEASURED_RECALL.flagged == sum(v.toxic for v in classify(toxic))
+    assert MEASURED_RECALL.source.endswith(DATA.name)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    ["Only an idiot would ask that.", "Only losers would buy that.", "Only a moron would deploy on a Friday."],
+)
+def test_only_an_idiot_would_is_a_personal_attack_not_hate(sentence: str) -> None:
+    # An insult aimed at whoever would do it names no group: a personal attack, and the kind shown first.
+    verdict = classify([sentence])[0]
+    assert verdict.toxic and verdict.kinds[0] == "personal_attack" and "hate" not in verdict.kinds
+    assert verdict.reason.startswith("Toxic (personal attack): ")
+    assert "hate" not in {t.kind for t in match_rules(sentence)}

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from scoring import ToxicityMetric, create_toxicity_scorer, run_evals
+from scoring.limits import user_message
 from scoring.toxicity.judge.prompts import ReplyError, parse_verdicts
 from scoring.toxicity.scorer import JudgeError, ToxicityScorer
 from tests.scoring.fake_openai import Reply, error_body, serve, unused_port
@@ -137,6 +138,7 @@ def test_judge_persistent_failure_is_an_error_after_bounded_retries(status: int,
         judge(fake.base_url, max_retries=2).run(output=TWO)
     assert (info.value.kind, info.value.status) == (kind, status)
     assert len(fake.requests) == 3
+    assert "TONE_EXPLORER" not in user_message(info.value) and "still broken" in user_message(info.value)
 
 
 def test_judge_refused_key_is_a_clear_error_without_retries() -> None:
@@ -148,6 +150,9 @@ def test_judge_refused_key_is_a_clear_error_without_retries() -> None:
         judge(fake.base_url).run(output=TWO)
     assert info.value.kind == "refused" and len(fake.requests) == 1
     assert KEY not in str(info.value)
+    shown = user_message(info.value)  # the Toxicity page's words: no variable or argument names, no key
+    assert shown.startswith("the judge at") and "check the judge API key" in shown
+    assert "OPENAI" not in shown and "api_key" not in shown and KEY not in shown
 
 
 def test_judge_unknown_model_is_rejected_with_the_server_message() -> None:
@@ -164,6 +169,7 @@ def test_judge_unreachable_endpoint_is_a_clear_error() -> None:
     with pytest.raises(JudgeError, match=r"cannot reach the judge at http://127.0.0.1:\d+/v1 \(2 tries\)") as info:
         judge(url, max_retries=1).run(output=TWO)
     assert info.value.kind == "unreachable"
+    assert "OPENAI_BASE_URL" in str(info.value) and "OPENAI_BASE_URL" not in user_message(info.value)
 
 
 def test_judge_empty_output_scores_zero_without_a_request() -> None:
@@ -226,7 +232,7 @@ def test_run_evals_records_judge_errors_per_item() -> None:
 
 def test_judge_score_many_marks_failed_rows() -> None:
     with serve(auto) as fake:
-        many = judge(fake.base_url).score_many(["You idiot. Hi.", "BROKEN.", ""])
+        many = judge(fake.base_url).score_many(outputs=["You idiot. Hi.", "BROKEN.", ""])
     assert many["score"][0] == 0.5 and math.isnan(many["score"][1]) and many["score"][2] == 0.0
     assert many["error"][0] is None and "could not be read" in many["error"][1]
     assert many["opinionCount"] == [2, None, 0]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
 from html.parser import HTMLParser
 
 import numpy as np
@@ -10,8 +11,10 @@ import pandas as pd
 import pytest
 
 from scoring.batch.compare import compare_groups, group_summary
+from scoring.batch.report import batch_report, render_report, run_meta
+from scoring.batch.runner import evaluate
 from scoring.charts import group_means_figure, score_histogram_figure
-from scoring.io.report import render_report
+from scoring.toxicity.scorer import default_engine
 
 EVIL = '<script>alert("x")</script>'
 
@@ -69,14 +72,50 @@ def test_report_is_a_single_self_contained_file(table: pd.DataFrame) -> None:
     assert page.count('class="plotly-graph-div"') == 2
 
 
-def test_report_shows_cards_comparison_and_lowest_rows(table: pd.DataFrame) -> None:
-    page = _report(table, lowest=5)
+def test_report_shows_cards_comparison_and_worst_rows(table: pd.DataFrame) -> None:
+    page = _report(table, worst=5)
     mean = table["tone-scorer"].mean()
     assert f"{mean:.3f}" in page and "mean of 24 of 24 rows" in page
     assert "more on-tone than v1" in page
-    assert "The 5 lowest-scoring rows" in page
+    assert "The 5 worst rows" in page
     assert f"{table['tone-scorer'].min():.3f}" in page
     assert "All 24 rows were scored." in page
+    assert "Higher is better for tone-scorer." in page
+
+
+def _rows_shown(page: str) -> list[str]:
+    body = page.split("worst rows</h2>", 1)[1].split("</table>", 1)[0]
+    return re.findall(r"<tr><td>(.*?)</td>", body)
+
+
+def test_report_worst_rows_are_the_most_toxic_for_a_lower_is_better_score() -> None:
+    table = pd.DataFrame({"output": ["kind", "rude", "mixed", "unscored"], "toxicity-scorer": [0.0, 1.0, 0.5, None]})
+    page = render_report(title="t", table=table, scores=["toxicity-scorer"], worst=3)
+    assert _rows_shown(page) == ["rude", "mixed", "kind"]
+    assert "Lower is better for toxicity-scorer." in page
+
+
+def test_report_worst_rows_break_ties_on_the_next_score_its_own_way() -> None:
+    table = pd.DataFrame({"output": ["a", "b", "c"], "tone-scorer": [0.2, 0.2, 0.9],
+                          "toxicity-scorer": [0.0, 0.5, 1.0]})  # fmt: skip
+    page = render_report(title="t", table=table, scores=["tone-scorer", "toxicity-scorer"])
+    assert _rows_shown(page) == ["b", "a", "c"]
+
+
+def test_batch_report_lists_the_run_settings_from_the_result() -> None:
+    df = pd.DataFrame({"input": ["Hi", "Hey"], "output": ["Great, thanks!", "Awful. Sorry."], "ref": ["Glad!", "Ok"]})
+    result = evaluate(df, scorers=["tone", "toxicity"], reference_column="ref", engine="afinn")
+    when = datetime(2026, 1, 2, 3, 4, tzinfo=UTC)
+    assert run_meta(result, file="r.csv", generated=when) == {
+        "file": "r.csv", "rows": "2", "scorers": "tone-scorer, toxicity-scorer", "tone engine": "afinn",
+        "toxicity engine": default_engine(), "columns": "output='output', input='input', reference='ref'",
+        "compares": "tone-scorer: output vs 'ref'; toxicity-scorer: output (with 'input' as the question)",
+        "generated": "2026-01-02 03:04 UTC",
+    }  # fmt: skip
+    page = batch_report(result, file="r.csv", generated=when)
+    assert "<b>tone engine</b>: afinn" in page and "Batch evaluation: r.csv" in page
+    head = page.split("worst rows</h2>", 1)[1].split("</tr>", 1)[0]
+    assert re.findall(r"<th>(.*?)</th>", head) == ["input", "output", "ref", "tone-scorer", "toxicity-scorer"]
 
 
 def test_report_flags_partial_runs(table: pd.DataFrame) -> None:
