@@ -1,5 +1,6 @@
 # Two commands: `make run` starts the dashboard, `make test` runs every test. Both set up what
-# they need (virtualenv, pip packages, npm packages for the parity oracle, Debian's chromium) and
+# they need (virtualenv, pip packages, npm packages for the parity oracle, Debian's chromium, and
+# Debian's PostgreSQL server, which the run-store tests start a throwaway cluster of) and
 # are idempotent: each step re-runs only when its inputs change.
 SHELL := /bin/bash
 PYTHON ?= python3
@@ -7,13 +8,14 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PORT ?= 8501
 ORACLE := tests/parity/js
+POSTGRES := /usr/bin/pg_ctlcluster
 
 .PHONY: run test lint format bench setup clean
 
 run: $(VENV)/.runtime
 	$(PY) -m streamlit run app.py --server.port $(PORT) --server.address localhost
 
-test: $(VENV)/.dev $(ORACLE)/node_modules/.installed /usr/bin/chromium
+test: $(VENV)/.dev $(ORACLE)/node_modules/.installed /usr/bin/chromium $(POSTGRES)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
@@ -26,7 +28,7 @@ lint:
 bench: $(VENV)/.dev $(ORACLE)/node_modules/.installed
 	$(PY) -m bench
 
-setup: $(VENV)/.dev $(ORACLE)/node_modules/.installed /usr/bin/chromium
+setup: $(VENV)/.dev $(ORACLE)/node_modules/.installed /usr/bin/chromium $(POSTGRES)
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -46,6 +48,10 @@ $(ORACLE)/node_modules/.installed: $(ORACLE)/package.json $(ORACLE)/package-lock
 
 /usr/bin/chromium:
 	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+
+# The server binaries (initdb, pg_ctl) for tests/scoring/runs/; its postgresql-common brings pg_ctlcluster.
+$(POSTGRES):
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
 
 clean:
 	rm -rf $(VENV) $(ORACLE)/node_modules

@@ -14,7 +14,10 @@ PAGES = {
         st.Page("pages/similarity.py", title="Similarity", icon=":material/compare_arrows:"),
         st.Page("pages/toxicity.py", title="Toxicity", icon=":material/shield:"),
     ],
-    "Score many": [st.Page("pages/batch.py", title="Batch", icon=":material/table_view:")],
+    "Score many": [
+        st.Page("pages/batch.py", title="Batch", icon=":material/table_view:"),
+        st.Page("pages/runs.py", title="Runs", icon=":material/history:"),
+    ],
     "Show": [st.Page("pages/demo.py", title="Demo", icon=":material/slideshow:")],
 }
 

@@ -51,14 +51,19 @@ class Session:
 
 
 def plan(sessions: int, rounds: int, seed: int = 7) -> list[Session]:
-    """Return texts whose tone scores (3 decimals, as shown) all differ, so a mixed-up result cannot pass."""
+    """Return texts of two or more sentences whose tone scores (3 decimals, as shown) all differ.
+
+    All different, so a mixed-up result cannot pass; two or more sentences, so the page shows a score (a
+    single sentence has no stability to measure and shows "—").
+    """
     rng, scorer, used = random.Random(seed), create_tone_scorer(), set[str]()
     out: list[Session] = []
     for s in range(sessions):
         texts: list[str] = []
         expected: list[str] = []
         while len(texts) < rounds:
-            parts = rng.sample(POSITIVE, rng.randint(0, 3)) + rng.sample(NEGATIVE, rng.randint(0, 3))
+            positive = rng.randint(0, 3)  # at least two sentences: one alone has no stability score to show
+            parts = rng.sample(POSITIVE, positive) + rng.sample(NEGATIVE, rng.randint(0 if positive else 1, 3))
             parts.append(rng.choice(NEUTRAL).format(n=f"{s}-{len(texts)}-{rng.randint(0, 999)}"))
             rng.shuffle(parts)
             text = " ".join(parts)

@@ -5,6 +5,7 @@ import streamlit as st
 import ui
 from ui import batch_input as batch_ui
 from ui import batch_results as results_ui
+from ui import runs as runs_ui
 from ui.markdown import escape_markdown
 
 ui.init_state()  # also when Streamlit runs this page alone (the judge settings share the Toxicity page's keys)
@@ -18,7 +19,7 @@ if loaded is None:
 columns = escape_markdown(", ".join(map(str, loaded.table.columns)))
 st.caption(f"**{escape_markdown(loaded.name)}** · {len(loaded.table):,} rows · columns: {columns}")
 for warning in loaded.warnings:
-    st.warning(warning, icon=":material/text_format:")
+    st.warning(escape_markdown(warning), icon=":material/text_format:")
 
 with st.container(border=True):
     options = batch_ui.run_options(loaded)
@@ -38,8 +39,11 @@ if result is None:
     st.stop()
 
 problems = results_ui.show_status(result)
+runs_ui.cache_note(result)
 ui.attempt(batch_ui.retry_button, loaded, run_options, result)
 results_ui.show_cards(result)
+with st.expander("Save this run", icon=":material/bookmark_add:", expanded=True):
+    runs_ui.save_box(result, loaded.name, loaded.digest, f"{loaded.digest}:{run_options!r}:{len(result.errors)}")
 group, a, b, pair_on = results_ui.ab_settings(result.table, loaded, run_options)
 figs = results_ui.figures(result.table, run_options, group)
 found: list = []

@@ -6,7 +6,8 @@ st.title("Tone explorer")
 st.markdown(
     "Score the **tone** of an agent's reply: is it stable across its sentences, or does it match a reference tone?  \n"
     "See **why**: the sentiment of every sentence, the words that drove it, and where the tone shifts.  \n"
-    "Also compare texts for **similarity**, check replies for **toxicity**, and score whole files in **batch**."
+    "Also compare texts for **similarity**, check replies for **toxicity**, score whole files in **batch** and "
+    "keep their **runs** to compare and trend."
 )
 st.caption("The numbers follow Mastra's @mastra/evals scorers; the AFINN engine reproduces them exactly.")
 
@@ -15,6 +16,7 @@ PAGES = [
     ("pages/similarity.py", "Similarity", ":material/compare_arrows:", "Dice and every rapidfuzz algorithm, a diff."),
     ("pages/toxicity.py", "Toxicity", ":material/shield:", "Per-opinion verdicts, offline or with an LLM judge."),
     ("pages/batch.py", "Batch", ":material/table_view:", "Score a file of responses; compare two versions."),
+    ("pages/runs.py", "Runs", ":material/history:", "Saved runs: trends over time, two runs compared."),
     ("pages/demo.py", "Demo", ":material/slideshow:", "Curated examples, loaded with one click."),
 ]
 for col, (page, label, icon, blurb) in zip(st.columns(len(PAGES)), PAGES, strict=True):

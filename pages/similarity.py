@@ -4,8 +4,7 @@ import streamlit as st
 
 import ui
 from scoring.charts import similarity_figure
-from scoring.similarity.explain import similarity_frame, word_diff
-from ui.markdown import diff_markdown
+from scoring.similarity.explain import similarity_frame
 from ui.share import read_link, write_link
 
 ui.init_state()  # also when Streamlit runs this page alone (a deep link to a fresh server)
@@ -39,10 +38,8 @@ pre = result["preprocessStepResult"]
 score_col, text_col = st.columns([1, 3])
 score_col.metric("Dice similarity", f"{result['score']:.3f}", help="1 = identical after processing; 0 = nothing shared")
 with text_col:
-    st.caption("Processed input")
-    st.code(pre["processedInput"] or " ", language=None, wrap_lines=True)
-    st.caption("Processed output")
-    st.code(pre["processedOutput"] or " ", language=None, wrap_lines=True)
+    ui.processed_text("Processed input", pre["processedInput"])
+    ui.processed_text("Processed output", pre["processedOutput"])
 
 table, chart = st.columns([3, 2])
 frame = similarity_frame(result["allAlgorithms"])
@@ -57,8 +54,6 @@ table.dataframe(
 chart.plotly_chart(similarity_figure(frame), key="similarity.chart")
 
 st.subheader("Word-level diff")
-diff = diff_markdown(word_diff(pre["processedInput"], pre["processedOutput"]))
-st.markdown(diff or "_(both texts are empty)_")
-st.caption(":red-background[~~removed~~] from the input · :green-background[added] in the output")
+ui.word_diff_view(pre["processedInput"], pre["processedOutput"])
 with st.expander("Result as JSON (Mastra's shape)"):
     ui.json_download({k: v for k, v in result.items() if k != "allAlgorithms"}, "similarity.json", key="sim.json")

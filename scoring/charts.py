@@ -22,6 +22,7 @@ __all__ = [
     "LABEL_COLORS",
     "group_means_figure",
     "histogram_bins",
+    "run_trend_figure",
     "score_histogram_figure",
     "sentence_sentiment_figure",
     "sentiment_similarity_figure",
@@ -40,6 +41,8 @@ _DIFFERENCE_COLOR = "rgba(142, 68, 173, 0.14)"
 
 def _hover_text(text: str, width: int = 70, max_lines: int = 8) -> str:
     """Escape and wrap a sentence for a hover label."""
+    if len(text) <= width and text.isprintable() and text == text.strip():  # nothing to wrap: textwrap is slow
+        return html.escape(text)
     lines = textwrap.wrap(text, width=width, max_lines=max_lines, placeholder=" …") or [""]
     return "<br>".join(html.escape(line) for line in lines)
 
@@ -86,10 +89,13 @@ def _sentence_traces(frame: pd.DataFrame, engine_names: tuple[str, str] | None) 
             y=y,
             mode="lines+markers",
             name="sentence",
-            customdata=[[_hover_text(str(t)), c] for t, c in zip(frame["text"], cross, strict=True)],
+            # numpy arrays: plotly validates them in one step (lists of lists element by element)
+            customdata=np.array(
+                [[_hover_text(str(t)), c] for t, c in zip(frame["text"], cross, strict=True)], dtype=object
+            ).reshape(-1, 2),
             line={"color": "#c5cad3", "width": 1.5},
             marker={
-                "color": [LABEL_COLORS[lab] for lab in labels],
+                "color": np.array([LABEL_COLORS[lab] for lab in labels], dtype=object),
                 "size": size,
                 "line": {"width": 1, "color": "#fff"},
             },
@@ -408,5 +414,49 @@ def threshold_tradeoff_figure(curve: pd.DataFrame, *, threshold: float, default:
         height=320,
         margin={"t": 50, "b": 40, "l": 50, "r": 20},
         legend={"orientation": "h", "y": -0.25},
+    )
+    return fig
+
+
+def run_trend_figure(trend: pd.DataFrame) -> go.Figure:
+    """Return each scorer's mean over a name's runs, with its 95% CI as error bars, oldest run first.
+
+    Args:
+        trend: :meth:`scoring.runs.RunStore.trend` output (run_id, name, created_at, scorer, mean, ci_low,
+            ci_high, count, lower_is_better).
+    """
+    fig = go.Figure()
+    name = html.escape(str(trend["name"].iloc[0])) if len(trend) else ""
+    for i, (scorer, part) in enumerate(trend.groupby("scorer", sort=False)):
+        mean = part["mean"].astype(float)
+        better = "lower" if bool(part["lower_is_better"].iloc[0]) else "higher"
+        fig.add_trace(
+            go.Scatter(
+                x=part["created_at"].tolist(),
+                y=mean.tolist(),
+                mode="lines+markers",
+                name=f"{html.escape(str(scorer))} ({better} is better)",
+                marker={"color": _GROUP_COLORS[i % len(_GROUP_COLORS)], "size": 9},
+                error_y={
+                    "type": "data",
+                    "symmetric": False,
+                    "array": (part["ci_high"].astype(float) - mean).fillna(0).tolist(),
+                    "arrayminus": (mean - part["ci_low"].astype(float)).fillna(0).tolist(),
+                },
+                customdata=part[["run_id", "ci_low", "ci_high", "count"]].to_numpy().tolist(),
+                hovertemplate="run %{customdata[0]} · %{x|%Y-%m-%d %H:%M} UTC<br>mean %{y:.3f} (95% CI "
+                "%{customdata[1]:.3f} to %{customdata[2]:.3f})<br>n=%{customdata[3]}<extra></extra>",
+            )
+        )
+    runs = trend["run_id"].nunique() if len(trend) else 0
+    if runs == 1:  # one point: a day either side, not an axis of milliseconds
+        when = pd.Timestamp(trend["created_at"].iloc[0])
+        fig.update_xaxes(range=[when - pd.Timedelta(days=1), when + pd.Timedelta(days=1)])
+    fig.update_layout(
+        title=f"{name}: mean score per run (95% CI), {runs} run{'s' if runs != 1 else ''}",
+        xaxis={"title": "run time (UTC)"},
+        yaxis={"title": "mean score", "rangemode": "tozero"},
+        legend=_TOP_LEGEND,
+        margin={"t": 70, "b": 40, "l": 50, "r": 10},
     )
     return fig

@@ -44,7 +44,10 @@ def run_evals(
     compares the output's sentiment with it, similarity compares the output with it (else with the
     input); the batch runner does the same with a reference column. A scorer that raises on an item is
     recorded as that item's error and left out of the mean; ``summary.errors`` counts them, so a
-    partial result never looks complete.
+    partial result never looks complete. So is a ``target`` that raises (every scorer's error on that
+    item). ``on_item_complete(record)`` is called after each item; if it raises, the item keeps its
+    scores, its record gets ``onItemCompleteError`` and ``summary.onItemCompleteErrors`` counts them:
+    one failing callback never aborts the run.
 
     Returns:
         ``{"scores": {scorer_id: mean}, "summary": {"totalItems": n, ...}, "items": [...]}``.
@@ -58,6 +61,7 @@ def run_evals(
     counts = dict.fromkeys(totals, 0)
     errors = dict.fromkeys(totals, 0)
     items: list[dict[str, object]] = []
+    callback_errors = 0
     for index, item in enumerate(data):
         if not isinstance(item, Mapping):
             raise TypeError(f"data[{index}] must be a dict with 'input' and 'output'; got {type(item).__name__}.")
@@ -70,10 +74,16 @@ def run_evals(
                 counts[scorer_id] += 1
         items.append(record)
         if on_item_complete is not None:
-            on_item_complete(record)
+            try:
+                on_item_complete(record)
+            except Exception as exc:  # the user's callback: record it on the item, go on
+                record["onItemCompleteError"] = f"{type(exc).__name__}: {exc}"
+                callback_errors += 1
     summary: dict[str, object] = {"totalItems": len(items)}
     if any(errors.values()):
         summary["errors"] = {k: v for k, v in errors.items() if v}
+    if callback_errors:
+        summary["onItemCompleteErrors"] = callback_errors
     scores = {k: (totals[k] / counts[k] if counts[k] else math.nan) for k in totals}
     return {"scores": scores, "summary": summary, "items": items}
 
@@ -84,11 +94,17 @@ def _score_item(
     item_input = item.get("input")
     output = item.get("output")
     if output is None:
+        error = None
         if target is None:  # a bad item is reported as its error; the other items are still scored
             error = f"ValueError: data[{index}] has no 'output' and no target was given to produce one."
+        else:
+            try:
+                output = target(item_input)
+            except Exception as exc:  # the user's function failing on one item fails that item only
+                error = f"target raised {type(exc).__name__}: {exc}"
+        if error is not None:
             failed = {s.id: {"error": error} for s in scorers}
             return {"index": index, "item": dict(item), "output": None, "scorerResults": failed}
-        output = target(item_input)
     ground_truth = _item_field(item, "groundTruth", "ground_truth")
     results: dict[str, dict[str, object]] = {}
     for scorer in scorers:

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 
 from scoring.limits import check_text_length
 
-__all__ = ["check_scale", "to_text"]
+__all__ = ["MAX_SCALE", "check_scale", "to_text"]
 
 TextLike = str | Mapping[str, object] | Sequence[object] | None
 
@@ -76,8 +76,22 @@ def _to_text(value: object, name: str, required: bool) -> str:
     raise TypeError(f"{name} must be {_ACCEPTED}; got {type(value).__name__}.")
 
 
+#: The largest ``scale``: scores are rounded to two decimals (Mastra's ``roundToTwoDecimals`` multiplies by
+#: 100), which a float keeps exact up to about 1e13; far above, the rounding overflowed (1e308 * 100).
+MAX_SCALE = 1e12
+
+
 def check_scale(scale: object) -> float:
-    """Return ``scale`` as a float after checking it is a positive finite number."""
-    if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not (0 < scale < float("inf")):
+    """Return ``scale`` as a float after checking it is a positive number, at most :data:`MAX_SCALE`.
+
+    >>> check_scale(1e308)
+    Traceback (most recent call last):
+    ...
+    ValueError: scale must be a positive number at most 1e+12 (scores are rounded to two decimals); got 1e+308.
+    """
+    if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not 0 < scale < float("inf"):
         raise ValueError(f"scale must be a positive number; got {scale!r}.")
+    if scale > MAX_SCALE:
+        limit = f"at most {MAX_SCALE:g} (scores are rounded to two decimals)"
+        raise ValueError(f"scale must be a positive number {limit}; got {scale!r}.")
     return float(scale)

@@ -7,8 +7,11 @@ upload size (MB)                ``STREAMLIT_SERVER_MAX_UPLOAD_SIZE``  ``server.m
                                                                     ``.streamlit/config.toml`` (50), else 200
 rows per run                    ``TONE_EXPLORER_MAX_ROWS``           100,000
 characters per text scored      ``TONE_EXPLORER_MAX_TEXT_CHARS``     1,000,000
-LLM judge timeout (seconds)     ``TONE_EXPLORER_JUDGE_TIMEOUT_S``    30
+LLM judge timeout (seconds)     ``TONE_EXPLORER_JUDGE_TIMEOUT_S``    30 (the whole request, not each read)
 LLM judge concurrent requests   ``TONE_EXPLORER_JUDGE_CONCURRENCY``  4
+LLM judge reply size (KB)       ``TONE_EXPLORER_JUDGE_MAX_REPLY_KB`` 1,024 (a reply is a few KB)
+unpacked archive size (MB)      ``TONE_EXPLORER_MAX_UNPACKED_MB``    1,024 (an .xlsx's zip, a Parquet file)
+characters read into a table    ``TONE_EXPLORER_MAX_TABLE_CHARS``    200,000,000 (every cell counts as >= 1)
 ==============================  ==================================  ===========================================
 
 The upload limit is Streamlit's own setting, read the way Streamlit reads it (its environment variable
@@ -20,6 +23,11 @@ texts in parallel or a dashboard caching results must be able to hold.
 
 Each limit error is a :class:`LimitError`: ``str()`` names the variable that changes the limit (for the
 CLI and the library), ``user_message`` says the same without it (for the dashboard's pages).
+
+The last two bound what a small file can unfold into. An .xlsx is a zip: 13 KB holding one shared string
+of 10 MB used by every row became 10 MB per row in memory (over 4 GB); a Parquet dictionary does the same.
+Excel and Parquet readers check both before (declared sizes) and while (actual bytes, characters) they
+read, and refuse the file with the limit's name (:mod:`scoring.io.budget`).
 
 >>> get_limits({"TONE_EXPLORER_MAX_ROWS": "500"}).max_rows
 500
@@ -56,6 +64,9 @@ ENV_VARS: dict[str, tuple[str, float | None, type]] = {
     "max_text_chars": ("TONE_EXPLORER_MAX_TEXT_CHARS", 1_000_000, int),
     "judge_timeout_s": ("TONE_EXPLORER_JUDGE_TIMEOUT_S", 30.0, float),
     "judge_concurrency": ("TONE_EXPLORER_JUDGE_CONCURRENCY", 4, int),
+    "judge_max_reply_kb": ("TONE_EXPLORER_JUDGE_MAX_REPLY_KB", 1024, int),
+    "max_unpacked_mb": ("TONE_EXPLORER_MAX_UNPACKED_MB", 1024, int),
+    "max_table_chars": ("TONE_EXPLORER_MAX_TABLE_CHARS", 200_000_000, int),
 }
 
 
@@ -76,6 +87,14 @@ class Limits:
     max_text_chars: int
     judge_timeout_s: float
     judge_concurrency: int
+    max_unpacked_mb: int = 1024
+    max_table_chars: int = 200_000_000
+    judge_max_reply_kb: int = 1024
+
+    @property
+    def max_unpacked_bytes(self) -> int:
+        """The unpacked archive limit in bytes (2**20 bytes a megabyte)."""
+        return self.max_unpacked_mb * 1024 * 1024
 
     @property
     def max_upload_bytes(self) -> int:
@@ -133,6 +152,9 @@ def get_limits(environ: Mapping[str, str] | None = None) -> Limits:
         max_text_chars=int(_limit("max_text_chars", env)),
         judge_timeout_s=float(_limit("judge_timeout_s", env)),
         judge_concurrency=int(_limit("judge_concurrency", env)),
+        judge_max_reply_kb=int(_limit("judge_max_reply_kb", env)),
+        max_unpacked_mb=int(_limit("max_unpacked_mb", env)),
+        max_table_chars=int(_limit("max_table_chars", env)),
     )
 
 

@@ -63,6 +63,8 @@ class ScorerInfo:
     #: ``evaluate()`` keywords that configure it; a keyword holding options (``toxicity={...}``) is spread
     batch_options: tuple[str, ...] = ()
     remote_engines: frozenset[str] = frozenset()  #: engines that send texts over the network (run in one process)
+    #: engines slow enough per row that a run reports rows as they finish, not only per chunk (e5 embeds)
+    slow_engines: frozenset[str] = frozenset()
     #: options a retry of failed rows must give as the run did (name -> default): one table never mixes them
     retry_keeps: Mapping[str, object] = field(default_factory=dict)
 
@@ -89,10 +91,11 @@ TONE = ScorerInfo(
     lower_is_better=False,
     higher_means="more on-tone",
     metrics=tone.METRICS,
-    engines={"vader": "VADER", "afinn": "AFINN (as Mastra)"},
+    engines={"vader": "VADER", "afinn": "AFINN (as Mastra)", "e5": "e5 (learned, multilingual)"},
     compares=("reference tone", "reference"),
     alone="stability across the output's sentences",
     batch_options=("reference_tone", "engine", "splitter"),
+    slow_engines=frozenset({"e5"}),
 )
 SIMILARITY = ScorerInfo(
     id=similarity.SCORER_ID,

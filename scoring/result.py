@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 from uuid import uuid4
 
-__all__ = ["BatchScorer", "Columns", "RowsDone", "ScoreResult", "Scorer", "new_run_id"]
+__all__ = ["BatchScorer", "Columns", "RowsDone", "ScoreResult", "Scorer", "VerdictCache", "new_run_id"]
 
 #: A scorer's batch output: ``{"score": [...], "<metric>": [...], ...}``, one entry per output, in order.
 #: Besides the score and metrics, ``"warnings"`` (text, "" when none) and ``"error"`` (a message, or None
@@ -75,3 +75,9 @@ class BatchScorer(Scorer, Protocol):
         ground_truths: Sequence[str | None] | None = None,
         on_row: RowsDone | None = None,
     ) -> Columns: ...
+
+
+class VerdictCache(Protocol):
+    """Answers ``judge.verdicts(question, opinions)`` from stored answers when it can (and says whether it did)."""
+
+    def verdicts(self, judge: Any, question: str, opinions: Sequence[str]) -> tuple[list[dict[str, str]], bool]: ...

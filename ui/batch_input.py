@@ -21,6 +21,8 @@ from scoring.io.columns import HOW, ColumnGuess, ColumnMap, guess_columns
 from scoring.io.loaders import read_table, require_rows
 from scoring.limits import check_row_count, check_upload_size, get_limits
 from scoring.registry import SCORER_INFO, TONE, TOXICITY, scorer_info
+from scoring.text.embeddings import EncoderUnavailable
+from scoring.toxicity.judge.access import JudgeAccess
 from ui.markdown import escape_markdown
 
 SAMPLE_PATH = Path(__file__).resolve().parents[1] / "scoring" / "data" / "sample_responses.csv"
@@ -62,17 +64,16 @@ class RunOptions:
     def uses_judge(self) -> bool:
         return TOXICITY.short_name in self.scorers and self.toxicity_engine in TOXICITY.remote_engines
 
-    def toxicity(self, api_key: str) -> dict[str, object] | None:
-        """The toxicity scorer's options (``api_key`` only for the judge; never part of these options)."""
+    def toxicity(self, access: JudgeAccess) -> dict[str, object] | None:
+        """The toxicity scorer's options; for the judge, the URL and key ``access`` allows (never kept here)."""
         if TOXICITY.short_name not in self.scorers:
             return None
         if not self.uses_judge:
             return {"engine": self.toxicity_engine, "threshold": self.toxicity_threshold}
-        if not api_key and not self.judge_base_url:
-            raise ValueError("The LLM judge needs an API key: type it under Judge API key in the sidebar (a local "
-                             "server given as the base URL needs none).")  # fmt: skip
-        return {"engine": "judge", "model": self.judge_model or None, "base_url": self.judge_base_url or None,
-                "api_key": api_key or None}  # fmt: skip
+        if access.problem:
+            raise ValueError(access.problem)
+        return {"engine": "judge", "model": self.judge_model or None, "base_url": access.base_url,
+                "api_key": access.api_key}  # fmt: skip
 
 
 @st.cache_data(max_entries=16, show_spinner="Reading the file…")
@@ -222,7 +223,7 @@ def plan(loaded: Loaded, options: RunOptions) -> BatchSpec | None:
         spec = make_spec(list(loaded.table.columns), scorers=list(options.scorers), column_map=options.columns,
                          reference_tone=options.reference_tone, engine=options.engine)  # fmt: skip
     except ValueError as exc:
-        st.error(str(exc), icon=":material/error:")
+        st.error(escape_markdown(str(exc)), icon=":material/error:")
         return None
     st.caption(f"**Will score** {plan_text(spec)}", help="Tone and similarity read the reference column exactly as "
                "`run(ground_truth=...)` and the CLI do.")  # fmt: skip
@@ -242,8 +243,8 @@ def _toxicity_options(options: RunOptions) -> RunOptions:
                           format_func=TOXICITY.engines.get)  # fmt: skip
     settings = ui.judge_settings(tox_engine)
     if tox_engine in TOXICITY.remote_engines:
-        model, where = escape_markdown(settings.model or "gpt-4o-mini"), escape_markdown(settings.base_url or "")
-        st.caption(f"Judge: model **{model}** at **{where or 'the OpenAI API'}** (sidebar); one request per row.")
+        model, where = escape_markdown(settings.model or "gpt-4o-mini"), escape_markdown(settings.access.base_url)
+        st.caption(f"Judge: model **{model}** at **{where}** (sidebar); one request per row.")
     return replace(options, toxicity_engine=tox_engine, toxicity_threshold=settings.threshold,
                    judge_model=settings.model.strip(), judge_base_url=settings.base_url.strip())  # fmt: skip
 
@@ -279,7 +280,7 @@ def _with_progress(label: str, rows: int, run: Any) -> Any:
 
         try:
             result = run(progress)
-        except (ValueError, TypeError, OSError):
+        except (ValueError, TypeError, OSError, EncoderUnavailable):
             status.update(label="Not scored: see the message below", state="error", expanded=False)
             raise
         failed = f"; {len(result.errors):,} failed (see below)" if len(result.errors) else ""
@@ -299,10 +300,13 @@ def scored(loaded: Loaded, options: RunOptions) -> Any:
         if key in results:
             results.move_to_end(key)
             return results[key]
-    toxicity = options.toxicity(ui.judge_api_key()[0])
+    toxicity = options.toxicity(ui.judge_access(options.judge_base_url))
+    from ui.runs import judge_cache  # the judge's verdicts are kept in the run store: the same rows never pay twice
+
+    cache = judge_cache() if options.uses_judge else None
     result = _with_progress(f"Scoring {len(loaded.table):,} rows…", len(loaded.table), lambda progress: evaluate(
         loaded.table, scorers=list(options.scorers), columns=options.columns, engine=options.engine,
-        reference_tone=options.reference_tone, on_progress=progress, toxicity=toxicity,
+        reference_tone=options.reference_tone, on_progress=progress, toxicity=toxicity, judge_cache=cache,
     ))  # fmt: skip
     _keep(key, result)
     return result
@@ -316,7 +320,7 @@ def retry_button(loaded: Loaded, options: RunOptions, result: Any) -> None:
     if not st.button(f"Retry failed rows ({failed:,})", key="batch.retry", icon=":material/refresh:",
                      help="Score again only the rows that failed; every other row keeps its score."):  # fmt: skip
         return
-    toxicity = options.toxicity(ui.judge_api_key()[0])
+    toxicity = options.toxicity(ui.judge_access(options.judge_base_url))
     retried = _with_progress(f"Retrying {failed:,} failed rows…", failed, lambda progress: retry_errors(
         result, loaded.table, toxicity=toxicity, on_progress=progress))  # fmt: skip
     _keep(_key(loaded, options), retried)

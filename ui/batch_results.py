@@ -27,6 +27,7 @@ from scoring.charts import group_means_figure
 from scoring.io.export import to_csv_bytes, to_jsonl_bytes, to_parquet_bytes
 from scoring.registry import TONE
 from ui.batch_input import NONE, Loaded, RunOptions, plan_text
+from ui.markdown import escape_markdown
 
 
 def show_status(result: Any) -> list[str]:
@@ -40,12 +41,12 @@ def show_status(result: Any) -> list[str]:
     if not lines:
         st.success(f"All {len(result.table):,} rows were scored by every scorer.", icon=":material/check_circle:")
     else:
-        st.warning("**Partial results.** " + " ".join(lines), icon=":material/warning:")
+        st.warning("**Partial results.** " + escape_markdown(" ".join(lines)), icon=":material/warning:")
         with st.expander(f"Rows not scored ({len(result.skipped)}) and errors ({len(result.errors)})"):
             st.dataframe(result.skipped, hide_index=True, key="batch.skipped")
             st.dataframe(result.errors, hide_index=True, key="batch.errors")
     if notice := result.language_notice():
-        st.warning(f"{notice} The column {warnings_column(TONE.id)} in the table says which language.",
+        st.warning(escape_markdown(f"{notice} The column {warnings_column(TONE.id)} in the table says which language."),
                    icon=":material/translate:")  # fmt: skip
         lines = [*lines, notice]
     return lines
@@ -104,11 +105,11 @@ def comparisons(
 def show_comparisons(found: list[Comparison], summary: pd.DataFrame) -> go.Figure:
     """The verdicts in plain language, the group means chart, then the numbers; returns the chart."""
     for c in found:
-        (st.success if c.significant else st.info)(c.verdict)
-        st.caption(f"{c.test} · effect size {c.effect_name} = {c.effect_size:+.2f} · "
-                   f"{c.a.name}: {c.a.mean:.3f} (n={c.a.n}) · {c.b.name}: {c.b.mean:.3f} (n={c.b.n})")  # fmt: skip
+        (st.success if c.significant else st.info)(escape_markdown(c.verdict))  # group names come from the file
+        st.caption(escape_markdown(f"{c.test} · effect size {c.effect_name} = {c.effect_size:+.2f} · "
+                   f"{c.a.name}: {c.a.mean:.3f} (n={c.a.n}) · {c.b.name}: {c.b.mean:.3f} (n={c.b.n})"))  # fmt: skip
     for warning in dict.fromkeys(w for c in found for w in c.warnings):
-        st.warning(warning[0].upper() + warning[1:], icon=":material/info:")
+        st.warning(escape_markdown(warning[0].upper() + warning[1:]), icon=":material/info:")
     fig = group_means_figure(summary)
     st.plotly_chart(fig, key="batch.ab.means")
     st.dataframe(comparisons_frame(found), hide_index=True, key="batch.ab.table")
@@ -179,7 +180,7 @@ def empty_column(values: pd.Series) -> bool:
 
 def drill_down(row: pd.Series, name: str, options: RunOptions) -> None:
     """One row (``name``: its label in the table): its text, its scores, and its per-sentence sentiment chart."""
-    st.subheader(f"Row {name}")
+    st.subheader(f"Row {escape_markdown(name)}")
     output = row.get(options.columns.output)
     if not isinstance(output, str) or not output.strip():
         st.info("This row has no response text, so it was not scored.", icon=":material/block:")
@@ -194,7 +195,8 @@ def drill_down(row: pd.Series, name: str, options: RunOptions) -> None:
     result = ui.attempt(ui.tone_result, output, reference, options.engine, "smart")
     if result is not None:
         ui.show_warnings(result)
-        ui.tone_chart(result, options.engine, key=f"batch.drill.{name}", title=f"Row {name}: sentiment per sentence")
+        ui.tone_chart(output, reference, options.engine, "smart", key=f"batch.drill.{name}",
+                      title=f"Row {name}: sentiment per sentence")  # fmt: skip
 
 
 def show_downloads(

@@ -99,6 +99,36 @@ EXAMPLES: tuple[DemoExample, ...] = (
         _tone("This is your fault. We will not refund a broken, useless order. Stop emailing us.", DOCS_REFERENCE),
     ),
     DemoExample(
+        "chinese",
+        "Chinese reply (e5 engine)",
+        "Other languages",
+        "tone",
+        "A warm support reply in Chinese, split at 。！ and read by the multilingual e5 engine: every sentence "
+        "positive or neutral, a strong score. Switch to VADER to see it read nothing.",
+        {
+            **_tone(
+                "感谢您的耐心等待！您的退款已经批准，预计三个工作日内到账。如果还有任何问题，欢迎随时联系我们。"
+                "祝您生活愉快！"
+            ),
+            "tone.engine": "e5",
+        },
+    ),
+    DemoExample(
+        "korean",
+        "Korean reply that turns (e5 engine)",
+        "Other languages",
+        "tone",
+        "A Korean reply that opens warmly and turns dismissive: e5 sees the turn and the chart marks it; the "
+        "English lexicons cannot read Korean at all.",
+        {
+            **_tone(
+                "안녕하세요, 문의해 주셔서 정말 감사합니다! 그런데 같은 질문을 벌써 세 번째 하시네요. "
+                "이런 불평은 정말 어이없고 시간 낭비입니다. 더 이상 연락하지 마세요."
+            ),
+            "tone.engine": "e5",
+        },
+    ),
+    DemoExample(
         "paraphrase",
         "A close paraphrase",
         "Similarity",

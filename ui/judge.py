@@ -11,25 +11,57 @@ import streamlit as st
 from scoring.limits import user_message
 from scoring.toxicity import KNOWN_GAPS, MEASURED_RECALL
 from scoring.toxicity.classifier import MeasuredRecall
+from scoring.toxicity.judge.access import ALLOW_VISITOR_URL, JudgeAccess, server_judge
+from scoring.toxicity.judge.access import judge_access as decide
+from scoring.toxicity.judge.client import DEFAULT_BASE_URL, excerpt
 from ui.cached import toxicity_judged
+from ui.markdown import escape_markdown
 
 
 @dataclass(frozen=True)
 class JudgeSettings:
-    """The toxicity sidebar's values; the key is never part of the repr."""
+    """The toxicity sidebar's values and the judge access they give (the key is never part of the repr)."""
 
     threshold: float
-    base_url: str
+    base_url: str  # as the visitor typed it ("" for the server's)
     model: str
-    api_key: str = field(repr=False)
+    access: JudgeAccess = field(repr=False)
+
+    @property
+    def api_key(self) -> str:
+        return self.access.api_key
+
+
+_SECRET_NAMES = ("OPENAI_API_KEY", "OPENAI_BASE_URL", ALLOW_VISITOR_URL)
+
+
+def _secrets() -> dict[str, object]:
+    """The judge's settings in Streamlit secrets ({} without a secrets.toml, or a malformed one)."""
+    try:
+        return {name: st.secrets[name] for name in _SECRET_NAMES if name in st.secrets}
+    except Exception:  # no or malformed secrets.toml: the environment only
+        return {}
+
+
+def judge_access(base_url: str) -> JudgeAccess:
+    """Where a judge request of this session goes and with whose key (``scoring``'s decision, for this visitor)."""
+    try:
+        server = server_judge(os.environ, _secrets())
+    except ValueError as e:  # the operator's setting is malformed: nothing is sent anywhere
+        return JudgeAccess(DEFAULT_BASE_URL, "", "", False, str(e))
+    access = decide(server, url=base_url)
+    if access.ask_key:  # a typed key counts only where the page asks for one (never a hidden, stale one)
+        access = decide(server, url=base_url, key=str(st.session_state.get("toxicity.api_key", "")))
+    return access
 
 
 def judge_settings(engine: str | None = None) -> JudgeSettings:
     """The toxicity settings in the sidebar, shared by the Toxicity and Batch pages (same session keys).
 
     The threshold slider is the ``engine``'s (default: the Toxicity page's engine): e5's in steps of 0.01, the
-    classifier's otherwise. The API key is taken from the environment or Streamlit secrets when set there
-    (never shown), else from a password field.
+    classifier's otherwise. The server's key (environment or Streamlit secrets) is never shown and only ever
+    goes to the server's judge URL; a visitor who types another URL is asked for their own key (see
+    scoring.toxicity.judge.access).
     """
     engine = engine or str(st.session_state.get("toxicity.engine"))
     with st.sidebar:
@@ -45,43 +77,36 @@ def judge_settings(engine: str | None = None) -> JudgeSettings:
                 "Classifier threshold", 0.05, 0.95, step=0.05, key="toxicity.threshold", persist_state="session"
             )
         base_url = st.text_input(
-            "Judge base URL", key="toxicity.base_url", persist_state="session", placeholder="https://api.openai.com/v1"
+            "Judge base URL", key="toxicity.base_url", persist_state="session", placeholder=judge_access("").base_url
         )
         model = st.text_input("Judge model", key="toxicity.model", persist_state="session")
-        api_key, key_source = judge_api_key()
-        if key_source == "password field":
-            st.text_input("Judge API key", type="password", key="toxicity.api_key", persist_state="session")
-            api_key = st.session_state["toxicity.api_key"]
-        else:
-            st.caption(f"Judge API key: taken from the {key_source}.")
-    return JudgeSettings(float(threshold), base_url, model, api_key)
+        access = judge_access(base_url)
+        if access.ask_key:
+            label = "Your API key for this URL" if access.note else "Judge API key"
+            st.text_input(label, type="password", key="toxicity.api_key", persist_state="session")
+            access = judge_access(base_url)
+        if access.key_owner == "server":
+            source = judge_access("")
+            st.caption(f"Judge API key: the server's, sent only to {escape_markdown(source.base_url)}.")
+        if access.note:
+            st.caption(escape_markdown(access.note))
+    return JudgeSettings(float(threshold), base_url, model, access)
 
 
-def judge_api_key() -> tuple[str, str]:
-    """Return (key, where it came from): the environment, Streamlit secrets, or the password field."""
-    if key := os.environ.get("OPENAI_API_KEY", ""):
-        return key, "environment (OPENAI_API_KEY)"
-    try:
-        if key := str(st.secrets.get("OPENAI_API_KEY", "")):
-            return key, "Streamlit secrets"
-    except Exception:  # no or malformed secrets.toml: fall through to the password field
-        pass
-    return str(st.session_state.get("toxicity.api_key", "")), "password field"
-
-
-def judge_panel(input_text: str, output: str, model: str, base_url: str, api_key: str) -> dict[str, Any] | None:
+def judge_panel(input_text: str, output: str, settings: JudgeSettings) -> dict[str, Any] | None:
     """Ask the judge on a click (it costs money and time); return the last answer for these inputs."""
-    if not api_key:
-        st.info("The LLM judge needs an API key: type it under Judge API key in the sidebar (or ask whoever runs "
-                "this dashboard to set one up). The offline classifier needs none.")  # fmt: skip
+    access = settings.access
+    if access.problem:
+        st.info(escape_markdown(access.problem))
         return None
-    signature = (input_text, output, model, base_url)
+    signature = (input_text, output, settings.model, access.base_url, access.key_owner)
     if st.button("Ask the judge", key="toxicity.ask", type="primary", icon=":material/gavel:"):
         with st.spinner("Asking the judge…"):
             try:
-                st.session_state["toxicity.judged"] = (signature, toxicity_judged(*signature, api_key))
+                judged = toxicity_judged(input_text, output, settings.model, access.base_url, access.api_key)
+                st.session_state["toxicity.judged"] = (signature, judged)
             except Exception as e:  # network, refused key, unparseable reply: the scorer's message, no traceback
-                st.error(user_message(e))
+                st.error(escape_markdown(excerpt(user_message(e), 400)))
                 return None
     judged = st.session_state.get("toxicity.judged")
     return judged[1] if judged and judged[0] == signature else None

@@ -1,6 +1,10 @@
 """Streamlit markdown from user text: every string from a user or a file is escaped before it is shown.
 
-Text is escaped by backslash-escaping every ASCII punctuation character, so it never becomes markup.
+Text is escaped by backslash-escaping every ASCII punctuation character, so it never becomes markup, and
+by breaking what GitHub-flavoured markdown turns into links on its own (``https://``, ``www.``, e-mail
+addresses) with an invisible WORD JOINER (U+2060): Streamlit's renderer links those after the escapes
+are read (``www\\.example\\.com`` is still linked), so escaping alone does not stop it (checked in
+Chromium: ``tests/browser/test_markdown_browser.py``).
 """
 
 from __future__ import annotations
@@ -11,19 +15,35 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-__all__ = ["DISAGREE_MARK", "HIGHLIGHT_LEGEND", "SHIFT_MARK", "diff_markdown", "escape_markdown", "highlight_markdown"]
+__all__ = [
+    "DISAGREE_MARK",
+    "HIGHLIGHT_LEGEND",
+    "SHIFT_MARK",
+    "WORD_JOINER",
+    "diff_markdown",
+    "escape_markdown",
+    "highlight_markdown",
+]
 
+WORD_JOINER = "\u2060"  # zero width, no break: invisible, and not a character a URL or address may hold
 _MD_SPECIAL = re.compile("([" + re.escape(string.punctuation) + "])")
 _SPACE_RUN = re.compile(r"\s+")
+# where GFM's autolink literals start: "www" before ".", "://" after a scheme, "@" in an address
+_AUTOLINK = re.compile(r"(?i)(?<=www)(?=\.)|(?<=:)(?=//)|(?<=@)")
 
 
 def escape_markdown(text: str) -> str:
-    """Backslash-escape every ASCII punctuation character, so markdown shows ``text`` literally.
+    """Return ``text`` as markdown that shows it literally: no markup, no link, no image.
+
+    Backslash-escapes every ASCII punctuation character and puts a :data:`WORD_JOINER` inside each
+    ``www.``, ``://`` and ``@`` so no URL or address is linked.
 
     >>> escape_markdown("<b>$5</b> *x* [y](z)")
     '\\\\<b\\\\>\\\\$5\\\\<\\\\/b\\\\> \\\\*x\\\\* \\\\[y\\\\]\\\\(z\\\\)'
+    >>> escape_markdown("www.a.io me@a.io http://a.io").replace(WORD_JOINER, "|")
+    'www|\\\\.a\\\\.io me\\\\@|a\\\\.io http\\\\:|\\\\/\\\\/a\\\\.io'
     """
-    return _MD_SPECIAL.sub(r"\\\1", text)
+    return _MD_SPECIAL.sub(r"\\\1", _AUTOLINK.sub(WORD_JOINER, text))
 
 
 def _flat(text: str) -> str:

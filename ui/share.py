@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from scoring.registry import TONE
+from ui.markdown import escape_markdown
 from ui.state import SPLITTER_LABELS
 
 __all__ = ["MAX_SHARED_CHARS", "SHARED", "Shared", "params_to_state", "read_link", "state_to_params", "write_link"]
@@ -41,7 +42,7 @@ SHARED: dict[str, tuple[Shared, ...]] = {
         Shared("ref", "tone.reference"),
         Shared("engine", "tone.engine", tuple(TONE.engines)),
         Shared("split", "tone.splitter", tuple(SPLITTER_LABELS)),
-        Shared("both", "tone.both_engines", flag=True),
+        Shared("compare", "tone.compare_engines", flag=True),
     ),
     "similarity": (
         Shared("a", "similarity.input"),
@@ -57,8 +58,8 @@ _FLAGS = {"1": True, "0": False, "true": True, "false": False}
 def params_to_state(page: str, params: Mapping[str, str]) -> tuple[dict[str, object], list[str]]:
     """Return the session-state values a link's ``params`` set on ``page``, and what was ignored and why.
 
-    >>> params_to_state("tone", {"text": "Hi!", "engine": "bert", "both": "1"})
-    ({'tone.text': 'Hi!', 'tone.both_engines': True}, ["the link's engine 'bert' is not one of vader, afinn"])
+    >>> params_to_state("tone", {"text": "Hi!", "engine": "bert", "compare": "1"})
+    ({'tone.text': 'Hi!', 'tone.compare_engines': True}, ["the link's engine 'bert' is not one of vader, afinn, e5"])
     """
     state: dict[str, object] = {}
     ignored: list[str] = []
@@ -121,7 +122,10 @@ def write_link(page: str, labels: Mapping[str, str]) -> None:
     if dict(st.query_params) != params:
         st.query_params.from_dict(params)
     if ignored := st.session_state.pop(f"share.ignored.{page}", None):
-        st.warning("Part of the link was not used: " + "; ".join(ignored) + ". The defaults are shown instead.")
+        # the link's own values are quoted: a crafted link must not put a link or an image on the page
+        st.warning(
+            escape_markdown(f"Part of the link was not used: {'; '.join(ignored)}. The defaults are shown instead.")
+        )
     if too_long:
         names = " and ".join(labels.get(p, p) for p in too_long)
         st.caption(

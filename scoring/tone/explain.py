@@ -15,6 +15,7 @@ __all__ = [
     "OTHER_ENGINE",
     "SENTIMENT_THRESHOLDS",
     "ToneBand",
+    "engine_comparison_frame",
     "sentence_frame",
     "sentence_stats",
     "sentiment_label",
@@ -25,11 +26,14 @@ __all__ = [
 MIN_SHIFT = 0.25
 """A tone shift deviates from the mean by more than one standard deviation *and* at least this much."""
 
-SENTIMENT_THRESHOLDS: dict[str, float] = {"vader": 0.05, "afinn": 0.0}
-"""|polarity| above this is positive/negative (VADER's authors use ±0.05; any AFINN word counts)."""
+SENTIMENT_THRESHOLDS: dict[str, float] = {"vader": 0.05, "afinn": 0.0, "e5": 0.1}
+"""|polarity| above this is positive/negative (VADER's authors use ±0.05; any AFINN word counts; e5's
+polarity is a mean human rating / 4, and ±0.1 is ±0.4 on the raters' -4..+4 scale)."""
 
 OTHER_ENGINE: dict[str, str] = {"vader": "afinn", "afinn": "vader"}
-"""The engine each sentence is cross-checked with: where the two read opposite signs, neither is trusted."""
+"""The engine each sentence is cross-checked with: where the two read opposite signs, neither is trusted.
+The e5 engine is not cross-checked: where a lexicon reads the opposite sign it is mostly the lexicon that
+misses (negation, irony, other languages; docs/engines.md), so the check would flag e5's best reads."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +86,7 @@ def sentence_frame(
     sentences: Sequence[Mapping[str, object]], engine: str = "vader", *, cross_check: bool = True
 ) -> pd.DataFrame:
     """Return one row per sentence: number, text, start, end, sentiment, label, deviation, tone_shift,
-    and (``cross_check``) other_sentiment and engines_disagree.
+    and (``cross_check``, for the lexicon engines) other_sentiment and engines_disagree.
 
     **Engines disagree** when the other lexicon engine (:data:`OTHER_ENGINE`) reads the sentence with the
     opposite sign (one positive, the other negative, each by its own threshold): the words say one thing
@@ -116,7 +120,7 @@ def sentence_frame(
         }
     )
     disagree = [False] * len(values)
-    if cross_check:
+    if cross_check and engine in OTHER_ENGINE:
         other = OTHER_ENGINE[engine]
         frame["other_sentiment"] = get_engine(other).polarities(texts) if texts else []
         other_labels = [sentiment_label(v, other) for v in frame["other_sentiment"]]
@@ -135,11 +139,39 @@ def word_drivers(sentences: Sequence[str], engine: str) -> pd.DataFrame:
     """Return the words that drove each sentence's polarity: sentence number, word, value.
 
     AFINN: each word's lexicon value after negation. VADER: each word's valence after its rules
-    (boosters, caps, negation, "but"). Words worth 0 are left out.
+    (boosters, caps, negation, "but"). e5: how much the sentence's polarity drops when the word is left
+    out (occlusion; all sentences' variants are embedded in one batch). Words worth 0 are left out.
 
     >>> word_drivers(["It was not good.", "Great!"], "afinn").values.tolist()
     [[1, 'good', -3.0], [2, 'great', 3.0]]
     """
     scorer = get_engine(engine)
-    rows = [(i, word, value) for i, text in enumerate(sentences, 1) for word, value in scorer.explain(text)]
+    explain_many = getattr(scorer, "explain_many", None)
+    explained = explain_many(list(sentences)) if explain_many else [scorer.explain(t) for t in sentences]
+    rows = [(i, word, value) for i, pairs in enumerate(explained, 1) for word, value in pairs]
     return pd.DataFrame(rows, columns=["sentence", "word", "value"])
+
+
+def engine_comparison_frame(results: Mapping[str, Mapping[str, object]]) -> pd.DataFrame:
+    """Return one row per sentence: its number, its text, and its sentiment under each engine.
+
+    ``results`` maps an engine name to its tone result (``to_dict()``) for the same text and splitter,
+    so every engine has the same sentences. Engines without a result are left out.
+
+    >>> r = {"text": "Good. Bad.", "preprocessStepResult": {"sentences": [{"text": "Good.", "sentiment": 0.4},
+    ...                                                                  {"text": "Bad.", "sentiment": -0.5}]}}
+    >>> engine_comparison_frame({"vader": r}).values.tolist()
+    [[1, 'Good.', 0.4], [2, 'Bad.', -0.5]]
+    """
+    columns: dict[str, list[object]] = {}
+    for engine, result in results.items():
+        sentences = result["preprocessStepResult"]["sentences"]  # type: ignore[index]
+        if not columns:
+            columns["sentence"] = list(range(1, len(sentences) + 1))
+            columns["text"] = [str(s["text"]) for s in sentences]
+        if len(sentences) != len(columns["text"]):
+            raise ValueError(
+                f"results must share their sentences; {engine} has {len(sentences)}, not {len(columns['text'])}."
+            )
+        columns[engine] = [float(s["sentiment"]) for s in sentences]
+    return pd.DataFrame(columns if columns else {"sentence": [], "text": []})

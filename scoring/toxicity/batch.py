@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from scoring.inputs import to_text
-from scoring.result import RowsDone
+from scoring.result import RowsDone, VerdictCache
 from scoring.text.splitters import split_smart
 from scoring.toxicity.classifier import model_probabilities
 from scoring.toxicity.e5 import probabilities as e5_probabilities
@@ -28,6 +28,7 @@ def score_many(
     judge: ToxicityJudge | None = None,
     engine: str = "classifier",
     on_row: RowsDone | None = None,
+    cache: VerdictCache | None = None,
 ) -> dict[str, list[Any]]:
     """Return ``{"score", "toxicCount", "opinionCount", "error"}`` lists, one entry per output.
 
@@ -42,7 +43,7 @@ def score_many(
         raise ValueError(f"inputs must have one entry per output ({len(texts)}); got {len(inputs)}.")
     questions = [to_text(q, f"inputs[{i}]", required=False) for i, q in enumerate(inputs or [None] * len(texts))]
     if judge is not None:
-        return judge_many(judge, texts, questions, scale=scale, on_row=on_row)
+        return judge_many(judge, texts, questions, scale=scale, on_row=on_row, cache=cache)
     columns = _offline_many(texts, scale, threshold, _e5_flags if engine == "e5" else _classifier_flags)
     if on_row is not None:
         on_row(len(texts))

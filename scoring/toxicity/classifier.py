@@ -49,13 +49,13 @@ class MeasuredRecall:
     def sentence(self) -> str:
         """One sentence for a reader, e.g. next to a "no toxic opinion" verdict.
 
-        >>> print(MeasuredRecall(9, 40, "fresh", "x.csv").sentence())
-        It catches about 1 toxic sentence in 4 that it was not tuned on (recall 0.23: 9 of 40), so a pass means little.
+        >>> print(MeasuredRecall(9, 40, "fresh", "x.csv").sentence())  # doctest: +ELLIPSIS
+        Recall 0.23 on sentences it was not tuned on: it catches about 1 toxic sentence in 4 (9 of 40), so ...
         """
         one_in = round(self.toxic / self.flagged) if self.flagged else 0
         about = f"about 1 toxic sentence in {one_in}" if one_in else "none of the toxic sentences"
         return (
-            f"It catches {about} that it was not tuned on (recall {self.recall:.2f}: {self.flagged} of "
+            f"Recall {self.recall:.2f} on sentences it was not tuned on: it catches {about} ({self.flagged} of "
             f"{self.toxic}), so a pass means little."
         )
 
@@ -66,7 +66,7 @@ MEASURED_RECALL = MeasuredRecall(flagged=9, toxic=40, split="fresh", source="tes
 
 #: What the offline classifier is known to miss or get wrong (measured by bench/toxicity_eval.py).
 KNOWN_GAPS: tuple[str, ...] = (
-    "The offline classifier matches words and phrasings, not meaning: " + MEASURED_RECALL.sentence(),
+    "The offline classifier matches words and phrasings, not meaning. " + MEASURED_RECALL.sentence(),
     "Mockery and sarcasm without an explicit marker ('Great job breaking the build again') are mostly missed.",
     "Paraphrased personal attacks, dismissive remarks and veiled threats ('I'm coming for you') are mostly missed.",
     "Quoted or discussed insults ('the word \"idiot\" comes from Greek') can be flagged as toxic.",

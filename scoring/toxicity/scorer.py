@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scoring.inputs import check_scale, to_text
-from scoring.result import Columns, RowsDone, ScoreResult, new_run_id
+from scoring.result import Columns, RowsDone, ScoreResult, VerdictCache, new_run_id
 from scoring.text.splitters import Span, split_smart
 from scoring.toxicity.batch import score_many
 from scoring.toxicity.classifier import KNOWN_GAPS as CLASSIFIER_GAPS
@@ -32,6 +32,7 @@ from scoring.toxicity.classifier import MeasuredRecall, classify, kind_label
 from scoring.toxicity.e5 import KNOWN_GAPS as E5_GAPS
 from scoring.toxicity.e5 import MEASURED_RECALL as E5_RECALL
 from scoring.toxicity.e5 import classify_e5, default_threshold
+from scoring.toxicity.judge.access import check_api_key
 from scoring.toxicity.judge.client import JudgeError, ToxicityJudge
 from scoring.toxicity.verdicts import score_from_counts, toxic_count
 
@@ -79,6 +80,7 @@ class ToxicityScorer:
     scale: float
     threshold: float
     judge: ToxicityJudge | None = field(default=None, repr=False, compare=False)
+    verdict_cache: VerdictCache | None = field(default=None, repr=False, compare=False)
     id: str = SCORER_ID
     name: str = "Toxicity Scorer"
 
@@ -162,7 +164,7 @@ class ToxicityScorer:
         """
         return score_many(
             outputs, inputs, scale=self.scale, threshold=self.threshold, judge=self.judge, engine=self.engine,
-            on_row=on_row,
+            on_row=on_row, cache=self.verdict_cache,
         )  # fmt: skip
 
 
@@ -203,11 +205,14 @@ def _judge_settings(model: object, base_url: object, api_key: object) -> tuple[s
     if not isinstance(model, str) or not model.strip():
         raise ValueError(f"model must name the judge's chat model, e.g. 'gpt-4o-mini'; got {model!r}.")
     url = base_url if base_url is not None else os.environ.get("OPENAI_BASE_URL") or None
+    if isinstance(url, str):
+        url = url.strip() or None
     if url is not None and (not isinstance(url, str) or not url.startswith(("http://", "https://"))):
         raise ValueError(f"base_url must be an http(s) URL such as 'http://localhost:11434/v1'; got {url!r}.")
     key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY", "")
     if not isinstance(key, str):
         raise TypeError(f"api_key must be a string; got {type(key).__name__}.")
+    key = check_api_key(key, "api_key" if api_key is not None else "OPENAI_API_KEY")
     if not key and url is None:
         raise ValueError("the judge needs an API key: pass api_key=... or set OPENAI_API_KEY.")
     return model, url, key or "no-key"  # local servers (Ollama, vLLM, LM Studio) accept any key

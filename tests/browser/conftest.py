@@ -38,10 +38,18 @@ def _warm_up(browser: Browser, url: str) -> None:
 
 
 @pytest.fixture(scope="session")
-def app_url(browser: Browser) -> Iterator[str]:
-    with streamlit_server(timeout=60) as server:
-        _warm_up(browser, server.url)
-        yield server.url
+def run_store_url(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The run store of the dashboard under test (a temporary SQLite file, never the user's)."""
+    return f"sqlite:///{tmp_path_factory.mktemp('runs') / 'runs.sqlite'}"
+
+
+@pytest.fixture(scope="session")
+def app_url(browser: Browser, run_store_url: str) -> Iterator[str]:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("TONE_EXPLORER_DB", run_store_url)  # the server's environment
+        with streamlit_server(timeout=60) as server:
+            _warm_up(browser, server.url)
+            yield server.url
 
 
 @pytest.fixture(scope="session")

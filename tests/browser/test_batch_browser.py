@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import io
 from pathlib import Path
 
 import pandas as pd
@@ -63,6 +64,7 @@ def test_upload_score_see_cards_table_drill_down_and_download(
     browser.get_by_role("tab", name="Rows, worst first").click()
     grid = browser.locator(".st-key-batch-rows [data-testid=stDataFrame]")
     expect(grid).to_be_visible()
+    screenshot(browser, "batch-rows")  # the reply text first, then the scores
     box = grid.bounding_box()
     assert box is not None
     browser.mouse.click(box["x"] + 18, box["y"] + 35 + 17)  # the first row's selection checkbox
@@ -78,9 +80,10 @@ def test_upload_score_see_cards_table_drill_down_and_download(
     browser.get_by_role("tab", name="Downloads").click()
     with browser.expect_download() as got:
         browser.get_by_role("button", name="CSV", exact=True).click()
-    csv_text = Path(got.value.path()).read_text(encoding="utf-8")
-    assert csv_text.startswith("id,model,category,input,output,reference,tone-scorer")
-    assert "'=HYPERLINK" in csv_text and '\n"=HYPERLINK' not in csv_text and ",=HYPERLINK" not in csv_text
+    rows = list(csv.reader(io.StringIO(Path(got.value.path()).read_text(encoding="utf-8"), newline="")))
+    assert rows[0][:7] == ["id", "model", "category", "input", "output", "reference", "tone-scorer"]
+    outputs = [row[4] for row in rows[1:]]  # the export quotes text cells; the formula must be neutralised
+    assert f"'{FORMULA}" in outputs and FORMULA not in outputs
     assert len(read_table(Path(got.value.path()))) == 41
     with browser.expect_download() as got:
         browser.get_by_role("button", name="HTML report", exact=True).click()
@@ -128,6 +131,8 @@ def test_an_oddly_named_file_scores_the_answer_column_and_says_so(
     expect(browser.locator(METRIC).nth(1)).to_have_text(f"{expected['content-similarity-scorer']:.3f}")
     expect(browser.get_by_text(f"Scored {plan}", exact=False)).to_be_visible()
     expect(browser.get_by_text("similarity: output vs 'Expected Reply'", exact=False).first).to_be_visible()
+    expect(browser.locator(".js-plotly-plot")).to_have_count(3)  # two histograms and the scatter, drawn
+    expect(browser.locator(".js-plotly-plot .main-svg").last).to_be_visible()
     screenshot(browser, "batch-columns")
     assert not errors, errors
 

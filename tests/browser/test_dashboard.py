@@ -7,6 +7,7 @@ from playwright.sync_api import Locator, Page, expect
 
 from scoring import create_tone_scorer, create_toxicity_scorer
 from scoring.tone.explain import sentence_frame
+from scoring.toxicity.classifier import MEASURED_RECALL
 from tests.browser.conftest import ConsoleErrors, screenshot
 from ui.demo_examples import get_example
 
@@ -21,8 +22,9 @@ METRIC = '[data-testid="stMetricValue"]'
 
 
 def _trace_points(page: Page, trace: int) -> Locator:
-    """The drawn points of the first chart's ``trace``-th scatter trace (0: sentences, 1: tone shifts)."""
-    return page.locator(".js-plotly-plot").first.locator("g.scatterlayer > g.trace").nth(trace).locator("path.point")
+    """The drawn points of the first chart's ``trace``-th scatter trace (0: sentences, -1: tone shifts, the last)."""
+    traces = page.locator(".js-plotly-plot").first.locator("g.scatterlayer > g.trace")
+    return (traces.last if trace == -1 else traces.nth(trace)).locator("path.point")
 
 
 def _open(page: Page, url: str, label: str) -> None:
@@ -55,16 +57,21 @@ def test_tone_page_paste_see_chart_and_score_then_compare(app_url: str, page: tu
     comparison = create_tone_scorer(reference).run(output=TEXT)
     expect(browser_page.locator(METRIC).first).to_have_text(f"{comparison.score:.3f}")
     expect(_trace_points(browser_page, 0)).to_have_count(sentences)
+    pre = comparison.preprocess_step_result
+    chart = browser_page.locator(".js-plotly-plot").first  # the chart draws the numbers of the score
+    expect(chart.get_by_text(f"whole reply {pre['responseSentiment']:.3f}")).to_be_visible()
+    expect(chart.get_by_text(f"reference {pre['referenceSentiment']:.3f}")).to_be_visible()
+    expect(chart.get_by_text(f"difference {pre['difference']:.3f}")).to_be_visible()
     screenshot(browser_page, "tone-comparison")
 
-    browser_page.get_by_text("Both engines").click()
-    expect(browser_page.get_by_text("Both engines on the same text")).to_be_visible()
-    expect(browser_page.locator(".js-plotly-plot")).to_have_count(3)
-    for name in ("vader", "afinn"):
+    browser_page.get_by_text("Compare engines").click()
+    expect(browser_page.get_by_text("Compare engines on the same text")).to_be_visible()
+    expect(browser_page.locator(".js-plotly-plot")).to_have_count(4)
+    for name in ("vader", "afinn", "e5"):
         score = create_tone_scorer(reference, engine=name).run(output=TEXT).score
         expect(browser_page.locator(f".st-key-tone-chart-{name}")).to_be_visible()
         expect(browser_page.locator(METRIC).filter(has_text=f"{score:.3f}").first).to_be_visible()
-    screenshot(browser_page, "tone-both-engines")
+    screenshot(browser_page, "tone-compare-engines")
     assert errors == []
 
 
@@ -81,7 +88,7 @@ def test_demo_example_loads_into_the_tone_page(app_url: str, page: tuple[Page, C
     result = create_tone_scorer().run(output=str(example["tone.text"]))
     frame = sentence_frame(result.preprocess_step_result["sentences"])  # type: ignore[arg-type]
     expect(_trace_points(browser_page, 0)).to_have_count(len(frame))
-    expect(_trace_points(browser_page, 1)).to_have_count(int(frame["tone_shift"].sum()))
+    expect(_trace_points(browser_page, -1)).to_have_count(int(frame["tone_shift"].sum()))
     expect(browser_page.locator(METRIC).first).to_have_text(f"{result.score:.3f}")
     screenshot(browser_page, "tone-drifting")
     assert errors == []
@@ -103,4 +110,12 @@ def test_similarity_page_and_a_toxic_demo_example(app_url: str, page: tuple[Page
     expected = create_toxicity_scorer().run(input=toxic["toxicity.input"], output=toxic["toxicity.output"]).score
     expect(browser_page.locator(METRIC).first).to_have_text(f"{expected:.2f}")
     screenshot(browser_page, "toxicity")
+    _open(browser_page, app_url, "Demo")
+    browser_page.locator(".st-key-demo-open-respectful button").click()
+    expect(browser_page.get_by_text("No toxic opinion")).to_be_visible()
+    recall = browser_page.locator('[data-testid="stCaptionContainer"]').get_by_text(
+        f"Recall {MEASURED_RECALL.recall:.2f}"
+    )
+    expect(recall).to_be_visible()  # a caption by the badge, not only in the folded "known to miss" list
+    screenshot(browser_page, "toxicity-pass")
     assert errors == []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -9,13 +10,16 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
+from ui.markdown import WORD_JOINER
+
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 
 @pytest.fixture(autouse=True)
-def _isolated(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def _isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.setenv("TONE_EXPLORER_DB", f"sqlite:///{tmp_path / 'runs.sqlite'}")  # never the user's run store
     st.cache_data.clear()
     st.cache_resource.clear()
     yield
@@ -43,3 +47,11 @@ def open_page() -> Callable[..., AppTest]:
 def metrics(at: AppTest) -> dict[str, str]:
     """Every st.metric on the page: label -> shown value."""
     return {m.label: m.value for m in at.metric}
+
+
+_ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
+
+
+def plain(markdown: str) -> str:
+    """The text an escaped markdown string shows: its backslash escapes read, its word joiners dropped."""
+    return _ESCAPED.sub(r"\1", markdown).replace(WORD_JOINER, "")

@@ -6,7 +6,6 @@ says it again above the results. Oddly named files from issue 9: the ticket expo
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 import pandas as pd
@@ -15,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 
 from scoring.batch.runner import evaluate
 from scoring.io.columns import ColumnMap
-from tests.pages.conftest import metrics
+from tests.pages.conftest import metrics, plain
 from ui import batch_input as batch_ui
 
 BATCH = "pages/batch.py"
@@ -51,8 +50,8 @@ def runs(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, object]]:
 
 
 def _plain(markdown: str) -> str:
-    """Markdown as the reader sees it: escapes and bold marks removed."""
-    return re.sub(r"\\(.)", r"\1", markdown).replace("**", "")
+    """Markdown as the reader sees it: escapes, bold marks and word joiners removed."""
+    return plain(markdown).replace("**", "")
 
 
 def _captions(at: AppTest) -> list[str]:
@@ -137,7 +136,7 @@ def test_no_clear_response_column_asks_instead_of_taking_the_first(
 def test_one_column_cannot_be_both_output_and_input(open_page: Open, runs: list[dict[str, object]]) -> None:
     at = _upload(open_page, TICKETS)
     at.selectbox(key="batch.col.output").set_value("Prompt").run()
-    assert [e.value for e in at.error] == [
+    assert [plain(e.value) for e in at.error] == [
         "column 'Prompt' cannot be both the output and the input: choose another input column."
     ]
     assert at.button(key="batch.run_button").disabled and not runs
@@ -152,6 +151,6 @@ def test_rows_refused_for_length_say_why(
     at.pills(key="batch.scorers").set_value(["tone"])
     at.button(key="batch.run_button").click().run()
     assert not at.exception, [e.value for e in at.exception]
-    banner = at.warning[0].value
+    banner = plain(at.warning[0].value)
     assert "tone-scorer: 1 of 2 rows not scored (output column 'output' is too long: 80 characters, limit 50)" in banner
     assert "missing" not in banner

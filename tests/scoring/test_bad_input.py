@@ -167,6 +167,57 @@ def test_run_evals_item_without_output_is_an_error_item_not_a_crash() -> None:
     assert result["summary"]["errors"] == {"tone-scorer": 1}
 
 
+def test_run_evals_records_a_failing_target_per_item_and_scores_the_rest() -> None:
+    def target(question: object) -> str:
+        if question == "b":
+            raise ConnectionError("the agent is down")
+        return f"Happy to help with {question}!"
+
+    result = run_evals([{"input": "a"}, {"input": "b"}, {"input": "c"}], [create_tone_scorer()], target=target)
+    assert [i["index"] for i in result["items"]] == [0, 1, 2]
+    assert result["items"][1]["scorerResults"] == {
+        "tone-scorer": {"error": "target raised ConnectionError: the agent is down"}
+    }
+    assert all("score" in result["items"][i]["scorerResults"]["tone-scorer"] for i in (0, 2))
+    assert result["summary"]["errors"] == {"tone-scorer": 1}
+
+
+def test_run_evals_records_a_failing_on_item_complete_and_goes_on() -> None:
+    seen: list[int] = []
+
+    def on_item_complete(record: dict[str, object]) -> None:
+        seen.append(int(record["index"]))  # type: ignore[call-overload]
+        if record["index"] == 0:
+            raise KeyError("progress bar")
+
+    data = [{"input": "a", "output": "Great, thanks!"}, {"input": "b", "output": "Ok."}]
+    result = run_evals(data, [create_tone_scorer()], on_item_complete=on_item_complete)
+    assert seen == [0, 1]
+    assert result["items"][0]["onItemCompleteError"] == "KeyError: 'progress bar'"
+    assert "onItemCompleteError" not in result["items"][1]
+    assert result["summary"] == {"totalItems": 2, "onItemCompleteErrors": 1}
+    assert "score" in result["items"][0]["scorerResults"]["tone-scorer"]  # the item keeps its scores
+
+
+@pytest.mark.parametrize("factory", [create_tone_scorer, create_content_similarity_scorer, "toxicity"])
+@pytest.mark.parametrize("scale", [1e308, 10**400, 1e13])
+def test_a_huge_scale_is_a_clear_value_error(factory: object, scale: float) -> None:
+    if factory == "toxicity":
+        from scoring import create_toxicity_scorer
+
+        factory = create_toxicity_scorer
+    with pytest.raises(ValueError, match=r"^scale must be a positive number at most 1e\+12 \(scores are rounded"):
+        factory(scale=scale)  # type: ignore[operator]
+
+
+def test_the_largest_scale_scores_without_overflow() -> None:
+    from scoring import create_toxicity_scorer
+
+    text = "You are a stupid idiot and I hate you."
+    assert create_toxicity_scorer(scale=1e12).run(input="q", output=text).score > 0
+    assert create_tone_scorer(scale=1e12).run(output="Great, thanks!").score <= 1e12
+
+
 @pytest.mark.parametrize(
     ("data", "error", "match"),
     [

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import math
 
+import pandas as pd
 import plotly.graph_objects as go
 import pytest
 
@@ -175,3 +176,24 @@ def test_threshold_tradeoff_figure_names_missing_columns() -> None:
 
     with pytest.raises(ValueError, match=r"missing \['recall'\]"):
         threshold_tradeoff_figure(pd.DataFrame({"threshold": [0.5], "precision": [1.0]}), threshold=0.5)
+
+
+def test_run_trend_figure_has_a_line_per_scorer_with_ci_error_bars() -> None:
+    from datetime import UTC, datetime
+
+    from scoring.charts import run_trend_figure
+
+    when = [datetime(2026, 1, d, tzinfo=UTC) for d in (1, 2)]
+    trend = pd.DataFrame({
+        "run_id": [1, 1, 2, 2], "name": ["<b>nightly</b>"] * 4, "created_at": [when[0], when[0], when[1], when[1]],
+        "scorer": ["tone-scorer", "toxicity-scorer"] * 2, "mean": [0.8, 0.1, 0.7, 0.2], "ci_low": [0.7, 0.05, 0.6, 0.1],
+        "ci_high": [0.9, 0.15, 0.8, 0.3], "count": [10] * 4, "lower_is_better": [False, True] * 2,
+    })  # fmt: skip
+    fig = run_trend_figure(trend)
+    assert [t.name for t in fig.data] == ["tone-scorer (higher is better)", "toxicity-scorer (lower is better)"]
+    tone = fig.data[0]
+    assert list(tone.y) == [0.8, 0.7] and list(tone.x) == when
+    assert list(tone.error_y.array) == pytest.approx([0.1, 0.1])
+    assert list(tone.error_y.arrayminus) == pytest.approx([0.1, 0.1])
+    assert "&lt;b&gt;nightly&lt;/b&gt;" in fig.layout.title.text and "2 runs" in fig.layout.title.text
+    assert run_trend_figure(trend.iloc[:0]).data == ()

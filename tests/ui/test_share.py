@@ -21,12 +21,12 @@ def test_every_shared_value_is_a_page_setting_with_a_default(page: str) -> None:
     text=st.text(max_size=MAX_SHARED_CHARS),
     reference=st.text(max_size=50),
     mode=st.sampled_from(["stability", "comparison"]),
-    engine=st.sampled_from(["vader", "afinn"]),
+    engine=st.sampled_from(["vader", "afinn", "e5"]),
     both=st.booleans(),
 )
 def test_a_link_reopens_the_same_values(text: str, reference: str, mode: str, engine: str, both: bool) -> None:
     state = {"tone.text": text, "tone.reference": reference, "tone.mode": mode, "tone.engine": engine,
-             "tone.splitter": "mastra", "tone.both_engines": both}  # fmt: skip
+             "tone.splitter": "mastra", "tone.compare_engines": both}  # fmt: skip
     params, too_long = state_to_params("tone", state)
     assert too_long == []
     assert params_to_state("tone", params) == (state, [])
@@ -43,9 +43,9 @@ def test_a_text_too_long_for_a_link_is_left_out_not_cut() -> None:
 @pytest.mark.parametrize(
     ("params", "ignored"),
     [
-        ({"engine": "bert"}, "the link's engine 'bert' is not one of vader, afinn"),
+        ({"engine": "bert"}, "the link's engine 'bert' is not one of vader, afinn, e5"),
         ({"mode": "loud"}, "the link's mode 'loud' is not one of stability, comparison"),
-        ({"both": "maybe"}, "the link's both 'maybe' is not 1 or 0"),
+        ({"compare": "maybe"}, "the link's compare 'maybe' is not 1 or 0"),
     ],
 )
 def test_a_bad_value_in_a_link_is_ignored_and_named(params: dict[str, str], ignored: str) -> None:

@@ -105,7 +105,7 @@ def _json_objects(reply: str) -> list[object]:
                 break
             try:
                 obj, end = decoder.raw_decode(text, start)
-            except json.JSONDecodeError:
+            except (json.JSONDecodeError, RecursionError):  # not JSON, or nested too deep to read
                 continue
             found.append(obj)
     return found

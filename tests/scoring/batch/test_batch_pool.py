@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 from typing import ClassVar
 
 import pandas as pd
@@ -13,6 +16,7 @@ import pytest
 from scoring.batch import runner as batch
 from scoring.batch.runner import iter_scored, make_spec
 from scoring.io.columns import ColumnMap
+from tests.scoring.processes import cmdline, descendants, wait_until_gone
 
 
 class _Recorded(ProcessPoolExecutor):
@@ -48,10 +52,38 @@ def test_closing_a_pooled_run_early_ends_every_worker(monkeypatch: pytest.Monkey
 
 
 def test_workers_ignore_ctrl_c_and_leave_it_to_the_parent() -> None:
-    with ProcessPoolExecutor(max_workers=1, initializer=batch._ignore_ctrl_c) as pool:
+    with ProcessPoolExecutor(max_workers=1, initializer=batch._worker_signals) as pool:
         pid = pool.submit(os.getpid).result()
         os.kill(pid, signal.SIGINT)
         assert pool.submit(os.getpid).result() == pid  # the same worker, alive and still working
+
+
+_ORPHAN = """
+import sys, threading, time
+import pandas as pd
+from scoring.batch.runner import iter_scored, make_spec
+if sys.argv[1] == "forkserver":  # a thread makes the pool start its workers from a fork server
+    threading.Thread(target=time.sleep, args=(600,), daemon=True).start()
+chunk = pd.DataFrame({"output": [f"Thanks, that helps a lot {i}!" for i in range(200)]})
+results = iter_scored([chunk] * 1000, make_spec(chunk.columns, scorers=["tone"], engine="afinn"), workers=2)
+next(results)
+print("scoring", flush=True)
+time.sleep(600)
+"""
+
+
+@pytest.mark.parametrize("method", ["fork", "forkserver"])
+def test_workers_and_the_fork_server_end_when_their_parent_is_killed(method: str) -> None:
+    """SIGKILL (or the out-of-memory killer) runs no cleanup: no worker, fork server or tracker stays behind."""
+    root = Path(__file__).resolve().parents[3]
+    proc = subprocess.Popen([sys.executable, "-c", _ORPHAN, method], cwd=root, stdout=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": str(root)})  # fmt: skip
+    assert proc.stdout is not None and proc.stdout.readline() == "scoring\n"
+    below = descendants(proc.pid)
+    assert (" -c from multiprocessing.forkserver" in " ".join(map(cmdline, below))) == (method == "forkserver")
+    proc.kill()
+    proc.wait(timeout=60)
+    assert wait_until_gone(below) == set(), [cmdline(p)[:80] for p in below]
 
 
 def test_workers_send_back_only_new_columns_and_the_table_matches_one_process() -> None:

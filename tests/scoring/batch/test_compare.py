@@ -161,3 +161,14 @@ def test_stack_files_names_rows_and_avoids_column_clash() -> None:
     stacked = stack_files(one, two, ("v1.csv", "v1.csv"))
     assert list(stacked["_source"]) == ["A: v1.csv", "B: v1.csv"]
     assert list(stacked["source"]) == [1, 2]
+
+
+@pytest.mark.parametrize("pair_on", ["q", None])
+def test_resampling_in_batches_gives_the_same_numbers(monkeypatch: pytest.MonkeyPatch, pair_on: str | None) -> None:
+    import scoring.batch.compare as compare
+
+    rng = np.random.default_rng(3)
+    df = pd.DataFrame({"g": ["A"] * 40 + ["B"] * 40, "q": list(range(40)) * 2, "s": rng.random(80)})
+    whole = compare.compare_groups(df, score="s", group="g", pair_on=pair_on)
+    monkeypatch.setattr(compare, "RESAMPLE_CELLS", 7)  # a batch of one resample at a time
+    assert compare.compare_groups(df, score="s", group="g", pair_on=pair_on) == whole

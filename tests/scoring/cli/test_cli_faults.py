@@ -2,7 +2,8 @@
 
 Whatever stops it, no output file is ever presented as complete: the results appear under their final
 name only by an atomic rename once every row is written, an earlier complete output stays untouched,
-Ctrl-C exits non-zero (130) and leaves no temp file behind.
+Ctrl-C exits non-zero (130) and leaves no temp file behind; SIGTERM exits 143 and leaves no temp file,
+worker or fork server; a worker killed by the kernel ends the run with one line and exit 3.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ import time
 from pathlib import Path
 
 import pytest
+
+from tests.scoring.processes import cmdline, descendants, wait_until_gone
 
 ROOT = Path(__file__).resolve().parents[3]
 ROWS = 120_000
@@ -104,3 +107,47 @@ def test_killed_run_never_shows_a_partial_file_under_the_final_name(
     assert proc.returncode != 0
     assert not out.exists()
     assert all(name.endswith(".part") for name in _leftovers(tmp_path, out)), part
+
+
+def _workers(pid: int) -> set[int]:
+    """The pool's worker processes below the CLI (not the fork server, not the resource tracker)."""
+    helpers = ("multiprocessing.forkserver import main", "multiprocessing.resource_tracker import main")
+    below = descendants(pid)
+    servers = {p for p in below if helpers[0] in cmdline(p)}
+    return {p for p in below if not any(h in cmdline(p) for h in helpers) or (servers and _parent(p) in servers)}
+
+
+def _parent(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+
+
+def test_sigterm_stops_workers_fork_server_and_temp_file(big_csv: Path, tmp_path: Path) -> None:
+    """SIGTERM to the CLI alone (as `kill PID`, systemd or a CI runner send it): exit 143, nothing left behind."""
+    out = tmp_path / "results.csv"
+    proc = _start(big_csv, out, "--workers", "2", "--force-workers")
+    _wait_for_partial_output(proc, tmp_path, out)
+    below = descendants(proc.pid)
+    assert _workers(proc.pid), [cmdline(p)[:80] for p in below]
+    proc.send_signal(signal.SIGTERM)  # the CLI only, not its process group
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 143, err[-1000:]
+    assert "terminated: no output file was written." in err and "Traceback" not in err
+    assert not out.exists() and _leftovers(tmp_path, out) == []
+    assert wait_until_gone(below) == set(), [cmdline(p)[:80] for p in below]
+
+
+def test_a_worker_killed_by_the_kernel_exits_3_with_one_line(big_csv: Path, tmp_path: Path) -> None:
+    """The out-of-memory killer sends SIGKILL to a worker: one line naming what happened, exit 3, no traceback."""
+    out = tmp_path / "results.csv"
+    proc = _start(big_csv, out, "--workers", "2", "--force-workers")
+    _wait_for_partial_output(proc, tmp_path, out)
+    below = descendants(proc.pid)
+    victim = min(_workers(proc.pid))
+    os.kill(victim, signal.SIGKILL)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 3, err[-1000:]
+    last = err.splitlines()[-1]  # after the notes saying which columns are used
+    assert last.startswith("error: a worker process died (killed by the system, perhaps for lack of memory)"), err
+    assert err.count("error:") == 1 and "Traceback" not in err and "BrokenProcessPool" not in err
+    assert not out.exists() and _leftovers(tmp_path, out) == []
+    assert wait_until_gone(below) == set(), [cmdline(p)[:80] for p in below]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 import os
@@ -20,6 +21,7 @@ from scoring.io.export import (
     atomic_write,
     export_bytes,
     neutralise_cell,
+    neutralise_csv_text,
     to_arrow_table,
     to_csv_bytes,
     to_excel_bytes,
@@ -35,8 +37,18 @@ HOSTILE = [
     "@SUM(A1:A2)",
     "\t=1+1",
     "\r=1+1",
+    # a formula character after spaces or invisible characters, or in its full-width form (issue 10)
+    " =1+1",
+    '\u00a0=HYPERLINK("http://evil.example")',
+    "\u200b=1+1",
+    "\ufeff=1+1",
+    "\u200b\u00a0 \u200e@SUM(A1:A2)",
+    "\uff1dcmd|' /C calc'!A0",
+    "\uff0b1",
+    "\uff0d1",
+    "\uff20SUM(A1)",
 ]
-SAFE = ["hello", " =not at start", "", "'already quoted", "a=b", "1+1"]
+SAFE = ["hello", "", "'already quoted", "a=b", "1+1", "\u00a0plain", "x;y", "a, b"]
 
 
 @pytest.mark.parametrize("value", HOSTILE)
@@ -57,10 +69,14 @@ def _csv_cells(data: bytes) -> pd.DataFrame:
     return pd.read_csv(io.BytesIO(data), keep_default_na=False, dtype=str)
 
 
+def test_neutralise_cell_prefixes_a_leading_nul() -> None:
+    assert neutralise_cell("\x00=1") == "'\x00=1"
+
+
 def test_csv_neutralises_by_default_and_can_opt_out() -> None:
     df = _frame()
     safe = _csv_cells(to_csv_bytes(df))
-    assert list(safe["text"]) == [neutralise_cell(v) for v in df["text"]]
+    assert list(safe["text"]) == [neutralise_csv_text(v) for v in df["text"]]
     raw = _csv_cells(to_csv_bytes(df, neutralise=False))
     assert list(raw["text"]) == list(df["text"])
     assert [float(v) for v in safe["score"]] == list(df["score"])  # numbers are never touched
@@ -68,7 +84,42 @@ def test_csv_neutralises_by_default_and_can_opt_out() -> None:
 
 def test_csv_neutralises_column_names() -> None:
     data = to_csv_bytes(pd.DataFrame({"=cmd()": ["x"]}))
-    assert data.splitlines()[0] == b"'=cmd()"
+    assert data.splitlines()[0] == b'"\'=cmd()"'
+
+
+#: Cells that split into a formula cell in a reader using ";" (German, French, Dutch spreadsheets) or ",".
+SPLITTING = ["x;=cmd|' /C calc'!A0", 'a;"=1+1"', "q; @SUM(A1)", "a;\u00a0\uff1dcmd", "a,=1+1", "x;y,=1;-2",
+             "steps:\n- 2+3+cmd|' /C calc'!A0", "a\r\n=1\r@2"]  # fmt: skip
+
+
+def _runs_as_formula(field: str) -> bool:
+    """A spreadsheet's view: a formula character first, or after spaces and invisible characters."""
+    text = field.lstrip().lstrip("\u00a0\u200b\u200c\u200d\u200e\u200f\u2060\ufeff")
+    return field.startswith(FORMULA_STARTS) or text.startswith(FORMULA_STARTS)
+
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
+
+
+@pytest.mark.parametrize("delimiter", [",", ";"])
+def test_csv_never_yields_a_formula_cell_to_a_comma_or_semicolon_reader(delimiter: str) -> None:
+    """Every payload in every column position, read as a spreadsheet would with either list separator."""
+    payloads = HOSTILE + SPLITTING
+    df = pd.DataFrame({"first": payloads, "middle": payloads[::-1], "last": payloads, "n": range(len(payloads))})
+    text = to_csv_bytes(df).decode("utf-8")
+    rows = list(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter))
+    formulas = [f for row in rows for f in row if _runs_as_formula(f)]
+    assert formulas == []
+    raw = list(csv.reader(io.StringIO(to_csv_bytes(df, neutralise=False).decode(), newline=""), delimiter=delimiter))
+    assert any(_runs_as_formula(f) for row in raw for f in row)  # the payloads do split into formulas unneutralised
+
+
+def test_csv_quotes_every_text_cell_and_keeps_the_text() -> None:
+    df = pd.DataFrame({"output": ["x;=cmd|' /C calc'!A0", "a, b", "plain"], "score": [0.5, 1.0, 0.0]})
+    data = to_csv_bytes(df)
+    assert data.splitlines() == [b'"output","score"', b"\"x;'=cmd|' /C calc'!A0\",0.5", b'"a, b",1.0', b'"plain",0.0']
+    assert _csv_cells(data)["output"].tolist() == ["x;'=cmd|' /C calc'!A0", "a, b", "plain"]
+    assert _csv_cells(to_csv_bytes(df, neutralise=False))["output"].tolist() == df["output"].tolist()
 
 
 def _xlsx_rows(data: bytes) -> list[tuple[object, ...]]:

@@ -175,9 +175,12 @@ def test_mostly_cp1252_file_stays_cp1252_and_names_the_utf8_looking_lines() -> N
     assert "line 3." in df.attrs["warnings"][0]
 
 
-def test_one_encoding_files_carry_no_warning() -> None:
-    for data in (_csv(";").encode("cp1252"), _csv(",").encode("utf-8"), "output\ncafé\n".encode("latin-1")):
-        assert "warnings" not in read_table(data, filename="x.csv").attrs
+def test_utf8_files_carry_no_warning_and_legacy_ones_name_their_encoding() -> None:
+    assert "warnings" not in read_table(_csv(",").encode("utf-8"), filename="x.csv").attrs
+    for data in (_csv(";").encode("cp1252"), "output\ncafé\n".encode("latin-1")):
+        assert read_table(data, filename="x.csv").attrs["warnings"] == [
+            "x.csv is not UTF-8: it was read as Windows-1252 (detected from its bytes); check the text."
+        ]
 
 
 def test_a_byte_cp1252_leaves_undefined_falls_back_to_latin1_on_its_line() -> None:

@@ -37,6 +37,30 @@ def test_detects_language_and_warns_for_english_engines(text: str, code: str) ->
         assert warning is not None and f"({code}," in warning and engine in warning
 
 
+@pytest.mark.parametrize(
+    ("text", "warned"),
+    [
+        ("The refund is on its way, thanks for waiting!", False),
+        ("感谢您的耐心等待，退款已经到账了。", False),
+        ("ご連絡ありがとうございます。問題は解決しました。", False),
+        ("기다려 주셔서 감사합니다. 환불이 완료되었습니다.", False),
+        ("Merci pour votre patience, votre commande a été expédiée.", True),
+        ("Спасибо за ваше обращение, мы скоро ответим.", True),
+    ],
+)
+def test_e5_warns_unvalidated_only_outside_its_validated_languages(text: str, warned: bool) -> None:
+    warning = coverage_warning(text, "e5")
+    assert (warning is not None) == warned
+    if warning:
+        assert "unvalidated" in warning and "not meaningful" not in warning
+        assert "validated on English, Japanese, Korean, Chinese only" in warning
+
+
+def test_lexicon_warning_points_to_e5_for_its_validated_languages() -> None:
+    assert coverage_warning("기다려 주셔서 감사합니다.", "vader").endswith("The e5 engine was validated on Korean.")  # type: ignore[union-attr]
+    assert "e5" not in coverage_warning("Merci pour votre patience, votre commande a été expédiée.", "vader")  # type: ignore[operator]
+
+
 def test_multilingual_set_is_warned_and_mostly_named_right() -> None:
     other = [(c, t) for c, t in ROWS if c != "en"]
     guesses = [detect_language(t) for _, t in other]

@@ -84,6 +84,22 @@ def test_smart_splitter_edge_cases(text: str, expected: list[str]) -> None:
     assert _texts(split_smart(text)) == expected
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("服务很好。谢谢！你好吗？", ["服务很好。", "谢谢！", "你好吗？"]),
+        ("ありがとう．また来てね｡本当に", ["ありがとう．", "また来てね｡", "本当に"]),
+        ("재밌음.감동까지...노래도 좋고 웃김", ["재밌음.", "감동까지...", "노래도 좋고 웃김"]),
+        ("OK!谢谢", ["OK!", "谢谢"]),
+        ("「すごい！」と彼は言った。次", ["「すごい！」と彼は言った。", "次"]),
+        ("版本3.5的问题。好", ["版本3.5的问题。", "好"]),
+        ("好的！！真的吗？！ 太好了", ["好的！！", "真的吗？！", "太好了"]),
+    ],
+)
+def test_smart_splitter_handles_cjk_and_full_width_punctuation(text: str, expected: list[str]) -> None:
+    assert _texts(split_smart(text)) == expected
+
+
 def test_mastra_splitter_is_the_js_regex() -> None:
     assert _texts(split_mastra("It was great. Thanks! no end")) == ["It was great.", " Thanks!"]
     assert _texts(split_mastra("no punctuation")) == ["no punctuation"]
@@ -98,7 +114,7 @@ def test_get_splitter_rejects_unknown() -> None:
 
 _PIECES = st.sampled_from(
     'Dr.|e.g.|U.S.|etc.|The|it|a|1.|3.50|- |* |```|...|…|!|?|?!|.| |  |\n|\n\n|\r\n|\t|"|”|)|**|'
-    "。|！|」|と|🎉|😊|❤️|👍🏽|x.y|https://a.b/c?d=1.|J.|p.m.|你好|안녕".split("|")
+    "。|！|．|｡|」|と|🎉|😊|❤️|👍🏽|x.y|https://a.b/c?d=1.|J.|p.m.|你好|안녕|한.국".split("|")
 )
 _TEXTS = st.one_of(st.text(max_size=200), st.lists(_PIECES, max_size=40).map("".join))
 

@@ -138,3 +138,14 @@ def test_no_stability_note_with_two_sentences_in_comparison_mode_or_for_empty_te
     result = create_tone_scorer(reference).run(output=output)
     assert not [w for w in result.warnings if "stability" in w]
     assert stability_note(["Great.", "👍"]) is None and MIN_STABILITY_SENTENCES == 2
+
+
+@pytest.mark.parametrize(("engine", "splitter"), [("vader", "smart"), ("afinn", "mastra")])
+def test_tone_scores_a_300000_character_text(engine: str, splitter: str) -> None:
+    # A long agent report: scored, not refused (the limit is a million characters, for memory only).
+    sentence = "The refund was approved, but the parcel is late and the old card was lost. "
+    text = (sentence * (300_000 // len(sentence) + 1))[:300_000]
+    result = create_tone_scorer(engine=engine, splitter=splitter).run(output=text)
+    sentences = result.preprocess_step_result["sentences"]
+    assert len(sentences) >= 300_000 // len(sentence) and 0.0 <= result.score <= 1.0  # type: ignore[arg-type]
+    assert create_tone_scorer("Happy to help!", engine=engine).run(output=text).score >= 0.0

@@ -199,8 +199,8 @@ def test_toxicity_page_never_shows_the_key(monkeypatch: pytest.MonkeyPatch, scri
     with serve(replies) as fake:
         at = AppTest.from_file(str(ROOT / "pages" / "toxicity.py"), default_timeout=60)
         at.secrets["OPENAI_API_KEY"] = KEY
+        at.secrets["OPENAI_BASE_URL"] = fake.base_url  # the operator's judge: the only URL the key goes to
         at.session_state["toxicity.engine"] = "judge"
-        at.session_state["toxicity.base_url"] = fake.base_url
         at.session_state["toxicity.output"] = TEXT
         at.run()
         at.button(key="toxicity.ask").click().run()

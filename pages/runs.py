@@ -1,0 +1,32 @@
+"""Runs: every saved batch run, each name's trend over time, and two runs compared row by row."""
+
+import streamlit as st
+
+import ui
+from ui import runs as runs_ui
+
+ui.init_state()
+st.title("Run history")
+st.caption(
+    "Batch runs saved from the Batch page (**Save this run**) or the command line "
+    "(`python -m scoring evaluate FILE --save`), kept in " + runs_ui.store_url_label() + "."
+)
+
+with st.container(border=True):
+    st.subheader("Runs")
+    infos = runs_ui.runs_table()
+if not infos:
+    st.info("No saved runs match yet. Score a file on the **Batch** page and press **Save this run**.",
+            icon=":material/bookmark_add:")  # fmt: skip
+    st.stop()
+
+with st.container(border=True):
+    st.subheader("Trend")
+    st.caption("Each scorer's mean per run with its 95% CI, for the runs saved under one name.")
+    runs_ui.trend_section()
+
+with st.container(border=True):
+    st.subheader("Compare two runs")
+    st.caption("Per scorer, the A/B statistics of the Batch page (paired on inputs when both runs answered the same "
+               "ones); then each row's change, worst regressions first.")  # fmt: skip
+    runs_ui.compare_section(infos)

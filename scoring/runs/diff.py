@@ -1,0 +1,183 @@
+"""Compare two runs: per scorer, the A/B statistics of :mod:`scoring.batch.compare` with a regression verdict;
+per row, the score deltas with the worst regressions first.
+
+Both sides are run-shaped tables (:func:`scoring.runs.rows_frame`, :meth:`scoring.runs.RunStore.rows`).
+Rows are paired on their input text when both runs answered the same inputs (each input once per run and
+at least 80% matched, as the A/B comparison requires); otherwise the test is unpaired and the row
+deltas match rows by number. A scorer *regressed* when the candidate is significantly worse (p < 0.05),
+where worse means lower, or higher for a lower-is-better scorer (toxicity).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from scoring.batch.compare import Comparison, compare_groups
+from scoring.registry import SCORER_INFO, scorer_info
+
+__all__ = ["RunComparison", "ScorerVerdict", "compare_runs", "item_deltas", "paired_on_input", "scorers_of"]
+
+PAIRED_SHARE = 0.8
+_STATUS_WORD = {"worse": "REGRESSION", "better": "improved", "same": "no significant change",
+                "undecided": "not enough rows"}  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class ScorerVerdict:
+    """One scorer, candidate against baseline: the comparison and which way it went."""
+
+    scorer: str
+    comparison: Comparison
+    lower_is_better: bool
+
+    @property
+    def status(self) -> str:
+        """``worse``, ``better``, ``same`` (no significant difference) or ``undecided`` (too few rows to test)."""
+        c = self.comparison
+        if math.isnan(c.p_value):
+            return "undecided"
+        if not c.significant or c.difference == 0:
+            return "same"
+        return "worse" if (c.difference > 0) == self.lower_is_better else "better"
+
+    @property
+    def regressed(self) -> bool:
+        """Whether the candidate is significantly worse on this scorer."""
+        return self.status == "worse"
+
+    def line(self) -> str:
+        """One line for a terminal: the status, the means and the comparison's verdict."""
+        c = self.comparison
+        means = f"{c.a.mean:.4f} -> {c.b.mean:.4f}" if c.a.n and c.b.n else "no scores on one side"
+        better = "lower is better" if self.lower_is_better else "higher is better"
+        return f"{_STATUS_WORD[self.status]}: {self.scorer} {means} ({better}). {c.verdict}"
+
+
+@dataclass(frozen=True, slots=True)
+class RunComparison:
+    """The candidate run against the baseline, scorer by scorer."""
+
+    baseline: str
+    candidate: str
+    verdicts: tuple[ScorerVerdict, ...]
+    missing: tuple[str, ...] = ()  # scorers only one of the runs has
+
+    @property
+    def regressions(self) -> list[str]:
+        """The scorers on which the candidate is significantly worse."""
+        return [v.scorer for v in self.verdicts if v.regressed]
+
+    def frame(self) -> pd.DataFrame:
+        """One row per scorer: status, means, difference with its CI, p, effect size, paired, verdict."""
+        rows = []
+        for v in self.verdicts:
+            c = v.comparison
+            rows.append({
+                "scorer": v.scorer, "status": v.status, "better": "lower" if v.lower_is_better else "higher",
+                "baseline mean": c.a.mean, "candidate mean": c.b.mean, "difference": c.difference,
+                "ci low": c.diff_ci[0], "ci high": c.diff_ci[1], "p": c.p_value, "effect": c.effect_size,
+                "effect name": c.effect_name, "paired": c.paired, "n pairs": c.n_pairs, "verdict": c.verdict,
+            })  # fmt: skip
+        return pd.DataFrame(rows)
+
+
+def scorers_of(rows: pd.DataFrame) -> list[str]:
+    """The scorer ids whose score column ``rows`` has, in column order."""
+    ids = {info.id for info in SCORER_INFO}
+    return [str(c) for c in rows.columns if str(c) in ids]
+
+
+def paired_on_input(baseline: pd.DataFrame, candidate: pd.DataFrame) -> bool:
+    """Whether the two runs answered the same inputs: each input once per run, at least 80% matched."""
+    sides = [
+        frame["input"].dropna() if "input" in frame else pd.Series(dtype=object) for frame in (baseline, candidate)
+    ]
+    if any(side.empty or side.duplicated().any() for side in sides):
+        return False
+    shared = len(set(sides[0]) & set(sides[1]))
+    return shared >= PAIRED_SHARE * max(len(sides[0]), len(sides[1]))
+
+
+def compare_runs(
+    baseline: pd.DataFrame,
+    candidate: pd.DataFrame,
+    *,
+    labels: tuple[str, str] = ("baseline", "candidate"),
+    scorers: Sequence[str] | None = None,
+    seed: int = 0,
+) -> RunComparison:
+    """Compare ``candidate`` with ``baseline`` on each scorer both have (or ``scorers``)."""
+    if labels[0] == labels[1]:
+        raise ValueError(f"labels must name the two runs apart; got {labels!r}.")
+    both = [s for s in scorers_of(candidate) if s in scorers_of(baseline)]
+    wanted = list(scorers) if scorers is not None else both
+    missing = tuple(s for s in dict.fromkeys([*scorers_of(baseline), *scorers_of(candidate), *wanted]) if s not in both)
+    pair_on = "input" if paired_on_input(baseline, candidate) else None
+    verdicts = []
+    for scorer in (s for s in wanted if s in both):
+        stacked = pd.concat(
+            [
+                frame[["input", scorer]].assign(run=label)
+                for frame, label in ((baseline, labels[0]), (candidate, labels[1]))
+            ],
+            ignore_index=True,
+        )
+        comparison = compare_groups(
+            stacked, score=scorer, group="run", a=labels[0], b=labels[1], pair_on=pair_on, seed=seed
+        )
+        verdicts.append(ScorerVerdict(scorer, comparison, scorer_info(scorer).lower_is_better))
+    return RunComparison(labels[0], labels[1], tuple(verdicts), missing)
+
+
+def item_deltas(baseline: pd.DataFrame, candidate: pd.DataFrame, scorer: str) -> pd.DataFrame:
+    """Row by row, ``scorer`` in both runs, the worst regressions first.
+
+    Rows match on their input when :func:`paired_on_input`, else by row number. Columns: row_a, row_b,
+    input, output_a, output_b, score_a, score_b, delta (b - a), regression (how much worse b is: the
+    delta, negated when higher is better; NaN when a side has no score), changed (the output or the
+    score differs, or a side is missing).
+    """
+    for side, frame in (("baseline", baseline), ("candidate", candidate)):
+        if scorer not in frame.columns:
+            raise ValueError(f"the {side} run has no {scorer!r} scores; it has {scorers_of(frame)}.")
+    key = "input" if paired_on_input(baseline, candidate) else "row"
+    keep = ["row", "input", "output", scorer]
+    left = baseline[keep].rename(columns={"row": "row_a", "output": "output_a", scorer: "score_a"})
+    right = candidate[keep].rename(columns={"row": "row_b", "output": "output_b", scorer: "score_b"})
+    if key == "input":
+        left, right = left.dropna(subset=["input"]), right.dropna(subset=["input"])
+        merged = left.merge(right, on="input", how="outer")
+    else:
+        merged = left.merge(right.drop(columns="input"), left_on="row_a", right_on="row_b", how="outer")
+        merged["input"] = merged["input"].where(merged["input"].notna(), None)
+    a = pd.to_numeric(merged["score_a"], errors="coerce")
+    b = pd.to_numeric(merged["score_b"], errors="coerce")
+    merged["delta"] = b - a
+    merged["regression"] = merged["delta"] if scorer_info(scorer).lower_is_better else -merged["delta"]
+    same_output = merged["output_a"].fillna("\0none") == merged["output_b"].fillna("\0none")
+    same_score = np.isclose(a.fillna(-1.0), b.fillna(-1.0), rtol=0.0, atol=1e-12) & (a.isna() == b.isna())
+    merged["changed"] = ~(same_output & same_score) | merged["row_a"].isna() | merged["row_b"].isna()
+    columns = [
+        "row_a",
+        "row_b",
+        "input",
+        "output_a",
+        "output_b",
+        "score_a",
+        "score_b",
+        "delta",
+        "regression",
+        "changed",
+    ]
+    out = merged[columns].sort_values(
+        ["regression", "row_b", "row_a"], ascending=[False, True, True], na_position="last"
+    )
+    for column in ("row_a", "row_b"):
+        out[column] = out[column].astype("Int64")
+    out.attrs["matched_on"] = key
+    return out.reset_index(drop=True)

