@@ -55,8 +55,9 @@ st.dataframe(
     hide_index=True,
     key="toxicity.verdicts",
     column_order=[c for c in ("opinion", "verdict", "probability", "kinds", "reason") if c in verdicts.columns],
-    column_config={
-        "probability": st.column_config.ProgressColumn("probability", min_value=0, max_value=1, format="%.2f")
+    column_config={  # kinds get room of their own: a long reason squeezed them to "perso…"
+        "probability": st.column_config.ProgressColumn("probability", min_value=0, max_value=1, format="%.2f"),
+        "kinds": st.column_config.ListColumn("kinds", width="medium"),
     },
 )
 if engine == "e5":

@@ -16,7 +16,9 @@ from scoring.toxicity.judge.client import ToxicityJudge
 from scoring.toxicity.rules import candidate_rules, normalise
 from scoring.toxicity.verdicts import score_from_counts
 
-__all__ = ["any_rule_fires", "score_many"]
+__all__ = ["PIECE_ROWS", "any_rule_fires", "score_many"]
+
+PIECE_ROWS = 64  # rows the e5 engine scores between two progress reports (as the tone engine's e5 does)
 
 
 def score_many(
@@ -36,7 +38,8 @@ def score_many(
     ``threshold``.
 
     Every text is checked before any is scored, so bad input fails fast with the row it came from.
-    ``on_row(done)`` is called as rows finish (by the judge, row by row; offline, once at the end).
+    ``on_row(done)`` is called as rows finish: by the judge, row by row; by e5, every ``PIECE_ROWS`` rows (it
+    embeds each sentence, about 10 to 60 a second on one process); by the classifier, once at the end.
     """
     texts = [to_text(o, f"outputs[{i}]") for i, o in enumerate(outputs)]
     if inputs is not None and len(inputs) != len(texts):
@@ -44,7 +47,12 @@ def score_many(
     questions = [to_text(q, f"inputs[{i}]", required=False) for i, q in enumerate(inputs or [None] * len(texts))]
     if judge is not None:
         return judge_many(judge, texts, questions, scale=scale, on_row=on_row, cache=cache)
-    columns = _offline_many(texts, scale, threshold, _e5_flags if engine == "e5" else _classifier_flags)
+    if engine == "e5":  # slow (it embeds each sentence): rows are reported as they finish, PIECE_ROWS at a time
+        columns = _offline_many(texts, scale, threshold, _e5_flags, on_row=on_row, piece=PIECE_ROWS)
+        if on_row is not None and not texts:
+            on_row(0)
+        return columns
+    columns = _offline_many(texts, scale, threshold, _classifier_flags)
     if on_row is not None:
         on_row(len(texts))
     return columns
@@ -62,12 +70,28 @@ def _e5_flags(sentences: list[str], threshold: float) -> list[bool]:
 
 
 def _offline_many(
-    texts: list[str], scale: float, threshold: float, flags: Callable[[list[str], float], list[bool]]
+    texts: list[str],
+    scale: float,
+    threshold: float,
+    flags: Callable[[list[str], float], list[bool]],
+    *,
+    on_row: RowsDone | None = None,
+    piece: int | None = None,
 ) -> dict[str, list[Any]]:
-    """Split every distinct text, flag every distinct sentence once (one model batch), count per text."""
+    """Split every distinct text, flag every distinct sentence once, count per text.
+
+    Without ``piece``, all sentences go to the model in one batch. With it, ``piece`` rows at a time (each
+    sentence still flagged once), calling ``on_row(rows done)`` after each: the same verdicts, with progress.
+    """
     sentences = {t: [s.text for s in split_smart(t)] for t in dict.fromkeys(texts)}
-    unique = list(dict.fromkeys(s for group in sentences.values() for s in group))
-    toxic = dict(zip(unique, flags(unique, threshold), strict=True))
+    toxic: dict[str, bool] = {}
+    step = piece or max(len(texts), 1)
+    for start in range(0, len(texts), step):
+        stop = min(start + step, len(texts))
+        new = list(dict.fromkeys(s for t in texts[start:stop] for s in sentences[t] if s not in toxic))
+        toxic.update(zip(new, flags(new, threshold), strict=True))
+        if piece is not None and on_row is not None:
+            on_row(stop)
     counts = {t: (sum(toxic[s] for s in group), len(group)) for t, group in sentences.items()}
     out: dict[str, list[Any]] = {"score": [], "toxicCount": [], "opinionCount": [], "error": []}
     for text in texts:

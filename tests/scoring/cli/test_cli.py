@@ -91,7 +91,7 @@ def test_cli_chunking_and_workers_give_identical_output(tmp_path: Path, suffix: 
 
 
 def test_cli_toxicity_engine_and_threshold_reach_the_scorer_and_are_named(tmp_path: Path) -> None:
-    from scoring.toxicity.scorer import create_toxicity_scorer, default_engine
+    from scoring.toxicity.scorer import create_toxicity_scorer
 
     src = _write(tmp_path)
     target = tmp_path / "out.csv"
@@ -101,8 +101,9 @@ def test_cli_toxicity_engine_and_threshold_reach_the_scorer_and_are_named(tmp_pa
     scored = pd.read_csv(target).dropna(subset=["toxicity-scorer"])  # rows without text are skipped
     expected = create_toxicity_scorer(engine="classifier", threshold=0.9).score_many(outputs=scored["answer"].tolist())
     assert len(scored) >= 20 and scored["toxicity-scorer"].tolist() == expected["score"]
-    code, _, err = _run("evaluate", src, "--scorers", "toxicity")
-    assert code == 0 and f"toxicity engine: {default_engine()} (its default threshold)" in err
+    code, _, err = _run("evaluate", src, "--scorers", "toxicity")  # a file: the classifier unless e5 is asked for
+    assert code == 0 and "toxicity engine: classifier (its default threshold), the batch default." in err
+    assert "--toxicity-engine e5" in err and "CPU-minutes" in err
 
 
 def test_cli_fail_under_and_fail_over_set_the_exit_code(tmp_path: Path) -> None:
