@@ -73,6 +73,9 @@ class ScorerInfo:
     speed_notes: Mapping[str, str] = field(default_factory=dict)
     #: options a retry of failed rows must give as the run did (name -> default): one table never mixes them
     retry_keeps: Mapping[str, object] = field(default_factory=dict)
+    #: a regular expression finding, in a row's warnings text, the note that its score measured nothing (tone:
+    #: stability of fewer than two sentences with words); "" when every score measures something
+    unmeasured_note: str = ""
 
     @property
     def default_engine(self) -> str | None:
@@ -107,6 +110,7 @@ TONE = ScorerInfo(
     alone="stability across the output's sentences",
     batch_options=("reference_tone", "engine", "splitter"),
     slow_engines=frozenset({"e5"}),
+    unmeasured_note=tone.UNMEASURED_NOTE,
 )
 SIMILARITY = ScorerInfo(
     id=similarity.SCORER_ID,

@@ -31,7 +31,8 @@ from ui.markdown import escape_markdown
 
 
 def show_status(result: Any) -> list[str]:
-    """Say first whether the run is complete; list skipped and failed rows, and rows not in English.
+    """Say first whether the run is complete; list skipped and failed rows, rows not in English, and rows whose
+    score measured nothing (too little text for tone's stability).
 
     Returns the problem lines (for the report).
     """
@@ -48,6 +49,10 @@ def show_status(result: Any) -> list[str]:
     if notice := result.language_notice():
         st.warning(escape_markdown(f"{notice} The column {warnings_column(TONE.id)} in the table says which language."),
                    icon=":material/translate:")  # fmt: skip
+        lines = [*lines, notice]
+    for notice in result.unmeasured_notices():
+        why = f"{notice} The column {warnings_column(TONE.id)} in the table says why, row by row."
+        st.warning(f"**Not enough text.** {escape_markdown(why)}", icon=":material/short_text:")
         lines = [*lines, notice]
     return lines
 
@@ -68,6 +73,11 @@ def show_cards(result: Any) -> None:
             f"median {row['median']:.3f} · min {row['min']:.3f} · {row['share_under']:.0%} under "
             f"{row['threshold']:g} · {row['count']:,}{partial} rows"
         )
+        if unmeasured := int(row.get("unmeasured", 0)):  # rows whose score measured nothing: the mean includes them
+            measured = row["count"] - unmeasured
+            rows = f"{unmeasured:,} {'row' if unmeasured == 1 else 'rows'}"
+            mean = f"mean of the {measured:,} measured: {row['measured_mean']:.3f}" if measured else "none measured"
+            col.caption(f"**includes {rows} that measure nothing** (too little text) · {mean}")
 
 
 def ab_settings(table: pd.DataFrame, loaded: Loaded, options: RunOptions) -> tuple[str | None, str, str, str | None]:

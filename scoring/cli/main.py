@@ -25,16 +25,17 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from types import FrameType
-from typing import IO, Any, TextIO
+from typing import IO, Any, TextIO, cast
 
 import numpy as np
 import pandas as pd
 
-from scoring.batch.result import warned_mask
+from scoring.batch.result import unmeasured_mask, unmeasured_notice, warned_mask
 from scoring.batch.rows import BatchSpec, make_spec, uses_judge
 from scoring.batch.runner import ChunkResult, SummaryBuilder, iter_scored
 from scoring.cli.runs import History, add_history_options, add_runs_parser, run_command
 from scoring.cli.sink import OUT_FORMATS, Sink
+from scoring.cli.terminal import TerminalSafe
 from scoring.io.columns import ColumnGuess, ColumnMap, guess_columns
 from scoring.io.loaders import ACCEPTED, iter_table_chunks, require_rows
 from scoring.registry import SCORER_INFO, TONE, TOXICITY, find_scorer
@@ -74,6 +75,9 @@ is read in the encoding its bytes show (a warning names it); one mixing UTF-8 li
 line by line, with a warning naming the lines. Every sheet of a workbook with the same header is read (a
 warning names them). There is no row limit (the dashboard's TONE_EXPLORER_MAX_ROWS does not apply): files
 are streamed in chunks.
+Rows scored for stability (no reference) with fewer than two sentences with words get a score that
+measures nothing (1.0 for one sentence, as Mastra's): stderr says how many, and the mean over the other
+rows; tone-scorer.warnings says why.
 
 The LLM judge's verdicts are cached in the run store: rows judged before cost no request (--no-cache asks
 again). The API key is never stored.
@@ -258,13 +262,15 @@ def _drain(
     sink: Sink | None,
     notes: list[pd.DataFrame],
     history: History,
-) -> list[int]:
-    """Write and count every chunk; return the first rows whose tone score has a warning."""
-    warned: list[int] = []
+) -> dict[str, list[int]]:
+    """Write and count every chunk; return the first rows whose tone score has a warning ("warned") and the
+    first whose tone score measured nothing ("unmeasured")."""
+    found: dict[str, list[int]] = {"warned": [], "unmeasured": []}
     try:
         for chunk in results:
-            if len(warned) < WARNED_SHOWN:
-                warned += [builder.rows + 1 + int(i) for i in np.flatnonzero(warned_mask(chunk.table, TONE.id))]
+            for kind, mask in (("warned", warned_mask), ("unmeasured", unmeasured_mask)):
+                if len(found[kind]) < WARNED_SHOWN:
+                    found[kind] += [builder.rows + 1 + int(i) for i in np.flatnonzero(mask(chunk.table, TONE.id))]
             builder.add(chunk)
             history.keep(chunk)
             if sink is not None:
@@ -275,7 +281,7 @@ def _drain(
     finally:  # also on Ctrl-C: a Parquet writer left open prints a traceback when collected after its file
         if sink is not None:
             sink.close()
-    return warned[:WARNED_SHOWN]
+    return {kind: rows[:WARNED_SHOWN] for kind, rows in found.items()}
 
 
 def _open_input(args: argparse.Namespace, err: TextIO) -> tuple[BatchSpec, Iterator[pd.DataFrame]]:
@@ -361,7 +367,7 @@ def _evaluate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if unknown := sorted(set(thresholds) - set(spec.scorers)):
         raise ValueError(f"--fail-under/--fail-over name {unknown}, which --scorers does not run ({spec.scorers}).")
     history = History.start(args, spec)  # an unknown --baseline stops here, before any scoring
-    builder, notes, warned = SummaryBuilder(spec.scorers), list[pd.DataFrame](), list[int]()
+    builder, notes, warned = SummaryBuilder(spec.scorers), list[pd.DataFrame](), dict[str, list[int]]()
     bar = tqdm(unit=" rows", file=err, disable=True if args.no_progress else None, delay=1.0, mininterval=0.5)
     with bar, _scored(args, spec, chunks, lambda done, _t: bar.update(done - bar.n), history) as results:
         if target is None:
@@ -372,7 +378,7 @@ def _evaluate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             fmt = OUT_FORMATS[target.suffix.lower()]
 
             def write(handle: IO[bytes]) -> None:
-                warned[:] = _drain(results, builder, Sink(handle, fmt, neutralise=not args.raw_csv), notes, history)
+                warned.update(_drain(results, builder, Sink(handle, fmt, neutralise=not args.raw_csv), notes, history))
                 require_rows(builder.rows, args.file)  # inside the write: a run that scored nothing leaves no file
 
             atomic_write(target, write)
@@ -381,7 +387,9 @@ def _evaluate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     out.write(format_summary(summary, builder.rows) + "\n")
     out.write(f"columns: {spec.columns.describe()}\n")
     _report_notes(summary, notes, err)
-    _report_warned(summary, warned, err, spec.engine)
+    _report_warned(summary, warned.get("warned", []), err, spec.engine)
+    if notice := unmeasured_notice(summary, TONE.id, warned.get("unmeasured", []), builder.rows):
+        err.write(f"warning: {TONE.id}: {notice} See {TONE.id}.warnings.\n")
     if target is not None:
         out.write(f"wrote {builder.rows:,} rows to {target}\n")
     code = _verdict(summary, args.fail_under, args.fail_over, out)
@@ -482,7 +490,8 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: T
     """Run the CLI; return the exit code (the module docstring lists them)."""
     from scoring.runs import RunStoreError, UnknownRunError
 
-    out, err = out or sys.stdout, err or sys.stderr
+    # Names and cells from files reach both streams: no escape sequence or bidi override gets through raw.
+    out, err = cast(TextIO, TerminalSafe(out or sys.stdout)), cast(TextIO, TerminalSafe(err or sys.stderr))
     args = build_parser().parse_args(argv)
     try:
         with _sigterm_unwinds():

@@ -273,20 +273,21 @@ def test_tone_warnings_per_row_equal_the_one_text_run(options: dict) -> None:
     result = evaluate(_frame(), scorers=["tone"], **options)
     tone = create_tone_scorer(options.get("reference_tone"))
     refs = TEXTS[::-1] if "reference_column" in options else [None] * len(TEXTS)
-    # The batch column holds the language warnings; run's note on a one-sentence stability score is not in it.
-    expected = [
-        " ".join(w for w in tone.run(output=t, ground_truth=r).warnings if "stability" not in w)
-        for t, r in zip(TEXTS, refs, strict=True)
-    ]
-    assert result.table["tone-scorer.warnings"].tolist() == expected
-    warned = [i + 1 for i, w in enumerate(expected) if w]
+    # The batch column holds what run() warns, the note on a one-sentence stability score ("ok") included.
+    runs = [tone.run(output=t, ground_truth=r).warnings for t, r in zip(TEXTS, refs, strict=True)]
+    assert result.table["tone-scorer.warnings"].tolist() == [" ".join(w) for w in runs]
+    # "warned" counts the language warnings only; the note is counted under "unmeasured"
+    warned = [i + 1 for i, w in enumerate(runs) if any("stability" not in x for x in w)]
     assert warned and result.warned_rows() == warned and result.summary.loc["tone-scorer", "warned"] == len(warned)
+    unmeasured = [i + 1 for i, w in enumerate(runs) if any("stability" in x for x in w)]
+    assert result.unmeasured_rows() == unmeasured == ([] if refs[0] or "reference_tone" in options else [5])
+    assert result.summary.loc["tone-scorer", "unmeasured"] == len(unmeasured)
     assert "German" in result.table["tone-scorer.warnings"].iloc[5]
     assert result.complete  # a warning is not an error: the row is scored
 
 
 def test_tone_warnings_empty_for_english_and_for_rows_not_scored() -> None:
-    df = pd.DataFrame({"output": ["Thanks, that was great!", None, "Das ist wirklich gut, danke schön!"]})
+    df = pd.DataFrame({"output": ["Thanks, that was great! Bye.", None, "Das ist wirklich gut. Danke schön!"]})
     result = evaluate(df, scorers=["tone"])
     warnings = result.table["tone-scorer.warnings"].tolist()
     assert warnings[0] == "" and warnings[1] == "" and warnings[2].startswith("output looks like German")
