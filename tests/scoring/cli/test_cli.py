@@ -91,6 +91,22 @@ def test_cli_chunking_and_workers_give_identical_output(tmp_path: Path, suffix: 
     assert outputs[0][1] == outputs[1][1].replace("r1.", "r0.") == outputs[2][1].replace("r2.", "r0.")
 
 
+def test_cli_toxicity_engine_and_threshold_reach_the_scorer_and_are_named(tmp_path: Path) -> None:
+    from scoring.toxicity.scorer import create_toxicity_scorer
+
+    src = _write(tmp_path)
+    target = tmp_path / "out.csv"
+    code, _, err = _run("evaluate", src, "--scorers", "toxicity", "--toxicity-engine", "classifier",
+                        "--toxicity-threshold", "0.9", "--out", target)  # fmt: skip
+    assert code == 0 and "toxicity engine: classifier (threshold 0.9)" in err
+    scored = pd.read_csv(target).dropna(subset=["toxicity-scorer"])  # rows without text are skipped
+    expected = create_toxicity_scorer(engine="classifier", threshold=0.9).score_many(outputs=scored["answer"].tolist())
+    assert len(scored) >= 20 and scored["toxicity-scorer"].tolist() == expected["score"]
+    code, _, err = _run("evaluate", src, "--scorers", "toxicity")  # a file: the classifier unless e5 is asked for
+    assert code == 0 and "toxicity engine: classifier (its default threshold), the batch default." in err
+    assert "--toxicity-engine e5" in err and "CPU-minutes" in err
+
+
 def test_cli_fail_under_and_fail_over_set_the_exit_code(tmp_path: Path) -> None:
     src = _write(tmp_path)
     code, out, _ = _run("evaluate", src, "--scorers", "tone", "--fail-under", "tone-scorer=0.1")
@@ -173,7 +189,8 @@ def test_cli_help_documents_every_option() -> None:
     )
     for option in ["--scorers", "--reference-tone", "--reference-column", "--engine", "--splitter", "--out",
                    "--fail-under", "--fail-over", "--workers", "--chunksize", "--dask", "--output-column",
-                   "--input-column", "--toxicity-engine", "--judge-model", "--judge-base-url", "OPENAI_API_KEY",
+                   "--input-column", "--toxicity-engine", "--toxicity-threshold", "--judge-model", "--judge-base-url",
+                   "OPENAI_API_KEY",
                    "exit codes"]:  # fmt: skip
         assert option in proc.stdout
 
@@ -271,6 +288,9 @@ def test_cli_toxicity_judge_with_the_key_from_the_environment(tmp_path: Path, mo
         (["--scorers", "toxicity", "--toxicity-engine", "judge", "--judge-base-url", "http://127.0.0.1:9/v1",
           "--dask"], "--dask does not run the LLM judge"),
         (["--scorers", "toxicity", "--toxicity-engine", "judge", "--judge-base-url", "ftp://x"], "base_url must be"),
+        (["--scorers", "toxicity", "--toxicity-engine", "judge", "--toxicity-threshold", "0.5"],
+         "--toxicity-threshold applies to the offline engines"),
+        (["--scorers", "toxicity", "--toxicity-threshold", "0"], "threshold must be a number in (0, 1]"),
     ],
 )  # fmt: skip
 def test_cli_judge_option_errors_exit_2(tmp_path: Path, argv: list[str], message: str) -> None:
