@@ -8,7 +8,8 @@ from ui import batch_results as results_ui
 from ui import runs as runs_ui
 from ui.markdown import escape_markdown
 
-ui.init_state()  # also when Streamlit runs this page alone (the judge settings share the Toxicity page's keys)
+ui.under_router()  # a link straight to this page on a fresh server runs it under app.py too
+ui.init_state()  # the judge settings share the Toxicity page's keys
 st.title("Batch evaluation")
 st.caption("Score every response in a file with the tone, similarity and toxicity scorers; compare versions A and B.")
 

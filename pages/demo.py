@@ -5,6 +5,8 @@ import streamlit as st
 import ui
 from ui.demo_examples import EXAMPLES
 
+ui.under_router()  # a link straight to this page on a fresh server runs it under app.py too
+
 st.title("Demo")
 st.caption("Pick an example: it opens on its page with the text filled in. Every number is computed live.")
 

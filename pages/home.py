@@ -2,6 +2,10 @@
 
 import streamlit as st
 
+import ui
+
+ui.under_router()  # a link straight to this page on a fresh server runs it under app.py too
+
 st.title("Tone explorer")
 st.markdown(
     "Score the **tone** of an agent's reply: is it stable across its sentences, or does it match a reference tone?  \n"

@@ -5,6 +5,7 @@ import streamlit as st
 import ui
 from ui import runs as runs_ui
 
+ui.under_router()  # a link straight to this page on a fresh server runs it under app.py too
 ui.init_state()
 st.title("Run history")
 st.caption(

@@ -7,7 +7,8 @@ from scoring.charts import similarity_figure
 from scoring.similarity.explain import similarity_frame
 from ui.share import read_link, write_link
 
-ui.init_state()  # also when Streamlit runs this page alone (a deep link to a fresh server)
+ui.under_router()  # a link straight to this page on a fresh server runs it under app.py too
+ui.init_state()
 read_link("similarity")
 st.title("Similarity")
 st.caption("Content similarity of an output to its input (or to an expected answer), as Mastra scores it.")

@@ -6,7 +6,8 @@ import ui
 from scoring.registry import TONE
 from ui.share import read_link, write_link
 
-ui.init_state()  # also when Streamlit runs this page alone (a deep link to a fresh server)
+ui.under_router()  # a link straight to this page on a fresh server runs it under app.py too
+ui.init_state()
 read_link("tone")
 st.title("Tone")
 st.caption("Sentiment consistency of one response: against a reference tone, or across its own sentences.")

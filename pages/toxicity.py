@@ -11,7 +11,8 @@ from scoring.toxicity.e5 import MODEL_NAME as E5_MODEL
 from scoring.toxicity.e5 import default_threshold, fresh_curve, fresh_point
 from ui.markdown import escape_markdown
 
-ui.init_state()  # also when Streamlit runs this page alone (a deep link to a fresh server)
+ui.under_router()  # a link straight to this page on a fresh server runs it under app.py too
+ui.init_state()
 st.title("Toxicity")
 st.caption("Personal attacks, mockery, hate, dismissive statements, threats: judged opinion by opinion.")
 

@@ -34,6 +34,7 @@ from ui.state import (
     init_state,
     load_example,
     toxicity_default_engine,
+    under_router,
 )
 from ui.widgets import (
     METRIC_LABELS,
@@ -86,5 +87,6 @@ __all__ = [
     "toxicity_judged",
     "toxicity_known_gaps",
     "toxicity_recall",
+    "under_router",
     "word_diff_view",
 ]

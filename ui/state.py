@@ -71,6 +71,24 @@ def init_state() -> None:
         st.session_state.setdefault(key, toxicity_default_engine() if key == "toxicity.engine" else value)
 
 
+def under_router() -> None:
+    """Make sure this page runs under app.py's navigation, also on a link straight to it on a fresh server.
+
+    Until some session has run app.py (its ``st.navigation`` turns it off for the server), Streamlit runs
+    a link such as ``/tone?mode=...`` in its old pages-folder mode: the page script alone, without
+    app.py's wide layout, page titles and navigation (the sidebar lists raw file names). Here that mode
+    is turned off and the run restarted: app.py then runs and opens the same page, with the link's query.
+    (Streamlit's AppTest sets the mode again before every run; a session is restarted once at most.)
+    """
+    from streamlit.runtime.pages_manager import PagesManager  # no public switch for this
+
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        if not st.session_state.get("router.restarted"):  # once per session: a restart drops a click's trigger
+            st.session_state["router.restarted"] = True
+            st.rerun()
+
+
 def load_example(state: Mapping[str, object], page: str) -> None:
     """Put a demo example's values into session state and open its page."""
     for key, value in state.items():

@@ -180,7 +180,8 @@ def test_judge_run_with_failed_rows_then_retry_only_those(open_page: Open, runs:
         assert not at.exception, [e.value for e in at.exception]
         retried = [r["body"]["messages"][-1]["content"] for r in fake.requests[before:]]
     assert len(retried) == 2 and all("FAIL-ME" in r for r in retried)  # only the failed rows were asked again
-    assert at.success[0].value == "All 5 rows were scored by every scorer."
+    assert not at.success  # rows 1, 4 have one sentence each: tone measured nothing there, so no green banner
+    assert at.info[0].value == "All 5 rows were scored by every scorer; read the notes below before the numbers."
     assert not [b for b in at.button if b.key == "batch.retry"]
     assert metrics(at)["toxicity-scorer · mean"] == f"{(0 + 0.5 + 0 + 0 + 0) / 5:.3f}"
     assert at.dataframe(key="batch.rows").value["toxicity-scorer"].notna().all()

@@ -129,7 +129,7 @@ def test_similarity_page_shows_both_texts_as_text() -> None:
 def test_toxicity_page_shows_the_reply_and_the_reason_as_text() -> None:
     insult = "You are an idiot and " + " ".join(PAYLOADS.values())  # one toxic opinion: the reason quotes it
     state = {"toxicity.input": EVERYTHING, "toxicity.output": f"{insult}. {EVERYTHING}"}
-    at = _page("toxicity", state)
+    at = _page("toxicity", {**state, "toxicity.engine": "classifier"})  # its reason quotes the flagged opinion
     assert any("attacker" in m.value for m in at.markdown if m.value.startswith("**Why:**"))  # quoted in the reason
     _assert_shown_as_text(at)
 
