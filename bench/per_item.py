@@ -1,41 +1,69 @@
 """The per-item path a Python user calls first: ``scorer.run`` and ``run_evals``, against ``@mastra/evals``.
 
-Run ``python -m bench.per_item [--rounds 3] [--rows N]``. Every VADER ground-truth text (23,703 with the
-shared data) is one item: its output is the text, its input the next text. ``@mastra/evals``'
+Run ``python -m bench.per_item [--rounds 3] [--rows N] [--baseline REF]``. Every VADER ground-truth text
+(23,703 with the shared data) is one item: its output is the text, its input the next text. ``@mastra/evals``'
 ``scorer.run`` (Node.js) and ours score the same items in the same run, one process each, best of
-``--rounds`` passes with our per-text caches cleared before each pass. Prints a markdown table of
+``--rounds`` passes with our per-text caches cleared before each pass. ``--baseline REF`` also times the
+library as it is at git revision REF (exported to a temporary folder, timed by this same harness in a
+subprocess), so a change is measured before and after under the same load. Prints a markdown table of
 items/s and the ratio to Mastra's ``scorer.run`` for tone (VADER, AFINN) and content similarity.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import subprocess
+import sys
+import tempfile
+import time
 from collections.abc import Callable
+from pathlib import Path
 
-import pandas as pd
-
-from bench.throughput import _rate, best_of, node_timings, source_texts
-from scoring import create_content_similarity_scorer, create_tone_scorer, run_evals
-
-
-def items(n: int | None) -> pd.DataFrame:
-    """Return the items: each text as an output, the next text as its input."""
-    texts = source_texts()
-    if n is not None:
-        texts = texts[:n]
-    return pd.DataFrame({"input": texts[1:] + texts[:1], "output": texts})
+ROOT = Path(__file__).resolve().parent.parent
+LABELS = ("tone, VADER (default)", "tone, AFINN as Mastra", "content similarity")
 
 
-def ours(df: pd.DataFrame, rounds: int) -> dict[str, float]:
-    """Return {label: seconds} for scorer.run in a loop and for run_evals, per scorer."""
-    inputs, outputs = df["input"].tolist(), df["output"].tolist()
+def _clear_caches() -> None:
+    """Forget every per-text result this library keeps (looked up by name: a baseline may lack some)."""
+    from scoring.text import language
+    from scoring.tone.engines import get_engine
+
+    for name in ("vader", "afinn"):
+        get_engine(name).polarity.cache_clear()  # type: ignore[attr-defined]
+    for name in ("detect_language", "coverage_warning"):
+        clear = getattr(getattr(language, name, None), "cache_clear", None)
+        if clear is not None:
+            clear()
+
+
+def _best_of(rounds: int, fn: Callable[[], object]) -> float:
+    times = []
+    for _ in range(rounds):
+        _clear_caches()
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def ours(inputs: list[str], outputs: list[str], rounds: int) -> dict[str, float]:
+    """Return {"label|how": seconds} for scorer.run in a loop and for run_evals, per scorer."""
+    from scoring import create_content_similarity_scorer, create_tone_scorer, run_evals
+
     data = [{"input": i, "output": o} for i, o in zip(inputs, outputs, strict=True)]
-    scorers = {
-        "tone, VADER (default)": create_tone_scorer(),
-        "tone, AFINN as Mastra": create_tone_scorer(engine="afinn", splitter="mastra"),
-        "content similarity": create_content_similarity_scorer(),
-    }
+    scorers = dict(
+        zip(
+            LABELS,
+            (
+                create_tone_scorer(),
+                create_tone_scorer(engine="afinn", splitter="mastra"),
+                create_content_similarity_scorer(),
+            ),
+            strict=True,
+        )
+    )
     out: dict[str, float] = {}
     for label, scorer in scorers.items():
         scorer.run(input=inputs[0], output=outputs[0])  # load lexicons and models once
@@ -50,8 +78,25 @@ def ours(df: pd.DataFrame, rounds: int) -> dict[str, float]:
 
         timed: dict[str, Callable[[], None]] = {"scorer.run": loop, "run_evals": evals}
         for how, fn in timed.items():
-            out[f"{label}|{how}"] = best_of(rounds, fn)
+            out[f"{label}|{how}"] = _best_of(rounds, fn)
     return out
+
+
+def baseline(ref: str, inputs: list[str], outputs: list[str], rounds: int) -> dict[str, float]:
+    """Time the library at git revision ``ref`` with this harness, in a subprocess; return what ``ours`` returns."""
+    with tempfile.TemporaryDirectory(prefix="per_item_baseline_") as folder:
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", ref], capture_output=True, check=True).stdout
+        subprocess.run(["tar", "-x", "-C", folder], input=archive, check=True)
+        items = Path(folder) / "items.json"
+        items.write_text(json.dumps({"inputs": inputs, "outputs": outputs}), encoding="utf-8")
+        proc = subprocess.run(
+            [sys.executable, str(Path(__file__).resolve()), "--time-items", str(items), "--rounds", str(rounds)],
+            cwd=folder, env={**os.environ, "PYTHONPATH": folder}, capture_output=True, check=False,
+        )  # fmt: skip
+        if proc.returncode != 0:
+            raise SystemExit(f"timing {ref} failed:\n{proc.stderr.decode()[-2000:]}")
+        result: dict[str, float] = json.loads(proc.stdout)
+        return result
 
 
 def main() -> None:
@@ -59,25 +104,45 @@ def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.per_item", description=__doc__)
     parser.add_argument("--rows", type=int, default=None, help="first N texts only (default: all)")
     parser.add_argument("--rounds", type=int, default=3, help="passes per measurement; the best is kept (3)")
+    parser.add_argument("--baseline", metavar="REF", help="also time the library at this git revision (e.g. main)")
+    parser.add_argument("--time-items", type=Path, help=argparse.SUPPRESS)  # the baseline's subprocess
     args = parser.parse_args()
-    df = items(args.rows)
-    n = len(df)
+    if args.time_items:  # print {label: seconds} as JSON for the scoring package on PYTHONPATH
+        items = json.loads(args.time_items.read_text(encoding="utf-8"))
+        print(json.dumps(ours(items["inputs"], items["outputs"], args.rounds)))
+        return
+    import pandas as pd
+
+    from bench.throughput import _rate, node_timings, source_texts
+
+    texts = source_texts()[: args.rows]
+    inputs, outputs = texts[1:] + texts[:1], texts
+    n = len(texts)
     print(f"{n:,} items, {os.cpu_count()} CPUs, load average at start {os.getloadavg()[0]:.1f}")
-    node = node_timings(df, n, args.rounds)
+    node = node_timings(pd.DataFrame({"input": inputs, "output": outputs}), n, args.rounds)
+    before = baseline(args.baseline, inputs, outputs, args.rounds) if args.baseline else {}
+    after = ours(inputs, outputs, args.rounds)
+    print(f"load average at end {os.getloadavg()[0]:.1f}")
     mastra = {
         "tone": _rate(node["mastraTone"]["rows"], node["mastraTone"]["seconds"]),
         "content similarity": _rate(node["mastraSimilarity"]["rows"], node["mastraSimilarity"]["seconds"]),
     }
-    print("| Scorer | Path | Items/s | vs `@mastra/evals` `scorer.run` |")
-    print("| --- | --- | ---: | ---: |")
-    print(f"| tone | `@mastra/evals` `createToneScorer().run` | {mastra['tone']:,.0f} | 1.0x |")
+    columns = [f"`{args.baseline}` items/s", "vs Mastra"] if before else []
+    print("| Scorer | Path | " + " | ".join([*columns, "Items/s", "vs `@mastra/evals` `scorer.run`"]) + " |")
+    print("| --- | --- |" + " ---: |" * (len(columns) + 2))
+    blank = " | " * len(columns)
+    print(f"| tone | `@mastra/evals` `createToneScorer().run` |{blank} {mastra['tone']:,.0f} | 1.0x |")
     sim = mastra["content similarity"]
-    print(f"| similarity | `@mastra/evals` `createContentSimilarityScorer().run` | {sim:,.0f} | 1.0x |")
-    for key, seconds in ours(df, args.rounds).items():
+    print(f"| similarity | `@mastra/evals` `createContentSimilarityScorer().run` |{blank} {sim:,.0f} | 1.0x |")
+    for key, seconds in after.items():
         label, how = key.split("|")
-        rate = _rate(n, seconds)
         base = mastra["tone"] if label.startswith("tone") else mastra["content similarity"]
-        print(f"| {label} | ours, `{how}` | {rate:,.0f} | {rate / base:,.1f}x |")
+        cells = []
+        if before:
+            old = _rate(n, before[key])
+            cells = [f"{old:,.0f}", f"{old / base:,.1f}x"]
+        rate = _rate(n, seconds)
+        print(f"| {label} | ours, `{how}` | " + " | ".join([*cells, f"{rate:,.0f}", f"{rate / base:,.1f}x"]) + " |")
 
 
 if __name__ == "__main__":

@@ -14,8 +14,8 @@ import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
-import numpy as np
 from rapidfuzz import fuzz
 from rapidfuzz.distance import JaroWinkler, Levenshtein
 
@@ -49,32 +49,25 @@ def dice(first: str, second: str) -> float:
     >>> dice("night", "nacht")
     0.25
     """
-    a = utf16_units(JS_WS_RE.sub("", first))
-    b = utf16_units(JS_WS_RE.sub("", second))
-    if a == b:
-        return 1.0
-    if len(a) < 2 or len(b) < 2:
-        return 0.0
-    shared = Counter(a[i : i + 2] for i in range(len(a) - 1)) & Counter(b[i : i + 2] for i in range(len(b) - 1))
-    return (2.0 * shared.total()) / (len(a) + len(b) - 2)
+    a, b = _without_whitespace(first), _without_whitespace(second)
+    return _dice(a, b, _bigram_counts(a), _bigram_counts(b))
 
 
-def dice_many(first: Sequence[str], second: Sequence[str], *, block: int = 512) -> list[float]:
-    """Return ``dice(a, b)`` for each pair, counting shared bigrams of many pairs at once (same floats).
+def dice_many(first: Sequence[str], second: Sequence[str]) -> list[float]:
+    """Return ``dice(a, b)`` for each pair (the same code): each distinct text's bigrams are counted once.
 
     >>> dice_many(["night", "ab"], ["nacht", "ab"])
     [0.25, 1.0]
     """
     if len(first) != len(second):
         raise ValueError(f"first and second must have the same length; got {len(first)} and {len(second)}.")
-    out: list[float] = []
-    for start in range(0, len(first), block):
-        a = [_without_whitespace(t) for t in first[start : start + block]]
-        b = [_without_whitespace(t) for t in second[start : start + block]]
-        shared = _shared_bigrams(a, b)
-        for x, y, n in zip(a, b, shared, strict=True):
-            out.append(1.0 if x == y else 0.0 if len(x) < 2 or len(y) < 2 else (2.0 * n) / (len(x) + len(y) - 2))
-    return out
+    units: dict[str, str] = {}
+    counts: dict[str, Counter[tuple[str, str]]] = {}
+    for text in (*first, *second):
+        if text not in units:
+            units[text] = plain = _without_whitespace(text)
+            counts[text] = _bigram_counts(plain)
+    return [_dice(units[x], units[y], counts[x], counts[y]) for x, y in zip(first, second, strict=True)]
 
 
 def _without_whitespace(text: str) -> str:
@@ -86,28 +79,20 @@ def _without_whitespace(text: str) -> str:
     return utf16_units(JS_WS_RE.sub("", text))
 
 
-def _bigram_keys(texts: list[str]) -> np.ndarray:
-    """Return one int64 per bigram: the text's index in the high bits, the two code units below."""
-    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
-    units = np.frombuffer("".join(texts).encode("utf-16-le", "surrogatepass"), dtype=np.uint16).astype(np.int64)
-    rows = np.repeat(np.arange(len(texts), dtype=np.int64), lengths)
-    keep = np.ones(max(len(units) - 1, 0), dtype=bool)
-    ends = np.cumsum(lengths) - 1
-    keep[ends[(ends >= 0) & (ends < len(keep))]] = False  # no bigram across two texts
-    keys = (rows[:-1] << 32) | (units[:-1] << 16) | units[1:]
-    return keys[keep]
+def _bigram_counts(units: str) -> Counter[tuple[str, str]]:
+    """Return how often each pair of neighbouring code units occurs in ``units`` (its bigrams, as a multiset)."""
+    return Counter(pairwise(units))
 
 
-def _shared_bigrams(first: list[str], second: list[str]) -> list[int]:
-    """Return the size of the multiset intersection of each pair's bigrams."""
-    import pandas as pd
-
-    keys_a, keys_b = _bigram_keys(first), _bigram_keys(second)
-    codes, uniques = pd.factorize(np.concatenate([keys_a, keys_b]))
-    count_a = np.bincount(codes[: len(keys_a)], minlength=len(uniques))
-    count_b = np.bincount(codes[len(keys_a) :], minlength=len(uniques))
-    shared = np.bincount(np.asarray(uniques) >> 32, weights=np.minimum(count_a, count_b), minlength=len(first))
-    return [int(n) for n in shared.tolist()]
+def _dice(a: str, b: str, count_a: Counter[tuple[str, str]], count_b: Counter[tuple[str, str]]) -> float:
+    """``compareTwoStrings`` of two whitespace-free texts (as code units), given their bigram counts."""
+    if a == b:
+        return 1.0
+    if len(a) < 2 or len(b) < 2:
+        return 0.0
+    common = count_a.keys() & count_b.keys()  # the size of the multiset intersection, summed in C
+    shared = sum(map(min, map(count_a.__getitem__, common), map(count_b.__getitem__, common)))
+    return (2.0 * shared) / (len(a) + len(b) - 2)
 
 
 #: partial_ratio aligns the shorter text with every window of the longer one; its time grows so fast
@@ -130,6 +115,8 @@ def _partial_ratio(a: str, b: str) -> float:
 ALL_ALGORITHMS_MAX_CELLS = 50_000 * 50_000
 _QUADRATIC = frozenset({"ratio", "token_sort_ratio", "levenshtein", "jaro_winkler"})
 
+_PY_ONLY_WS = re.compile("[\x1c-\x1f]")  # whitespace to Python's str.split(), not to JavaScript's \s
+
 ALGORITHMS: dict[str, Callable[[str, str], float]] = {
     "dice": dice,
     "ratio": lambda a, b: fuzz.ratio(a, b) / 100.0,
@@ -143,6 +130,11 @@ ALGORITHMS: dict[str, Callable[[str, str], float]] = {
 
 
 def _normalise(text: str, ignore_case: bool, ignore_whitespace: bool) -> str:
+    """Return Mastra's processed text: ``toLowerCase()`` and/or whitespace runs to one space, then ``trim()``."""
+    if ignore_case and ignore_whitespace and text.isascii() and not _PY_ONLY_WS.search(text):
+        # For ASCII text without \x1c-\x1f, Python's whitespace is JavaScript's: split() collapses and trims,
+        # and lower() is toLowerCase().
+        return " ".join(text.lower().split())
     if ignore_case:
         text = js_lower(text)
     if ignore_whitespace:
@@ -273,23 +265,9 @@ class ContentSimilarityScorer:
         return columns
 
 
-_PY_ONLY_WS = re.compile("[\x1c-\x1f]")
-
-
-def _normalise_many(texts: Sequence[str], ignore_case: bool, ignore_whitespace: bool) -> list[str]:
-    """Return ``_normalise`` of each text; ASCII text skips the JS case table and the trim regex."""
-    if not (ignore_case and ignore_whitespace):
-        return [_normalise(t, ignore_case, ignore_whitespace) for t in texts]
-    # For ASCII text without \x1c-\x1f, Python's whitespace is JavaScript's: split() collapses and trims.
-    return [
-        " ".join(t.lower().split()) if t.isascii() and not _PY_ONLY_WS.search(t) else _normalise(t, True, True)
-        for t in texts
-    ]
-
-
 def _score_many(scorer: ContentSimilarityScorer, inputs: Sequence[str], outputs: Sequence[str]) -> Columns:
-    a = _normalise_many(inputs, scorer.ignore_case, scorer.ignore_whitespace)
-    b = _normalise_many(outputs, scorer.ignore_case, scorer.ignore_whitespace)
+    a = [_normalise(t, scorer.ignore_case, scorer.ignore_whitespace) for t in inputs]
+    b = [_normalise(t, scorer.ignore_case, scorer.ignore_whitespace) for t in outputs]
     if scorer.algorithm == "dice":
         values = dice_many(a, b)
     elif scorer.algorithm == "e5":

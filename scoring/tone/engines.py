@@ -6,6 +6,7 @@ import string
 from collections.abc import Callable, Sequence
 from functools import cache, lru_cache
 from heapq import heappop, heappush
+from itertools import compress, repeat
 from typing import Protocol
 
 from vaderSentiment.vaderSentiment import (
@@ -65,17 +66,16 @@ class AfinnEngine:
 
     @staticmethod
     def _polarity(text: str) -> float:
-        return afinn.analyze(text).comparative
+        return afinn.comparative(text)
 
     def explain(self, text: str) -> list[tuple[str, float]]:
         """Return (word, value after negation) in text order."""
         return [(w, float(v)) for w, v in reversed(afinn.analyze(text).calculation)]
 
     def polarities(self, texts: Sequence[str]) -> list[float]:
-        """Return ``polarity`` of each text, tokenising them all in one pass; repeats are scored once."""
-        unique = list(dict.fromkeys(texts))
-        by_text = dict(zip(unique, afinn.comparatives(unique), strict=True))
-        return [by_text[t] for t in texts]
+        """Return ``polarity`` of each text (the same code, and cache); a repeated text is scored once."""
+        polarity = self.polarity
+        return [polarity(t) for t in texts]
 
 
 _NEGATE = frozenset(NEGATE)
@@ -216,16 +216,19 @@ def _vader_polarity(analyzer: SentimentIntensityAnalyzer, text: str) -> float:
 def _vader_valences(analyzer: SentimentIntensityAnalyzer, text: str) -> tuple[list[str], list[float]]:
     """Return the words of emoji-free ``text`` and their valences, as ``polarity_scores`` computes them."""
     # SentiText.words_and_emoticons: punctuation stripped off words unless that leaves 2 characters or fewer.
-    words = [w if len(s := w.strip(_PUNCTUATION)) <= 2 else s for w in text.split()]
+    raw = text.split()
+    words = [s if len(s) > 2 else w for w, s in zip(raw, map(str.strip, raw, repeat(_PUNCTUATION)), strict=True)]
     low = list(map(str.lower, words))
+    lexicon = analyzer.lexicon
+    sentiments: list[float] = [0] * len(words)  # what sentiment_valence gives a word outside the lexicon
+    if lexicon.keys().isdisjoint(low):
+        return words, sentiments  # no valence to set, none for "but" to rescale
     cap_diff = 0 < len(words) - sum(map(str.isupper, words)) < len(words)  # allcap_differential
-    lexicon, last = analyzer.lexicon, len(words) - 1
-    sentiments: list[float] = []
-    for i, item in enumerate(low):
-        if item not in lexicon or item in BOOSTER_DICT or (item == "kind" and i < last and low[i + 1] == "of"):
-            sentiments.append(0)  # what sentiment_valence gives them
-        else:
-            sentiments.append(_valence(lexicon, words, low, i, cap_diff))
+    last = len(words) - 1
+    for i in compress(range(len(low)), map(lexicon.__contains__, low)):  # the lexicon words, in order
+        item = low[i]
+        if item not in BOOSTER_DICT and not (item == "kind" and i < last and low[i + 1] == "of"):
+            sentiments[i] = _valence(lexicon, words, low, i, cap_diff)
     if "but" in low:
         sentiments = _but_check(low, sentiments)
     return words, sentiments
