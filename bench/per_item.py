@@ -6,7 +6,9 @@ Run ``python -m bench.per_item [--rounds 3] [--rows N] [--baseline REF]``. Every
 ``--rounds`` passes with our per-text caches cleared before each pass. ``--baseline REF`` also times the
 library as it is at git revision REF (exported to a temporary folder, timed by this same harness in a
 subprocess), so a change is measured before and after under the same load. Prints a markdown table of
-items/s and the ratio to Mastra's ``scorer.run`` for tone (VADER, AFINN) and content similarity.
+items/s and the ratio to Mastra's ``scorer.run`` for tone (VADER, AFINN) and content similarity, by wall clock
+and by CPU time (user + system of each process: on a machine shared with other jobs, the load moves it less;
+Node.js's count includes its JIT and GC threads).
 """
 
 from __future__ import annotations
@@ -38,18 +40,20 @@ def _clear_caches() -> None:
             clear()
 
 
-def _best_of(rounds: int, fn: Callable[[], object]) -> float:
-    times = []
+def _best_of(rounds: int, fn: Callable[[], object]) -> tuple[float, float]:
+    """Return the fastest wall-clock and the smallest CPU time (seconds) of ``rounds`` calls, caches cleared."""
+    wall, cpu = [], []
     for _ in range(rounds):
         _clear_caches()
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
+        cpu.append(time.process_time() - start_cpu)
+        wall.append(time.perf_counter() - start)
+    return min(wall), min(cpu)
 
 
-def ours(inputs: list[str], outputs: list[str], rounds: int) -> dict[str, float]:
-    """Return {"label|how": seconds} for scorer.run in a loop and for run_evals, per scorer."""
+def ours(inputs: list[str], outputs: list[str], rounds: int) -> dict[str, tuple[float, float]]:
+    """Return {"label|how": (wall seconds, CPU seconds)} for scorer.run in a loop and for run_evals, per scorer."""
     from scoring import create_content_similarity_scorer, create_tone_scorer, run_evals
 
     data = [{"input": i, "output": o} for i, o in zip(inputs, outputs, strict=True)]
@@ -64,7 +68,7 @@ def ours(inputs: list[str], outputs: list[str], rounds: int) -> dict[str, float]
             strict=True,
         )
     )
-    out: dict[str, float] = {}
+    out: dict[str, tuple[float, float]] = {}
     for label, scorer in scorers.items():
         scorer.run(input=inputs[0], output=outputs[0])  # load lexicons and models once
 
@@ -82,7 +86,7 @@ def ours(inputs: list[str], outputs: list[str], rounds: int) -> dict[str, float]
     return out
 
 
-def baseline(ref: str, inputs: list[str], outputs: list[str], rounds: int) -> dict[str, float]:
+def baseline(ref: str, inputs: list[str], outputs: list[str], rounds: int) -> dict[str, tuple[float, float]]:
     """Time the library at git revision ``ref`` with this harness, in a subprocess; return what ``ours`` returns."""
     with tempfile.TemporaryDirectory(prefix="per_item_baseline_") as folder:
         archive = subprocess.run(["git", "-C", str(ROOT), "archive", ref], capture_output=True, check=True).stdout
@@ -95,8 +99,7 @@ def baseline(ref: str, inputs: list[str], outputs: list[str], rounds: int) -> di
         )  # fmt: skip
         if proc.returncode != 0:
             raise SystemExit(f"timing {ref} failed:\n{proc.stderr.decode()[-2000:]}")
-        result: dict[str, float] = json.loads(proc.stdout)
-        return result
+        return {key: (wall, cpu) for key, (wall, cpu) in json.loads(proc.stdout).items()}
 
 
 def main() -> None:
@@ -113,7 +116,7 @@ def main() -> None:
         return
     import pandas as pd
 
-    from bench.throughput import _rate, node_timings, source_texts
+    from bench.throughput import node_timings, source_texts
 
     texts = source_texts()[: args.rows]
     inputs, outputs = texts[1:] + texts[:1], texts
@@ -123,26 +126,44 @@ def main() -> None:
     before = baseline(args.baseline, inputs, outputs, args.rounds) if args.baseline else {}
     after = ours(inputs, outputs, args.rounds)
     print(f"load average at end {os.getloadavg()[0]:.1f}")
-    mastra = {
-        "tone": _rate(node["mastraTone"]["rows"], node["mastraTone"]["seconds"]),
-        "content similarity": _rate(node["mastraSimilarity"]["rows"], node["mastraSimilarity"]["seconds"]),
-    }
-    columns = [f"`{args.baseline}` items/s", "vs Mastra"] if before else []
-    print("| Scorer | Path | " + " | ".join([*columns, "Items/s", "vs `@mastra/evals` `scorer.run`"]) + " |")
-    print("| --- | --- |" + " ---: |" * (len(columns) + 2))
-    blank = " | " * len(columns)
-    print(f"| tone | `@mastra/evals` `createToneScorer().run` |{blank} {mastra['tone']:,.0f} | 1.0x |")
-    sim = mastra["content similarity"]
-    print(f"| similarity | `@mastra/evals` `createContentSimilarityScorer().run` |{blank} {sim:,.0f} | 1.0x |")
-    for key, seconds in after.items():
+    print(table(n, node, before, after, args.baseline))
+
+
+def table(
+    n: int,
+    node: dict[str, dict[str, float]],
+    before: dict[str, tuple[float, float]],
+    after: dict[str, tuple[float, float]],
+    ref: str | None,
+) -> str:
+    """The markdown table: items/s (wall clock) and the ratios to Mastra by wall clock and by CPU time."""
+    mastra = {"tone": node["mastraTone"], "content similarity": node["mastraSimilarity"]}
+    head = ["Scorer", "Path"]
+    if before:
+        head += [f"`{ref}` items/s", "vs Mastra", "vs Mastra (CPU)"]
+    head += ["Items/s", "vs `@mastra/evals` `scorer.run`", "vs Mastra (CPU)"]
+    lines = ["| " + " | ".join(head) + " |", "| --- | --- |" + " ---: |" * (len(head) - 2)]
+    for kind, what in (("tone", "createToneScorer"), ("content similarity", "createContentSimilarityScorer")):
+        rate = mastra[kind]["rows"] / mastra[kind]["seconds"]
+        cells = ["", "", ""] if before else []
+        lines.append(
+            f"| {kind} | `@mastra/evals` `{what}().run` | "
+            + " | ".join([*cells, f"{rate:,.0f}", "1.0x", "1.0x"])
+            + " |"
+        )
+    for key, (wall, cpu) in after.items():
         label, how = key.split("|")
-        base = mastra["tone"] if label.startswith("tone") else mastra["content similarity"]
+        base = mastra["tone" if label.startswith("tone") else "content similarity"]
+        per_item_wall, per_item_cpu = base["seconds"] / base["rows"], base["cpuSeconds"] / base["rows"]
         cells = []
-        if before:
-            old = _rate(n, before[key])
-            cells = [f"{old:,.0f}", f"{old / base:,.1f}x"]
-        rate = _rate(n, seconds)
-        print(f"| {label} | ours, `{how}` | " + " | ".join([*cells, f"{rate:,.0f}", f"{rate / base:,.1f}x"]) + " |")
+        for seconds, cpu_seconds in ([before[key]] if before else []) + [(wall, cpu)]:
+            cells += [
+                f"{n / seconds:,.0f}",
+                f"{per_item_wall * n / seconds:,.1f}x",
+                f"{per_item_cpu * n / cpu_seconds:,.1f}x",
+            ]
+        lines.append(f"| {label} | ours, `{how}` | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

@@ -110,9 +110,16 @@ def _negation_check(valence: float, low: list[str], start_i: int, i: int) -> flo
     return valence * N_SCALAR if _negated(w3) else valence
 
 
+# Every sequence _special_idioms_check looks up starts with one of w3..w0; a multi-word key can only match a
+# sequence that starts with the key's first word, so without such a word among w3..w0 nothing can change.
+_IDIOM_FIRST_WORDS = frozenset(key.split(" ")[0] for key in (*SPECIAL_CASES, *BOOSTER_DICT) if " " in key)
+
+
 def _special_idioms_check(valence: float, low: list[str], i: int) -> float:
     """``SentimentIntensityAnalyzer._special_idioms_check`` (reached with ``i`` >= 3)."""
     w3, w2, w1, w0 = low[i - 3], low[i - 2], low[i - 1], low[i]
+    if _IDIOM_FIRST_WORDS.isdisjoint((w3, w2, w1, w0)):
+        return valence
     threetwoone, threetwo, twoone = f"{w3} {w2} {w1}", f"{w3} {w2}", f"{w2} {w1}"
     for seq in (f"{w1} {w0}", f"{w2} {w1} {w0}", twoone, threetwoone, threetwo):
         if seq in SPECIAL_CASES:
@@ -268,6 +275,8 @@ def _but_check(low: list[str], sentiments: list[float]) -> list[float]:
 
 def _vader_emoji_text(analyzer: SentimentIntensityAnalyzer, text: str) -> str:
     """Replace emoji by their descriptions as ``polarity_scores`` does before scoring."""
+    if analyzer.emojis.keys().isdisjoint(text):  # no emoji (curly quotes, accents...): nothing to replace
+        return text.strip()
     out: list[str] = []
     prev_space = True
     for char in text:
