@@ -73,9 +73,9 @@ class AfinnEngine:
         return [(w, float(v)) for w, v in reversed(afinn.analyze(text).calculation)]
 
     def polarities(self, texts: Sequence[str]) -> list[float]:
-        """Return ``polarity`` of each text (the same code, and cache); a repeated text is scored once."""
-        polarity = self.polarity
-        return [polarity(t) for t in texts]
+        """Return :func:`afinn.comparative` of each text, as ``polarity``; a repeated text is scored once."""
+        by_text = {t: afinn.comparative(t) for t in dict.fromkeys(texts)}  # no per-text cache: one pass
+        return [by_text[t] for t in texts]
 
 
 _NEGATE = frozenset(NEGATE)
