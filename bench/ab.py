@@ -59,6 +59,8 @@ def _run(tree: Path, source: Path, out: Path, args: argparse.Namespace) -> tuple
     """Run the CLI of ``tree``; return its time and its summary (stdout without the "wrote ... to PATH" line)."""
     command = [sys.executable, "-m", "scoring", "evaluate", str(source), "--scorers", args.scorers,
                "--workers", str(args.workers), "--out", str(out), "--no-progress", *shlex.split(args.cli)]  # fmt: skip
+    if "toxicity" in args.scorers:  # one engine on both sides: revisions before e5 know only the classifier
+        command += ["--toxicity-engine", "classifier"]
     start = time.perf_counter()
     proc = subprocess.run(command, cwd=tree, capture_output=True, check=False)
     if proc.returncode not in (0, 1):

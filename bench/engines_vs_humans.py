@@ -1,6 +1,6 @@
 """How well do the engines agree with people? Correlations with human ratings, in English and beyond.
 
-Run ``python -m bench.engines_vs_humans [--data DIR] [--no-e5] [--speed] [--explanations]``.
+Run ``python -m bench.engines_vs_humans [--data DIR] [--no-e5] [--speed] [--similarity] [--explanations]``.
 
 * English: every ``*.csv`` (``id``, ``text``, ``human_rating`` from -4 to +4) of the VADER ground-truth
   folder (default: the shared data folder beside the repository). Per file and overall, Pearson's r and
@@ -16,9 +16,12 @@ Run ``python -m bench.engines_vs_humans [--data DIR] [--no-e5] [--speed] [--expl
   language, labelled +1/-1; never trained on): sign accuracy (0 counts as wrong) and ROC AUC.
 * ``--speed``: e5 texts/s cold and cached, the Tone page's work and the page itself (AppTest) for a new
   5-sentence reply in a warm process, and the memory the loaded encoder takes (in a fresh process).
-* ``--explanations``: the occlusion drivers against VADER's lexicon: on 75 rated sentences, the share of
-  strong lexicon words (|valence| >= 1.5) whose e5 driver value has the lexicon's sign, with the word
-  replaced by a blank (shipped) and deleted outright.
+* ``--similarity``: the e5 similarity's calibration on ``tests/scoring/data/similarity_pairs.csv`` (written
+  pairs: unrelated, same topic, paraphrase): per half (even rows calibrate the anchors, odd rows check
+  them) and kind, the mean raw cosine and the rescaled score's mean, min and max.
+* ``--explanations``: the occlusion drivers against VADER's lexicon: on 73 rated sentences (up to 25 per
+  set), the share of strong lexicon words (|valence| >= 1.5) whose e5 driver value has the lexicon's sign,
+  with the word replaced by a blank (shipped) and deleted outright.
 
 The e5 embeddings of the data sets come from the disk cache (``tools/e5_data.py``); a missing one is
 computed first (about an hour per 10,000 texts on 2 busy cores).
@@ -46,6 +49,7 @@ from tools.e5_data import SETS
 
 DEFAULT_DATA = SHARED_DATA / "vader-ground-truth"
 CJK_REPLIES = Path(__file__).resolve().parents[1] / "tests" / "scoring" / "data" / "support_replies_cjk.csv"
+SIMILARITY_PAIRS = CJK_REPLIES.with_name("similarity_pairs.csv")
 COLUMNS = {"VADER compound": "vader", "AFINN comparative": "afinn", "AFINN score (sum)": "afinn_sum"}
 E5_COLUMN = {"e5 (CV; NYT held out)": "e5"}
 FILE_OF_SET = {name: Path(rel).stem for name, (rel, _) in SETS.items() if rel.startswith("vader-ground-truth/")}
@@ -187,11 +191,12 @@ def speed() -> str:
     require_encoder()
     engine = get_engine("e5")
     clear_cache()
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     engine.polarities(texts)
-    cold = time.perf_counter() - start
+    cold, cpu = time.perf_counter() - start, time.process_time() - cpu
     warm = _best_ms(lambda: engine.polarities(texts)) / 1000
-    lines.append(f"- e5 polarity, 300 tweets: {len(texts) / cold:,.0f} texts/s cold (embedding), "
+    lines.append(f"- e5 polarity, 300 tweets: {len(texts) / cold:,.0f} texts/s cold (embedding; "
+                 f"{len(texts) / cpu:,.0f} texts per CPU-second, this process had {cpu / cold:.2f} CPUs on average), "
                  f"{len(texts) / warm:,.0f} texts/s cached.")  # fmt: skip
     for name in ("vader", "afinn"):
         other = get_engine(name)
@@ -265,28 +270,53 @@ base = rss()
 require_encoder()
 loaded = rss()
 embed([f"Sentence number {i} of the memory probe, about a refund." for i in range(200)])
-print(f"{base:.0f} {loaded:.0f} {rss():.0f}")
+english = rss()
+import csv
+embed([row["text"] for row in csv.DictReader(open(CJK, encoding="utf-8"))])
+print(f"{base:.0f} {loaded:.0f} {english:.0f} {rss():.0f}")
 """
 
 
 def _memory_line() -> str:
     repo = str(Path(__file__).resolve().parents[1])
     out = subprocess.run(
-        [sys.executable, "-c", _MEMORY_PROBE], capture_output=True, text=True, check=True, cwd=repo,
-        env={**os.environ, "PYTHONPATH": repo},
+        [sys.executable, "-c", f"CJK = {str(CJK_REPLIES)!r}\n" + _MEMORY_PROBE], capture_output=True, text=True,
+        check=True, cwd=repo, env={**os.environ, "PYTHONPATH": repo},
     ).stdout.split()  # fmt: skip
-    base, loaded, used = map(float, out)
+    base, loaded, english, used = map(float, out)
     return (
-        f"- Memory (fresh process, RSS): +{loaded - base:,.0f} MB once the encoder is loaded, "
-        f"+{used - base:,.0f} MB after embedding 200 sentences (model, buffers and cache)."
+        f"- Memory (fresh process, RSS): +{loaded - base:,.0f} MB once the encoder is loaded (its weights are "
+        f"mapped, read as used), +{english - base:,.0f} MB after embedding 200 English sentences, "
+        f"+{used - base:,.0f} MB after 96 Chinese and Japanese replies more (model, buffers and cache)."
     )
+
+
+def similarity_calibration() -> str:
+    """The e5 similarity's anchors and what the rescaled score gives per kind of written pair, per half."""
+    from scoring import create_content_similarity_scorer
+    from scoring.similarity.e5 import PARAPHRASE_COSINE, UNRELATED_COSINE
+    from scoring.text.embeddings import embed
+
+    pairs = pd.read_csv(SIMILARITY_PAIRS, keep_default_na=False)
+    a, b = embed(pairs["a"].str.lower().tolist()), embed(pairs["b"].str.lower().tolist())
+    pairs["cosine"] = np.einsum("ij,ij->i", a, b)
+    scorer = create_content_similarity_scorer(algorithm="e5")
+    pairs["score"] = [scorer.run(input=x, output=y).score for x, y in zip(pairs["a"], pairs["b"], strict=True)]
+    pairs["half"] = np.where(np.arange(len(pairs)) % 2 == 0, "calibration (even rows)", "check (odd rows)")
+    rows = []
+    for (half, kind), part in pairs.groupby(["half", "kind"], sort=True):
+        cells = [f"{part['cosine'].mean():.3f}", *(f"{f(part['score']):.2f}" for f in (np.mean, np.min, np.max))]
+        rows.append([str(half), str(kind), str(len(part)), *cells])
+    head = ["half", "kind", "pairs", "mean cosine", "score mean", "score min", "score max"]
+    anchors = f"Anchors: unrelated cosine {UNRELATED_COSINE}, paraphrase cosine {PARAPHRASE_COSINE}.\n\n"
+    return anchors + _table(head, rows)
 
 
 def explanations(training: object) -> str:
     """How often e5's occlusion drivers have the sign of VADER's strong lexicon words, blank vs deletion.
 
-    25 sentences of 5-16 words with a strong lexicon word (|valence| >= 1.5) from each of the movie, tweet
-    and Amazon sets (every 53rd row, no random generator), 75 in all. A word's value is the drop of the
+    Up to 25 sentences of 5-16 words with a strong lexicon word (|valence| >= 1.5) from each of the movie,
+    tweet and Amazon sets (every 53rd row, no random generator), 73 in all. A word's value is the drop of the
     head's unclipped output when the word is replaced by the engine's blank, or deleted outright.
     """
     from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
@@ -334,6 +364,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="folder with the ground-truth CSV files")
     parser.add_argument("--no-e5", action="store_true", help="only the lexicon engines (no embeddings needed)")
     parser.add_argument("--speed", action="store_true", help="also time the e5 engine and measure its memory")
+    parser.add_argument("--similarity", action="store_true", help="also show the e5 similarity's calibration")
     parser.add_argument("--explanations", action="store_true", help="also check e5's word drivers against VADER")
     args = parser.parse_args(argv)
     df = score(load(args.data))
@@ -356,6 +387,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.speed:
         print(f"\nSpeed and memory ({os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at start):\n")
         print(speed())
+    if args.similarity:
+        print("\ne5 similarity calibration (tests/scoring/data/similarity_pairs.csv):\n")
+        print(similarity_calibration())
     if args.explanations:
         print("\nExplanations:\n")
         print(explanations(training))

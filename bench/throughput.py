@@ -138,6 +138,10 @@ def cli_run(rows: int, scorers: str, workers: int, folder: Path) -> tuple[float,
         build_rows(rows, seed=rows).to_csv(source, index=False)
     command = [sys.executable, "-m", "scoring", "evaluate", str(source), "--scorers", scorers,
                "--workers", str(workers), "--out", str(folder / "out.csv"), "--no-progress"]  # fmt: skip
+    if (
+        "toxicity" in scorers
+    ):  # the pattern classifier, as measured before e5 became the default (e5: bench.toxicity_e5)
+        command += ["--toxicity-engine", "classifier"]
     start = time.perf_counter()
     proc = psutil.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     peak = 0

@@ -1,6 +1,7 @@
 """How well does the offline toxicity classifier do? Precision and recall per kind, on labelled sentences.
 
-Run ``python -m bench.toxicity_eval [--threshold 0.5] [--speed-rows 3000]``. Prints markdown tables:
+Run ``python -m bench.toxicity_eval [--threshold 0.5] [--speed-rows 3000]``. Prints markdown tables (for the
+learned e5 engine: ``python -m bench.toxicity_eval --engine e5 [--sweep] [--speed]``, :mod:`bench.toxicity_e5`):
 
 1. the shipped classifier (profanity model + rubric patterns) per kind and split of
    ``tests/scoring/data/toxicity_labelled.csv``: ``dev`` (the patterns were tuned on it), ``heldout``
@@ -131,7 +132,7 @@ def speed_table(rows: int) -> str:
     if not texts:
         return "(no texts for the speed test)"
     outputs = [texts[i % len(texts)] for i in range(rows)]
-    scorer = create_toxicity_scorer()
+    scorer = create_toxicity_scorer(engine="classifier")
     scorer.score_many(outputs=outputs[:10])  # load the model outside the timing
     start = time.perf_counter()
     loop = [scorer.run(output=o).score for o in outputs]
@@ -152,10 +153,17 @@ def speed_table(rows: int) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
+    parser.add_argument("--engine", choices=["classifier", "e5"], default="classifier")
     parser.add_argument("--threshold", type=float, default=0.5)
     parser.add_argument("--speed-rows", type=int, default=3000, help="outputs in the speed test (0 skips it)")
-    args = parser.parse_args(argv)
+    args, rest = parser.parse_known_args(argv)
+    if args.engine == "e5":
+        from bench.toxicity_e5 import main as e5_main
+
+        return e5_main(rest)
+    if rest:
+        parser.error(f"unrecognized arguments: {' '.join(rest)}")
     df = pd.read_csv(LABELLED, keep_default_na=False)
     df["toxic"] = df["toxic"].astype(bool)
     df["pred"] = shipped(df["text"].tolist(), args.threshold)

@@ -11,11 +11,11 @@ read_link("tone")
 st.title("Tone")
 st.caption("Sentiment consistency of one response: against a reference tone, or across its own sentences.")
 
-mode_col, engine_col, splitter_col, compare_col = st.columns([4, 3, 3, 3], vertical_alignment="bottom")
-mode = mode_col.radio(
+mode = st.radio(
     "Mode", ["stability", "comparison"], key="tone.mode", horizontal=True, persist_state="session",
     format_func={"stability": "Stability", "comparison": "Compare to a reference"}.get,
 )  # fmt: skip
+engine_col, splitter_col, compare_col = st.columns([5, 3, 4], vertical_alignment="bottom")
 engine = engine_col.selectbox(
     "Engine", list(TONE.engines), key="tone.engine", format_func=TONE.engines.get, persist_state="session"
 )

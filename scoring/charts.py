@@ -27,6 +27,7 @@ __all__ = [
     "sentence_sentiment_figure",
     "sentiment_similarity_figure",
     "similarity_figure",
+    "threshold_tradeoff_figure",
 ]
 
 LABEL_COLORS = {"positive": "#1e8449", "neutral": "#95a5a6", "negative": "#c0392b"}
@@ -363,6 +364,56 @@ def group_means_figure(summary: pd.DataFrame) -> go.Figure:
         yaxis={"title": "mean score", "rangemode": "tozero"},
         legend=_TOP_LEGEND,
         margin={"t": 70, "b": 40, "l": 50, "r": 10},
+    )
+    return fig
+
+
+def _vline(fig: go.Figure, x: float, name: str, color: str, dash: str, label: str) -> None:
+    fig.add_shape(
+        type="line",
+        yref="paper",
+        x0=x,
+        x1=x,
+        y0=0,
+        y1=1,
+        name=name,
+        line={"color": color, "width": 2, "dash": dash},
+        label={"text": label, "textposition": "end", "font": {"color": color, "size": 11}, "textangle": 0},
+    )
+
+
+def threshold_tradeoff_figure(curve: pd.DataFrame, *, threshold: float, default: float | None = None) -> go.Figure:
+    """Precision and recall against the threshold (columns ``threshold``, ``precision``, ``recall``).
+
+    A vertical line marks ``threshold`` (the one in use) and another ``default`` when it differs. Higher is
+    better for both: raising the threshold trades recall (toxic sentences caught) for precision (flags right).
+    ``curve.attrs["n"]``, when set, names the number of sentences in the title.
+    """
+    if missing := {"threshold", "precision", "recall"} - set(curve.columns):
+        raise ValueError(f"curve needs the columns threshold, precision, recall; missing {sorted(missing)}.")
+    fig = go.Figure()
+    for column, color in (("precision", "#1e8449"), ("recall", "#2874a6")):
+        fig.add_trace(
+            go.Scatter(
+                x=curve["threshold"],
+                y=curve[column],
+                name=column,
+                mode="lines",
+                line={"color": color, "width": 2},
+                hovertemplate=f"threshold %{{x:.2f}}<br>{column} %{{y:.2f}}<extra></extra>",
+            )
+        )
+    _vline(fig, threshold, "threshold", _MEAN_COLOR, "solid", f"in use {threshold:g}")
+    if default is not None and not math.isclose(default, threshold):
+        _vline(fig, default, "default", _REFERENCE_COLOR, "dash", f"default {default:g}")
+    n = curve.attrs.get("n")
+    fig.update_layout(
+        title=f"Precision and recall on fresh text ({n} sentences)" if n else "Precision and recall",
+        xaxis={"title": "threshold", "range": [0, 1]},
+        yaxis={"title": "rate", "range": [0, 1.05]},
+        height=320,
+        margin={"t": 50, "b": 40, "l": 50, "r": 20},
+        legend={"orientation": "h", "y": -0.25},
     )
     return fig
 

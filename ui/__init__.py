@@ -12,6 +12,7 @@ from ui.cached import (
     tone_result,
     toxicity_classified,
     toxicity_classifier,
+    toxicity_engines,
     toxicity_judged,
 )
 from ui.judge import (
@@ -32,6 +33,7 @@ from ui.state import (
     Y_LABELS,
     init_state,
     load_example,
+    toxicity_default_engine,
 )
 from ui.widgets import (
     METRIC_LABELS,
@@ -79,6 +81,8 @@ __all__ = [
     "tone_score_card",
     "toxicity_classified",
     "toxicity_classifier",
+    "toxicity_default_engine",
+    "toxicity_engines",
     "toxicity_judged",
     "toxicity_known_gaps",
     "toxicity_recall",

@@ -69,7 +69,7 @@ class RunOptions:
         if TOXICITY.short_name not in self.scorers:
             return None
         if not self.uses_judge:
-            return {"engine": "classifier", "threshold": self.toxicity_threshold}
+            return {"engine": self.toxicity_engine, "threshold": self.toxicity_threshold}
         if access.problem:
             raise ValueError(access.problem)
         return {"engine": "judge", "model": self.judge_model or None, "base_url": access.base_url,
@@ -237,13 +237,24 @@ def plan_text(spec: BatchSpec) -> str:
 
 
 def _toxicity_options(options: RunOptions) -> RunOptions:
-    """The toxicity engine, and its settings from the sidebar (shared with the Toxicity page)."""
-    tox_engine = st.radio("Toxicity engine", list(TOXICITY.engines), key="batch.tox_engine", horizontal=True,
+    """The toxicity engine, and its settings from the sidebar (shared with the Toxicity page).
+
+    A file defaults to the batch engine (the classifier, as the CLI and ``evaluate()``); e5, the Toxicity page's
+    default where its wheel loads, is one click away and says what it costs.
+    """
+    st.session_state.setdefault("batch.tox_engine", TOXICITY.batch_engine)
+    tox_engine = st.radio("Toxicity engine", ui.toxicity_engines(), key="batch.tox_engine", horizontal=True,
                           format_func=TOXICITY.engines.get)  # fmt: skip
-    settings = ui.judge_settings()
+    settings = ui.judge_settings(tox_engine)
     if tox_engine in TOXICITY.remote_engines:
         model, where = escape_markdown(settings.model or "gpt-4o-mini"), escape_markdown(settings.access.base_url)
         st.caption(f"Judge: model **{model}** at **{where}** (sidebar); one request per row.")
+    elif speed := TOXICITY.speed_notes.get(tox_engine):
+        st.caption(f"{TOXICITY.engine_name(tox_engine)} embeds each distinct sentence: {speed}. Progress is shown "
+                   "as rows finish; the classifier, the default for files, takes seconds.")  # fmt: skip
+    elif "e5" in ui.toxicity_engines():
+        st.caption("The classifier is the default for files (fast). Learned e5, the Toxicity page's default, catches "
+                   f"more toxic sentences but embeds each one: {TOXICITY.speed_notes['e5']}.")  # fmt: skip
     return replace(options, toxicity_engine=tox_engine, toxicity_threshold=settings.threshold,
                    judge_model=settings.model.strip(), judge_base_url=settings.base_url.strip())  # fmt: skip
 

@@ -31,15 +31,20 @@ from ui.markdown import escape_markdown
 
 
 def show_status(result: Any) -> list[str]:
-    """Say first whether the run is complete; list skipped and failed rows, and rows not in English.
+    """Say first whether the run is complete; list skipped and failed rows, rows not in English, and rows whose
+    score measured nothing (too little text for tone's stability).
 
     Returns the problem lines (for the report).
     """
     lines = problem_lines(result.skipped, result.errors, len(result.table))
     if result.spec is not None:  # which column was used for what, as said before the run
         st.caption(f"**Scored** {plan_text(result.spec)}")
-    if not lines:
+    caveats = bool(result.language_notice() or result.unmeasured_notices())
+    if not lines and not caveats:
         st.success(f"All {len(result.table):,} rows were scored by every scorer.", icon=":material/check_circle:")
+    elif not lines:  # every row scored, but some scores do not mean what they seem: no green banner
+        st.info(f"All {len(result.table):,} rows were scored by every scorer; read the notes below before the "
+                "numbers.", icon=":material/info:")  # fmt: skip
     else:
         st.warning("**Partial results.** " + escape_markdown(" ".join(lines)), icon=":material/warning:")
         with st.expander(f"Rows not scored ({len(result.skipped)}) and errors ({len(result.errors)})"):
@@ -48,6 +53,10 @@ def show_status(result: Any) -> list[str]:
     if notice := result.language_notice():
         st.warning(escape_markdown(f"{notice} The column {warnings_column(TONE.id)} in the table says which language."),
                    icon=":material/translate:")  # fmt: skip
+        lines = [*lines, notice]
+    for notice in result.unmeasured_notices():
+        why = f"{notice} The column {warnings_column(TONE.id)} in the table says why, row by row."
+        st.warning(f"**Not enough text.** {escape_markdown(why)}", icon=":material/short_text:")
         lines = [*lines, notice]
     return lines
 
@@ -68,6 +77,11 @@ def show_cards(result: Any) -> None:
             f"median {row['median']:.3f} · min {row['min']:.3f} · {row['share_under']:.0%} under "
             f"{row['threshold']:g} · {row['count']:,}{partial} rows"
         )
+        if unmeasured := int(row.get("unmeasured", 0)):  # rows whose score measured nothing: the mean includes them
+            measured = row["count"] - unmeasured
+            rows = f"{unmeasured:,} {'row' if unmeasured == 1 else 'rows'}"
+            mean = f"mean of the {measured:,} measured: {row['measured_mean']:.3f}" if measured else "none measured"
+            col.caption(f"**includes {rows} that measure nothing** (too little text) · {mean}")
 
 
 def ab_settings(table: pd.DataFrame, loaded: Loaded, options: RunOptions) -> tuple[str | None, str, str, str | None]:

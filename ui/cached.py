@@ -10,11 +10,11 @@ import streamlit as st
 
 from scoring import create_content_similarity_scorer, create_tone_scorer, create_toxicity_scorer
 from scoring.charts import sentence_sentiment_figure
-from scoring.registry import TONE
+from scoring.registry import TONE, TOXICITY
 from scoring.similarity.scorer import similarities
 from scoring.tone.explain import OTHER_ENGINE, sentence_frame, word_drivers
 from ui.markdown import highlight_markdown
-from ui.state import Y_LABELS
+from ui.state import Y_LABELS, toxicity_default_engine
 
 
 @st.cache_data(max_entries=2_000, show_spinner=False)
@@ -86,16 +86,21 @@ def similarity_result(a: str, b: str, ignore_case: bool, ignore_whitespace: bool
     return out
 
 
+def toxicity_engines() -> list[str]:
+    """The toxicity engines this machine can run, the registry's order (e5 only where its wheel loads)."""
+    return [e for e in TOXICITY.engines if e != "e5" or toxicity_default_engine() == "e5"]
+
+
 @st.cache_resource(show_spinner="Loading the toxicity classifier…")
-def toxicity_classifier(threshold: float) -> Any:
-    """The offline toxicity classifier, loaded once per process and threshold."""
-    return create_toxicity_scorer(engine="classifier", threshold=threshold)
+def toxicity_classifier(threshold: float, engine: str = "classifier") -> Any:
+    """An offline toxicity scorer ("classifier" or "e5"), loaded once per process, engine and threshold."""
+    return create_toxicity_scorer(engine=engine, threshold=threshold)
 
 
 @st.cache_data(max_entries=2_000, show_spinner=False)
-def toxicity_classified(input_text: str, output: str, threshold: float) -> dict[str, Any]:
-    """Score a reply's toxicity with the offline classifier."""
-    result: dict[str, Any] = toxicity_classifier(threshold).run(input=input_text, output=output).to_dict()
+def toxicity_classified(input_text: str, output: str, threshold: float, engine: str = "classifier") -> dict[str, Any]:
+    """Score a reply's toxicity with an offline engine ("classifier" or "e5")."""
+    result: dict[str, Any] = toxicity_classifier(threshold, engine).run(input=input_text, output=output).to_dict()
     return result
 
 

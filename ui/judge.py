@@ -55,17 +55,27 @@ def judge_access(base_url: str) -> JudgeAccess:
     return access
 
 
-def judge_settings() -> JudgeSettings:
+def judge_settings(engine: str | None = None) -> JudgeSettings:
     """The toxicity settings in the sidebar, shared by the Toxicity and Batch pages (same session keys).
 
-    The server's key (environment or Streamlit secrets) is never shown and only ever goes to the server's
-    judge URL; a visitor who types another URL is asked for their own key (see scoring.toxicity.judge.access).
+    The threshold slider is the ``engine``'s (default: the Toxicity page's engine): e5's in steps of 0.01, the
+    classifier's otherwise. The server's key (environment or Streamlit secrets) is never shown and only ever
+    goes to the server's judge URL; a visitor who types another URL is asked for their own key (see
+    scoring.toxicity.judge.access).
     """
+    engine = engine or str(st.session_state.get("toxicity.engine"))
     with st.sidebar:
         st.subheader("Toxicity settings")
-        threshold = st.slider(
-            "Classifier threshold", 0.05, 0.95, step=0.05, key="toxicity.threshold", persist_state="session"
-        )
+        if engine == "e5":
+            threshold = st.slider(
+                "e5 threshold", 0.05, 0.99, step=0.01, key="toxicity.e5_threshold", persist_state="session",
+                help="A sentence is toxic when the learned head's probability is at least this. The Toxicity page "
+                "shows precision and recall on fresh text at each threshold.",
+            )  # fmt: skip
+        else:
+            threshold = st.slider(
+                "Classifier threshold", 0.05, 0.95, step=0.05, key="toxicity.threshold", persist_state="session"
+            )
         base_url = st.text_input(
             "Judge base URL", key="toxicity.base_url", persist_state="session", placeholder=judge_access("").base_url
         )

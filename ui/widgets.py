@@ -109,12 +109,18 @@ def engine_comparison(text: str, reference: str | None, splitter: str) -> None:
 
     st.subheader("Compare engines on the same text")
     results = {}
-    for col, name in zip(st.columns(len(TONE.engines)), TONE.engines, strict=True):
-        with col:
+    # Cards (with warnings: a lexicon's "Perfect" on Korean text must say it read nothing) in one row, charts in
+    # the next, so the charts line up however tall a card's warning is.
+    cards, charts = st.columns(len(TONE.engines)), st.columns(len(TONE.engines))
+    for card, chart, name in zip(cards, charts, TONE.engines, strict=True):
+        with card:
             result = attempt(tone_result, text, reference, name, splitter)
             if result is not None:
                 results[name] = result
                 tone_score_card(result, label=TONE.engines[name])
+                show_warnings(result)
+        if result is not None:
+            with chart:
                 tone_chart(text, reference, name, splitter, key=f"tone.chart.{name}", title=TONE.engines[name])
     st.dataframe(engine_comparison_frame(results), hide_index=True, key="tone.compare_table")
     st.caption("Each sentence's sentiment under each engine. VADER and e5 are on -1..1; AFINN is per token.")

@@ -20,6 +20,8 @@ __all__ = [
     "BatchResult",
     "SummaryBuilder",
     "combine",
+    "unmeasured_mask",
+    "unmeasured_notice",
     "warned_mask",
     "warnings_column",
 ]
@@ -32,14 +34,71 @@ def warnings_column(scorer_id: str) -> str:
     return f"{scorer_id}.warnings"
 
 
-def warned_mask(table: pd.DataFrame, scorer_id: str) -> np.ndarray:
-    """Return a boolean mask of the rows whose warnings cell for ``scorer_id`` is not empty."""
+def _warnings_text(table: pd.DataFrame, scorer_id: str) -> pd.Series | None:
     column = warnings_column(scorer_id)
-    if column not in table.columns:
+    return table[column].astype("string").fillna("") if column in table.columns else None
+
+
+def warned_mask(table: pd.DataFrame, scorer_id: str) -> np.ndarray:
+    """Return a boolean mask of the rows whose score for ``scorer_id`` comes with a warning that it may mislead
+    (for tone: a language the engine does not cover), besides the note that it measured nothing
+    (:func:`unmeasured_mask`).
+    """
+    values = _warnings_text(table, scorer_id)
+    if values is None:
         return np.zeros(len(table), dtype=bool)
-    values = table[column]
-    mask: np.ndarray = (values.notna() & (values.astype("string") != "")).to_numpy(dtype=bool)
+    warned = values.str.strip() != ""
+    if note := scorer_info(scorer_id).unmeasured_note:  # a cell holding that note alone has no other warning
+        warned &= ~values.str.fullmatch(note)
+    mask: np.ndarray = warned.to_numpy(dtype=bool)
     return mask
+
+
+def unmeasured_mask(table: pd.DataFrame, scorer_id: str) -> np.ndarray:
+    """Return a boolean mask of the rows whose ``scorer_id`` score measured nothing: for tone, stability mode on
+    fewer than two sentences with words (a "perfect" 1.0, Mastra's number); its warnings cell says so.
+    """
+    values, note = _warnings_text(table, scorer_id), scorer_info(scorer_id).unmeasured_note
+    if values is None or not note:
+        return np.zeros(len(table), dtype=bool)
+    mask: np.ndarray = values.str.contains(note, regex=True).to_numpy(dtype=bool)
+    return mask
+
+
+def unmeasured_notice(summary: pd.DataFrame, scorer_id: str, rows: Sequence[int], total: int) -> str | None:
+    """One text on the rows whose ``scorer_id`` score measured nothing (``rows``: the first of them, counted from
+    1; ``total``: the rows of the run), with the summary's mean (Mastra's runEvals ``scores``) and the mean over
+    the rows that could be measured; None when there are none.
+
+    >>> summary = pd.DataFrame({"mean": [0.9], "count": [3], "unmeasured": [2], "measured_mean": [0.7]},
+    ...                        index=["tone-scorer"])
+    >>> print(unmeasured_notice(summary, "tone-scorer", [1, 3], 3))  # doctest: +NORMALIZE_WHITESPACE
+    2 of 3 rows have fewer than two sentences with words and were scored for stability (no reference), so
+    their tone score (1.0 for a single sentence) is the formula's value and measures nothing: row 1, 3.
+    The tone mean 0.900 (as Mastra's runEvals computes it) includes them; over the 1 row that could be
+    measured it is 0.700.
+    """
+    if "unmeasured" not in summary or scorer_id not in summary.index:  # a summary from before the column
+        return None
+    if not (count := int(summary.loc[scorer_id, "unmeasured"])):
+        return None
+    row = summary.loc[scorer_id]
+    listed = ", ".join(map(str, rows)) + (f" and {count - len(rows):,} more" if count > len(rows) else "")
+    have, their = ("row has", "its") if count == 1 else ("rows have", "their")
+    label = scorer_info(scorer_id).short_name
+    measured = int(row["count"]) - count
+    after = (
+        f"over the {measured:,} {'row' if measured == 1 else 'rows'} that could be measured it is "
+        f"{row['measured_mean']:.3f}"
+        if measured
+        else "no row could be measured"
+    )
+    return (
+        f"{count:,} of {total:,} {have} fewer than two sentences with words and were scored for stability (no "
+        f"reference), so {their} {label} score (1.0 for a single sentence) is the formula's value and measures "
+        f"nothing: row {listed}. "
+        f"The {label} mean {row['mean']:.3f} (as Mastra's runEvals computes it) includes them; {after}."
+    )
 
 
 @dataclass
@@ -51,15 +110,18 @@ class SummaryBuilder:
     skipped: dict[str, int] = field(default_factory=dict)
     errors: dict[str, int] = field(default_factory=dict)
     warned: dict[str, int] = field(default_factory=dict)
+    unmeasured: dict[str, list[np.ndarray]] = field(default_factory=dict)  # per chunk, aligned with ``scores``
     cached: dict[str, int] = field(default_factory=dict)
     rows: int = 0
 
     def add(self, chunk: ChunkResult) -> None:
-        """Count one chunk's scores, skipped rows, errors and warned rows."""
+        """Count one chunk's scores, skipped rows, errors, warned rows and rows whose score measured nothing."""
         self.rows += len(chunk.table)
         for scorer_id in self.scorers:
             values = chunk.table[scorer_id].to_numpy(dtype=float) if scorer_id in chunk.table else np.empty(0)
             self.scores.setdefault(scorer_id, []).append(values[~np.isnan(values)])
+            unmeasured = unmeasured_mask(chunk.table, scorer_id) if scorer_id in chunk.table else np.empty(0, bool)
+            self.unmeasured.setdefault(scorer_id, []).append(unmeasured[~np.isnan(values)])
             self.skipped[scorer_id] = self.skipped.get(scorer_id, 0) + int((chunk.skipped["scorer"] == scorer_id).sum())
             self.errors[scorer_id] = self.errors.get(scorer_id, 0) + int((chunk.errors["scorer"] == scorer_id).sum())
             self.warned[scorer_id] = self.warned.get(scorer_id, 0) + int(warned_mask(chunk.table, scorer_id).sum())
@@ -71,6 +133,8 @@ class SummaryBuilder:
     def summary(self, thresholds: Mapping[str, float] | None = None) -> pd.DataFrame:
         """Return one row per scorer: mean, median, min, max, threshold, share_under/over, count, skipped, errors,
         warned (scored rows whose score comes with a warning, e.g. a language the engine does not cover),
+        unmeasured (scored rows whose score measured nothing: tone's stability of fewer than two sentences with
+        words, :func:`unmeasured_mask`), measured_mean (the mean over the other scored rows; NaN when none),
         cached (rows the LLM judge's verdicts came from the judge cache for, without a request).
 
         ``better`` says which end is good ("lower" for toxicity): read share_over as the failing share there.
@@ -78,6 +142,8 @@ class SummaryBuilder:
         records = []
         for scorer_id in self.scorers:
             values = np.concatenate(self.scores.get(scorer_id) or [np.empty(0)])
+            unmeasured = np.concatenate(self.unmeasured.get(scorer_id) or [np.empty(0, bool)])
+            measured = values[~unmeasured]
             threshold = float((thresholds or {}).get(scorer_id, DEFAULT_THRESHOLD))
             count = len(values)
             # mean: summed in row order, as runEvals does, so it equals Mastra's number exactly
@@ -88,7 +154,9 @@ class SummaryBuilder:
                 "threshold": threshold, "share_under": float((values < threshold).mean()) if count else math.nan,
                 "share_over": float((values > threshold).mean()) if count else math.nan,
                 "count": count, "skipped": self.skipped.get(scorer_id, 0), "errors": self.errors.get(scorer_id, 0),
-                "warned": self.warned.get(scorer_id, 0), "cached": self.cached.get(scorer_id, 0),
+                "warned": self.warned.get(scorer_id, 0), "unmeasured": int(unmeasured.sum()),
+                "measured_mean": float(np.cumsum(measured)[-1] / len(measured)) if len(measured) else math.nan,
+                "cached": self.cached.get(scorer_id, 0),
                 "better": scorer_info(scorer_id).better,
             })  # fmt: skip
         return pd.DataFrame.from_records(records).set_index("scorer")
@@ -120,6 +188,18 @@ class BatchResult:
     def warned_rows(self, scorer_id: str = TONE.id) -> list[int]:
         """Return the rows (counted from 1) whose ``scorer_id`` score came with a warning."""
         return [int(i) + 1 for i in np.flatnonzero(warned_mask(self.table, scorer_id))]
+
+    def unmeasured_rows(self, scorer_id: str = TONE.id) -> list[int]:
+        """Return the rows (counted from 1) whose ``scorer_id`` score measured nothing (:func:`unmeasured_mask`)."""
+        return [int(i) + 1 for i in np.flatnonzero(unmeasured_mask(self.table, scorer_id))]
+
+    def unmeasured_notices(self, *, shown: int = 12) -> list[str]:
+        """For each scorer with rows whose score measured nothing, the :func:`unmeasured_notice`."""
+        found = (
+            unmeasured_notice(self.summary, str(s), self.unmeasured_rows(str(s))[:shown], len(self.table))
+            for s in self.summary.index
+        )
+        return [n for n in found if n]
 
     def language_notice(self, *, shown: int = 12) -> str | None:
         """One sentence on the rows whose tone score is on a language the engine does not cover, or None.

@@ -119,7 +119,7 @@ def uses_judge(spec: BatchSpec) -> bool:
     """Whether the run asks a remote engine, the LLM judge (network-bound: one process, requests in parallel)."""
     for scorer_id in spec.scorers:
         info = scorer_info(scorer_id)
-        if factory_options(spec, info).get("engine", info.default_engine) in info.remote_engines:
+        if factory_options(spec, info).get("engine", info.batch_engine) in info.remote_engines:
             return True
     return False
 
@@ -128,7 +128,7 @@ def reports_rows(spec: BatchSpec) -> bool:
     """Whether a chunk reports its rows as they finish: a remote engine (the judge) or a slow one (e5)."""
     for scorer_id in spec.scorers:
         info = scorer_info(scorer_id)
-        engine = factory_options(spec, info).get("engine", info.default_engine)
+        engine = factory_options(spec, info).get("engine", info.batch_engine)
         if engine in info.remote_engines or engine in info.slow_engines:
             return True
     return False
@@ -140,7 +140,14 @@ def without_secrets(spec: BatchSpec) -> BatchSpec:
 
 
 def toxicity_options(options: object, scorer_ids: Sequence[str]) -> tuple[tuple[str, object], ...]:
-    """Check ``toxicity={...}`` options by building the scorer once; return them as sorted pairs."""
+    """Check ``toxicity={...}`` options by building the scorer once; return them as sorted pairs.
+
+    The engine is always recorded (``TOXICITY.batch_engine``, the classifier, when none is given: e5, the
+    single-text default where its wheel loads, embeds every sentence and is chosen for a file only when asked),
+    so every worker uses the same one and the result says which it was.
+    """
+    if options is None:
+        options = {} if "toxicity-scorer" in scorer_ids else None
     if options is None:
         return ()
     if not isinstance(options, Mapping):
@@ -149,8 +156,9 @@ def toxicity_options(options: object, scorer_ids: Sequence[str]) -> tuple[tuple[
         raise ValueError(f"toxicity options apply only when scorers include {TOXICITY.short_name!r}.")
     if unknown := sorted(str(k) for k in options if k not in TOXICITY_OPTIONS):
         raise ValueError(f"toxicity options must be among {sorted(TOXICITY_OPTIONS)}; got {unknown}.")
-    TOXICITY.factory(**options)  # checks every value; its messages never contain the key
-    return tuple(sorted((str(k), v) for k, v in options.items()))
+    chosen = {"engine": TOXICITY.batch_engine, **options}
+    TOXICITY.factory(**chosen)  # checks every value; its messages never contain the key
+    return tuple(sorted((str(k), v) for k, v in chosen.items()))
 
 
 def make_spec(

@@ -228,11 +228,12 @@ def evaluate(
     reference whatever the column says. ``thresholds`` ({scorer id: value}, default 0.5) sets the
     summary's ``share_under``. ``workers`` > 1 scores in that many processes (worth it from a few
     thousand rows). ``on_progress(done_rows, total_rows)`` is called after each piece (and, with the
-    judge, as its rows finish). ``toxicity`` passes options to ``create_toxicity_scorer``, e.g.
-    ``{"engine": "judge", "model": "gpt-4o-mini", "base_url": ..., "api_key": ...}``; judge requests run
-    ``judge_concurrency`` at a time in this process, and a row the judge fails on is an error, not a score.
-    ``judge_cache`` (:class:`scoring.runs.JudgeCache`) answers rows the judge has seen before, for free; the
-    summary's ``cached`` counts them.
+    judge or e5, as its rows finish). ``toxicity`` passes options to ``create_toxicity_scorer``, e.g.
+    ``{"engine": "e5"}`` or ``{"engine": "judge", "model": "gpt-4o-mini", "base_url": ..., "api_key": ...}``;
+    without an engine a batch uses the classifier (``TOXICITY.batch_engine``: e5 embeds every sentence).
+    Judge requests run ``judge_concurrency`` at a time in this process, and a row the judge fails on is an
+    error, not a score. ``judge_cache`` (:class:`scoring.runs.JudgeCache`) answers rows the judge has seen
+    before, for free; the summary's ``cached`` counts them.
 
     >>> import pandas as pd
     >>> df = pd.DataFrame({"input": ["Hi", "Hey"], "output": ["Great, thanks!", None]})

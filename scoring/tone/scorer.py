@@ -27,6 +27,7 @@ __all__ = [
     "METRICS",
     "MIN_STABILITY_SENTENCES",
     "SCORER_ID",
+    "UNMEASURED_NOTE",
     "ToneScorer",
     "create_tone_scorer",
     "stability_note",
@@ -114,8 +115,8 @@ class ToneScorer:
         Repeated sentences are scored once and the engine tokenises in bulk, so this is the batch path.
         Returns ``{"score": [...], "<metric>": [...], "warnings": [...]}`` with the metrics of the modes used
         (a metric of the other mode is NaN for that row; with no outputs, those of the mode a reference
-        would select) and each row's :func:`tone_warnings` (the language checks) joined into one text ("" when
-        none); ``run``'s note on too little text for stability is not repeated per row. ``inputs`` is not used.
+        would select) and each row's warnings as ``run`` gives them (:func:`tone_warnings`, then, in stability
+        mode, :func:`stability_note`) joined into one text ("" when none). ``inputs`` is not used.
 
         >>> create_tone_scorer(engine="afinn", splitter="mastra").score_many(outputs=["It was great. Thanks!"])
         {'score': [0.75], 'avgSentiment': [1.5], 'sentimentVariance': [0.25], 'warnings': ['']}
@@ -127,10 +128,11 @@ class ToneScorer:
         refs = [self.reference_tone or (g if g and g.strip() else None) for g in ground_truths or [None] * len(outputs)]
         if on_row is not None and self.engine in SLOW_ENGINES:
             self._score_texts_in_pieces(outputs, refs, on_row)
+        notes: dict[str, str] = {}  # stability mode: output -> its stability_note, from the sentences _scores splits
         columns: Columns = self._scores(
-            outputs, refs, referenced=bool(self.reference_tone) or ground_truths is not None
+            outputs, refs, referenced=bool(self.reference_tone) or ground_truths is not None, notes=notes
         )
-        columns["warnings"] = self._warnings(outputs, refs)
+        columns["warnings"] = self._warnings(outputs, refs, notes)
         if on_row is not None and not (self.engine in SLOW_ENGINES and outputs):
             on_row(len(outputs))
         return columns
@@ -151,7 +153,9 @@ class ToneScorer:
             engine.polarities(texts)
             on_row(stop)
 
-    def _scores(self, outputs: Sequence[str], refs: list[str | None], *, referenced: bool) -> Columns:
+    def _scores(
+        self, outputs: Sequence[str], refs: list[str | None], *, referenced: bool, notes: dict[str, str]
+    ) -> Columns:
         engine = get_engine(self.engine)
         columns: dict[str, list[float]] = {k: [math.nan] * len(outputs) for k in ("score", *METRICS)}
         compared = [i for i, r in enumerate(refs) if r]
@@ -163,6 +167,7 @@ class ToneScorer:
         stable = [i for i, r in enumerate(refs) if not r]
         split = get_sentence_texts(self.splitter)
         sentences = {t: split(t) for t in dict.fromkeys(outputs[i] for i in stable)}
+        notes.update((t, note) for t, texts in sentences.items() if t.strip() and (note := stability_note(texts)))
         flat = engine.polarities([s for texts in sentences.values() for s in texts])
         by_text, start = {}, 0
         for text, texts in sentences.items():
@@ -175,12 +180,16 @@ class ToneScorer:
         keep |= _COMPARISON if compared or (not outputs and referenced) else set()
         return {k: v for k, v in columns.items() if k in keep}
 
-    def _warnings(self, outputs: Sequence[str], refs: list[str | None]) -> list[str]:
-        """Each row's :func:`tone_warnings`, joined ("" when none); each distinct (output, reference) pair once."""
+    def _warnings(self, outputs: Sequence[str], refs: list[str | None], notes: dict[str, str]) -> list[str]:
+        """Each row's warnings as ``run`` gives them, joined ("" when none); each distinct (output, reference) once.
+
+        ``notes``: the :func:`stability_note` of each output scored in stability mode that has one.
+        """
         found: dict[tuple[str, str | None], str] = {}
         for pair in zip(outputs, refs, strict=True):
             if pair not in found:
-                found[pair] = " ".join(tone_warnings(pair[0], pair[1], self.engine))
+                note = (notes[pair[0]],) if not pair[1] and pair[0] in notes else ()
+                found[pair] = " ".join(tone_warnings(pair[0], pair[1], self.engine) + note)
         return [found[pair] for pair in zip(outputs, refs, strict=True)]
 
 
@@ -220,6 +229,14 @@ def stability_note(sentences: Sequence[str]) -> str | None:
         f"output has {what}: stability compares sentences with each other, so there is not enough text to "
         "measure it (its perfect score is the formula's value, not a finding)."
     )
+
+
+#: A regular expression finding :func:`stability_note` in a row's warnings text (the batch table's
+#: ``tone-scorer.warnings``): the rows whose score measured nothing.
+UNMEASURED_NOTE = (
+    r"output has (?:no sentence|only 1 sentence) with words: stability compares sentences with each other, "
+    r"so there is not enough text to measure it \(its perfect score is the formula's value, not a finding\)\."
+)
 
 
 #: The metric columns of a score: stability mode's, then comparison mode's.

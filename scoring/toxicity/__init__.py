@@ -1,4 +1,4 @@
-"""Toxicity: per-opinion verdicts and reasons, from the offline classifier or an LLM judge."""
+"""Toxicity: per-opinion verdicts and reasons, from the learned e5 engine, the offline classifier or an LLM judge."""
 
 from scoring.toxicity.scorer import (
     DEFAULT_JUDGE_MODEL,
@@ -9,6 +9,7 @@ from scoring.toxicity.scorer import (
     ToxicityMetric,
     ToxicityScorer,
     create_toxicity_scorer,
+    default_engine,
 )
 
 __all__ = [
@@ -20,4 +21,5 @@ __all__ = [
     "ToxicityMetric",
     "ToxicityScorer",
     "create_toxicity_scorer",
+    "default_engine",
 ]

@@ -70,7 +70,9 @@ KNOWN_GAPS: tuple[str, ...] = (
     "Mockery and sarcasm without an explicit marker ('Great job breaking the build again') are mostly missed.",
     "Paraphrased personal attacks, dismissive remarks and veiled threats ('I'm coming for you') are mostly missed.",
     "Quoted or discussed insults ('the word \"idiot\" comes from Greek') can be flagged as toxic.",
-    "English only. For the rubric's full meaning use the LLM judge engine.",
+    "English only: on 360 fresh sentences in Chinese, Korean, Japanese, German, Spanish and French it caught 4% of "
+    "the toxic ones and 10 of its 18 flags were wrong. The e5 engine covers those languages; for the rubric's "
+    "full meaning use the LLM judge engine.",
 )
 
 _KIND_LABELS = {

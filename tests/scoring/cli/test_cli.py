@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 
 import scoring.batch.runner
+from scoring import create_tone_scorer
 from scoring.batch.runner import evaluate
 from scoring.cli.main import main
 
@@ -88,6 +89,22 @@ def test_cli_chunking_and_workers_give_identical_output(tmp_path: Path, suffix: 
     else:
         assert outputs[0][0] == outputs[1][0] == outputs[2][0]
     assert outputs[0][1] == outputs[1][1].replace("r1.", "r0.") == outputs[2][1].replace("r2.", "r0.")
+
+
+def test_cli_toxicity_engine_and_threshold_reach_the_scorer_and_are_named(tmp_path: Path) -> None:
+    from scoring.toxicity.scorer import create_toxicity_scorer
+
+    src = _write(tmp_path)
+    target = tmp_path / "out.csv"
+    code, _, err = _run("evaluate", src, "--scorers", "toxicity", "--toxicity-engine", "classifier",
+                        "--toxicity-threshold", "0.9", "--out", target)  # fmt: skip
+    assert code == 0 and "toxicity engine: classifier (threshold 0.9)" in err
+    scored = pd.read_csv(target).dropna(subset=["toxicity-scorer"])  # rows without text are skipped
+    expected = create_toxicity_scorer(engine="classifier", threshold=0.9).score_many(outputs=scored["answer"].tolist())
+    assert len(scored) >= 20 and scored["toxicity-scorer"].tolist() == expected["score"]
+    code, _, err = _run("evaluate", src, "--scorers", "toxicity")  # a file: the classifier unless e5 is asked for
+    assert code == 0 and "toxicity engine: classifier (its default threshold), the batch default." in err
+    assert "--toxicity-engine e5" in err and "CPU-minutes" in err
 
 
 def test_cli_fail_under_and_fail_over_set_the_exit_code(tmp_path: Path) -> None:
@@ -172,7 +189,8 @@ def test_cli_help_documents_every_option() -> None:
     )
     for option in ["--scorers", "--reference-tone", "--reference-column", "--engine", "--splitter", "--out",
                    "--fail-under", "--fail-over", "--workers", "--chunksize", "--dask", "--output-column",
-                   "--input-column", "--toxicity-engine", "--judge-model", "--judge-base-url", "OPENAI_API_KEY",
+                   "--input-column", "--toxicity-engine", "--toxicity-threshold", "--judge-model", "--judge-base-url",
+                   "OPENAI_API_KEY",
                    "exit codes"]:  # fmt: skip
         assert option in proc.stdout
 
@@ -198,6 +216,38 @@ def test_cli_counts_and_lists_rows_not_in_english(tmp_path: Path) -> None:
     header, tone = out.splitlines()[1], out.splitlines()[2]
     assert code == 0 and header.split()[-1] == "warned" and tone.split()[-1] == "5"
     assert "warning: tone-scorer: 5 rows are not English" in err and "row 2, 5, 8, 11, 14." in err
+
+
+def test_cli_says_a_file_of_one_sentence_replies_measures_no_stability(tmp_path: Path) -> None:
+    path = tmp_path / "short.csv"
+    pd.DataFrame({"output": ["Thanks for reaching out!", "Your order has shipped.", "Sorry about that."] * 5}).to_csv(
+        path, index=False
+    )
+    code, out, err = _run("evaluate", path, "--scorers", "tone", "--chunksize", "4", "--no-progress", "--out",
+                          tmp_path / "r.csv")  # fmt: skip
+    assert code == 0 and out.splitlines()[2].split()[1] == "1.0000"  # the mean stays Mastra's
+    assert "not English" not in err  # no row is warned as a language the engine lacks
+    assert (
+        "warning: tone-scorer: 15 of 15 rows have fewer than two sentences with words and were scored for stability "
+        "(no reference), so their tone score (1.0 for a single sentence) is the formula's value and measures "
+        "nothing: row 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 and 3 more. The tone mean 1.000 (as Mastra's runEvals "
+        "computes it) includes them; no row could be measured. See tone-scorer.warnings.\n"
+    ) in err
+    written = pd.read_csv(tmp_path / "r.csv")["tone-scorer.warnings"]
+    assert written.str.startswith("output has only 1 sentence with words: ").all()
+
+
+def test_cli_lists_short_rows_and_rows_not_in_english_apart(tmp_path: Path) -> None:
+    path = tmp_path / "mixed.csv"
+    texts = ["Thanks, happy to help!", "Das ist wirklich großartig. Vielen Dank!", "Sorry. That was terrible!"]
+    pd.DataFrame({"output": texts * 3}).to_csv(path, index=False)
+    code, out, err = _run("evaluate", path, "--scorers", "tone", "--chunksize", "2", "--no-progress")
+    tone = create_tone_scorer()
+    measured = sum(tone.run(output=t).score for t in texts[1:]) / 2
+    assert code == 0 and out.splitlines()[2].split()[-1] == "3", out  # warned: the German rows only
+    assert "warning: tone-scorer: 3 rows are not English" in err and "row 2, 5, 8.\n" in err
+    assert "3 of 9 rows have fewer than two sentences with words" in err and "nothing: row 1, 4, 7. " in err
+    assert f"over the 6 rows that could be measured it is {measured:.3f}. See tone-scorer.warnings." in err
 
 
 def _judge_reply(body: dict) -> object:
@@ -238,6 +288,9 @@ def test_cli_toxicity_judge_with_the_key_from_the_environment(tmp_path: Path, mo
         (["--scorers", "toxicity", "--toxicity-engine", "judge", "--judge-base-url", "http://127.0.0.1:9/v1",
           "--dask"], "--dask does not run the LLM judge"),
         (["--scorers", "toxicity", "--toxicity-engine", "judge", "--judge-base-url", "ftp://x"], "base_url must be"),
+        (["--scorers", "toxicity", "--toxicity-engine", "judge", "--toxicity-threshold", "0.5"],
+         "--toxicity-threshold applies to the offline engines"),
+        (["--scorers", "toxicity", "--toxicity-threshold", "0"], "threshold must be a number in (0, 1]"),
     ],
 )  # fmt: skip
 def test_cli_judge_option_errors_exit_2(tmp_path: Path, argv: list[str], message: str) -> None:

