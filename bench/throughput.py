@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import random
 import subprocess
 import sys
@@ -30,7 +31,13 @@ from scoring.tone.engines import get_engine
 from scoring.tone.scorer import create_tone_scorer
 
 ROOT = Path(__file__).resolve().parent.parent
-DATA_DIRS = [ROOT.parent / "shared" / "data" / "vader-ground-truth", ROOT / "tests" / "data"]
+#: Where the texts are looked for: ``$BENCH_DATA_DIR`` (e.g. from a git worktree elsewhere), the shared data
+#: folder beside the repository, then the bundled sample.
+DATA_DIRS = [
+    *([Path(os.environ["BENCH_DATA_DIR"])] if os.environ.get("BENCH_DATA_DIR") else []),
+    ROOT.parent / "shared" / "data" / "vader-ground-truth",
+    ROOT / "tests" / "data",
+]
 
 
 def source_texts() -> list[str]:

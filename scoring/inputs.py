@@ -58,7 +58,7 @@ def to_text(value: object, name: str = "output", *, required: bool = True, check
         ValueError: ``value`` is None and ``required``, or the text is longer than the limit
             (:func:`scoring.limits.check_text_length`).
     """
-    text = _to_text(value, name, required)
+    text = value if type(value) is str else _to_text(value, name, required)
     return check_text_length(text, name) if check_length else text
 
 

@@ -1,6 +1,6 @@
 // Throughput of @mastra/evals scorer.run and of the raw npm libraries it wraps, on rows read from stdin.
 // Input JSON: {inputs: string[], outputs: string[], mastraRows: number, rounds: number}
-// Output JSON: {name: {rows, seconds}} for each measurement. Reuses the parity oracle's node_modules.
+// Output JSON: {name: {rows, seconds, cpuSeconds}} for each measurement. Reuses the parity oracle's node_modules.
 import { createRequire } from "node:module";
 
 const require = createRequire(new URL("../../tests/parity/js/package.json", import.meta.url));
@@ -22,13 +22,18 @@ const run = (input, output) =>
 async function best(n, fn) {
   // Warm the JIT on a few rows, then keep the fastest of `rounds` passes (as the Python side does).
   await fn(Math.min(n, 200));
+  // cpuSeconds: user + system CPU time of the process (all its threads), which a loaded machine moves less.
   let seconds = Infinity;
+  let cpuSeconds = Infinity;
   for (let r = 0; r < rounds; r++) {
     const start = performance.now();
+    const cpu = process.cpuUsage();
     await fn(n);
+    const used = process.cpuUsage(cpu);
     seconds = Math.min(seconds, (performance.now() - start) / 1000);
+    cpuSeconds = Math.min(cpuSeconds, (used.user + used.system) / 1e6);
   }
-  return { rows: n, seconds };
+  return { rows: n, seconds, cpuSeconds };
 }
 
 const tone = createToneScorer({});

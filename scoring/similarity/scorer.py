@@ -14,6 +14,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 import numpy as np
 from rapidfuzz import fuzz
@@ -47,17 +48,19 @@ METRICS = ("similarity",)
 def dice(first: str, second: str) -> float:
     """Return ``compareTwoStrings(first, second)`` exactly (1 = identical).
 
+    One pair (``run``): the bigrams are counted in a ``Counter``, which has no fixed cost; many pairs
+    (``score_many``): :func:`dice_many` counts them with numpy, faster per pair once there are many. Both
+    end in :func:`_dice_value`, and are property-tested against ``string-similarity``'s algorithm.
+
     >>> dice("night", "nacht")
     0.25
     """
-    a = utf16_units(JS_WS_RE.sub("", first))
-    b = utf16_units(JS_WS_RE.sub("", second))
-    if a == b:
-        return 1.0
-    if len(a) < 2 or len(b) < 2:
-        return 0.0
-    shared = Counter(a[i : i + 2] for i in range(len(a) - 1)) & Counter(b[i : i + 2] for i in range(len(b) - 1))
-    return (2.0 * shared.total()) / (len(a) + len(b) - 2)
+    a, b = _without_whitespace(first), _without_whitespace(second)
+    if a == b or len(a) < 2 or len(b) < 2:
+        return _dice_value(a, b, 0)
+    count_a, count_b = Counter(pairwise(a)), Counter(pairwise(b))
+    common = count_a.keys() & count_b.keys()  # the size of the multiset intersection, summed in C
+    return _dice_value(a, b, sum(map(min, map(count_a.__getitem__, common), map(count_b.__getitem__, common))))
 
 
 def dice_many(first: Sequence[str], second: Sequence[str], *, block: int = 512) -> list[float]:
@@ -72,10 +75,17 @@ def dice_many(first: Sequence[str], second: Sequence[str], *, block: int = 512) 
     for start in range(0, len(first), block):
         a = [_without_whitespace(t) for t in first[start : start + block]]
         b = [_without_whitespace(t) for t in second[start : start + block]]
-        shared = _shared_bigrams(a, b)
-        for x, y, n in zip(a, b, shared, strict=True):
-            out.append(1.0 if x == y else 0.0 if len(x) < 2 or len(y) < 2 else (2.0 * n) / (len(x) + len(y) - 2))
+        out += map(_dice_value, a, b, _shared_bigrams(a, b))
     return out
+
+
+def _dice_value(a: str, b: str, shared: int) -> float:
+    """``compareTwoStrings`` of two whitespace-free texts (as code units) sharing ``shared`` bigrams."""
+    if a == b:
+        return 1.0
+    if len(a) < 2 or len(b) < 2:
+        return 0.0
+    return (2.0 * shared) / (len(a) + len(b) - 2)
 
 
 def _without_whitespace(text: str) -> str:
@@ -135,6 +145,8 @@ _QUADRATIC = frozenset({"ratio", "token_sort_ratio", "levenshtein", "jaro_winkle
 #: texts took 26 s on the busy 2-core machine, docs/engines.md). The e5 scorer itself embeds any length.
 E5_ALL_ALGORITHMS_MAX_CHARS = 5_000
 
+_PY_ONLY_WS = re.compile("[\x1c-\x1f]")  # whitespace to Python's str.split(), not to JavaScript's \s
+
 ALGORITHMS: dict[str, Callable[[str, str], float]] = {
     "dice": dice,
     "ratio": lambda a, b: fuzz.ratio(a, b) / 100.0,
@@ -148,6 +160,11 @@ ALGORITHMS: dict[str, Callable[[str, str], float]] = {
 
 
 def _normalise(text: str, ignore_case: bool, ignore_whitespace: bool) -> str:
+    """Return Mastra's processed text: ``toLowerCase()`` and/or whitespace runs to one space, then ``trim()``."""
+    if ignore_case and ignore_whitespace and text.isascii() and not _PY_ONLY_WS.search(text):
+        # For ASCII text without \x1c-\x1f, Python's whitespace is JavaScript's: split() collapses and trims,
+        # and lower() is toLowerCase().
+        return " ".join(text.lower().split())
     if ignore_case:
         text = js_lower(text)
     if ignore_whitespace:
@@ -279,23 +296,9 @@ class ContentSimilarityScorer:
         return columns
 
 
-_PY_ONLY_WS = re.compile("[\x1c-\x1f]")
-
-
-def _normalise_many(texts: Sequence[str], ignore_case: bool, ignore_whitespace: bool) -> list[str]:
-    """Return ``_normalise`` of each text; ASCII text skips the JS case table and the trim regex."""
-    if not (ignore_case and ignore_whitespace):
-        return [_normalise(t, ignore_case, ignore_whitespace) for t in texts]
-    # For ASCII text without \x1c-\x1f, Python's whitespace is JavaScript's: split() collapses and trims.
-    return [
-        " ".join(t.lower().split()) if t.isascii() and not _PY_ONLY_WS.search(t) else _normalise(t, True, True)
-        for t in texts
-    ]
-
-
 def _score_many(scorer: ContentSimilarityScorer, inputs: Sequence[str], outputs: Sequence[str]) -> Columns:
-    a = _normalise_many(inputs, scorer.ignore_case, scorer.ignore_whitespace)
-    b = _normalise_many(outputs, scorer.ignore_case, scorer.ignore_whitespace)
+    a = [_normalise(t, scorer.ignore_case, scorer.ignore_whitespace) for t in inputs]
+    b = [_normalise(t, scorer.ignore_case, scorer.ignore_whitespace) for t in outputs]
     if scorer.algorithm == "dice":
         values = dice_many(a, b)
     elif scorer.algorithm == "e5":

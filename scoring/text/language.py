@@ -48,7 +48,10 @@ _UPPER_RE, _LOWER_RE, _CAPS_RE = re.compile(r"[A-Z]"), re.compile(r"[a-z]"), re.
 _NON_LATIN_RE = re.compile(r"[^\W\d_A-Za-z\u00c0-\u024f\u1e00-\u1eff]")
 _ASCII_WORD_RE = re.compile(r"[a-z']+")
 _NON_ASCII_LETTER_RE = re.compile(r"[^\W\d_a-zA-Z]")
-_NOT_WORD_CHAR = {c: " " for c in range(128) if not ("a" <= chr(c) <= "z" or chr(c) == "'")}  # [^a-z'] in ASCII
+# ASCII bytes lower-cased, and [^a-z'] to spaces, in one bytes.translate table.
+_ASCII_WORD_TABLE = bytes(
+    c if chr(c) in "abcdefghijklmnopqrstuvwxyz'" else c + 32 if 65 <= c <= 90 else 32 for c in range(256)
+)
 # Function words that are rare as words in other languages written in Latin script (no "is", "die", "an",
 # "me", "to", "do", "was", "will", "of", "for", "so", "we", "he", "at", "by", "in", "also", "even", "most").
 _ENGLISH_WORDS = frozenset(
@@ -60,6 +63,7 @@ _ENGLISH_WORDS = frozenset(
     everyone someone something nothing everything anything though although while whether until since
     without within between against during""".split()
 )
+_ENGLISH_BYTES = frozenset(w.encode() for w in _ENGLISH_WORDS)
 _NAMES = {
     "en": "English", "fr": "French", "de": "German", "es": "Spanish", "it": "Italian", "pt": "Portuguese",
     "nl": "Dutch", "sv": "Swedish", "da": "Danish", "no": "Norwegian", "fi": "Finnish", "pl": "Polish",
@@ -118,9 +122,12 @@ def _normalise(text: str) -> str:
 def _looks_english(text: str) -> bool:
     # Only letters a-z count: a text with any other letter (é, ß, ж, 中) goes to the model. Emoji, curly
     # quotes and other symbols don't stop the fast path (they sent 15% of English replies to fastText).
-    if text.isascii():  # words are the runs of a-z and ': translate the rest to spaces, then split
-        words = text.lower().translate(_NOT_WORD_CHAR).split()
-    elif _NON_ASCII_LETTER_RE.search(text):
+    if text.isascii():  # words are the runs of a-z and ': lower-case, translate the rest to spaces, then split
+        ascii_words = text.encode("ascii").translate(_ASCII_WORD_TABLE).split()
+        return bool(ascii_words) and (
+            sum(map(_ENGLISH_BYTES.__contains__, ascii_words)) >= ENGLISH_WORD_SHARE * len(ascii_words)
+        )
+    if _NON_ASCII_LETTER_RE.search(text):
         return False
     else:
         words = _ASCII_WORD_RE.findall(text.lower().replace("’", "'"))

@@ -15,13 +15,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
-from itertools import chain, repeat
-
-import numpy as np
 
 from scoring.text.jscompat import JS_WHITESPACE, js_lower, js_trim
 
-__all__ = ["AfinnAnalysis", "analyze", "comparatives", "lexicon", "tokenize"]
+__all__ = ["AfinnAnalysis", "analyze", "comparative", "comparatives", "lexicon", "tokenize"]
 
 _PUNCTUATION = '.,/#!?$%^&*;:{}=_`"~()'
 _PUNCT_TO_SPACE = str.maketrans({c: " " for c in _PUNCTUATION + "\n"})
@@ -94,45 +91,40 @@ def analyze(text: str) -> AfinnAnalysis:
     return AfinnAnalysis(score, score / len(tokens), tuple(tokens), tuple(calculation))
 
 
-_SEPARATOR = "\x00"  # neither JS whitespace, punctuation nor cased: tokenising cannot cross it
 _ASCII_PUNCT_TO_SPACE = bytes.maketrans((_PUNCTUATION + "\n").encode(), b" " * (len(_PUNCTUATION) + 1))
-_SENTINEL = 1 << 40  # the separator token's value: no word scores that much
-_RARE_WS = re.compile("[\x00\t\x0b\x0c\r]")
+_RARE_WS = re.compile("[\t\x0b\x0c\r]")  # JS whitespace that a single space in a run does not stand for
 
 
 @cache
 def _byte_lexicon() -> tuple[dict[bytes, int], frozenset[bytes]]:
-    words = {w.encode(): v for w, v in lexicon().items() if w.isascii()}
-    return {**words, b"\x00": _SENTINEL}, frozenset(n.encode() for n in NEGATORS)
+    return {w.encode(): v for w, v in lexicon().items() if w.isascii()}, frozenset(n.encode() for n in NEGATORS)
 
 
-def _ascii_comparatives(texts: Sequence[str]) -> list[float]:
-    """``comparative`` of ASCII texts whose only whitespace is space and newline, all in one bytes pass.
+def comparative(text: str) -> float:
+    """Return ``analyze(text).comparative``: the ``sentiment`` package's score per token.
 
-    There JavaScript's collapse-trim-split is ``bytes.split()``; texts are joined by a separator token.
+    ASCII text whose only whitespace is space and newline is scored on bytes, where JavaScript's
+    collapse-trim-split is ``bytes.split()`` (an empty text is one empty token, as ``"".split(" ")``).
+
+    >>> comparative("good day"), comparative("not good"), comparative("")
+    (1.5, -1.5, 0.0)
     """
+    if not text.isascii() or _RARE_WS.search(text):
+        return analyze(text).comparative
     labels, negators = _byte_lexicon()
-    data = _SEPARATOR.join(texts).encode("ascii").lower().translate(_ASCII_PUNCT_TO_SPACE)
-    tokens = data.replace(b"\x00", b" \x00 ").split()
-    padded = chain(map(labels.get, tokens, repeat(0)), [0])  # a last 0 so reduceat may start past the end
-    values = np.fromiter(padded, dtype=np.int64, count=len(tokens) + 1)
-    separators = np.flatnonzero(values == _SENTINEL)
-    values[separators] = 0
-    for i in np.flatnonzero(values).tolist():
-        if i > 0 and tokens[i - 1] in negators:
-            values[i] = -values[i]
-    bounds = np.concatenate(([-1], separators, [len(tokens)]))
-    counts = np.maximum(np.diff(bounds) - 1, 1)  # an empty text is one empty token, as "".split(" ")
-    result: list[float] = (np.add.reduceat(values, bounds[:-1] + 1) / counts).tolist()
-    return result
+    tokens = text.encode("ascii").lower().translate(_ASCII_PUNCT_TO_SPACE).split()
+    score = sum(filter(None, map(labels.get, tokens)))
+    if not negators.isdisjoint(tokens):  # a word right after a negator counts negated
+        for i in range(1, len(tokens)):
+            if tokens[i - 1] in negators and (value := labels.get(tokens[i])):
+                score -= 2 * value
+    return score / (len(tokens) or 1)
 
 
 def comparatives(texts: Sequence[str]) -> list[float]:
-    """Return ``analyze(t).comparative`` for each text, tokenising and scoring them together.
+    """Return :func:`comparative` of each text.
 
     >>> comparatives(["good day", "not good", ""])
     [1.5, -1.5, 0.0]
     """
-    fast = [i for i, t in enumerate(texts) if t.isascii() and not _RARE_WS.search(t)]
-    done = dict(zip(fast, _ascii_comparatives([texts[i] for i in fast]), strict=True)) if fast else {}
-    return [done[i] if i in done else analyze(t).comparative for i, t in enumerate(texts)]
+    return list(map(comparative, texts))

@@ -6,6 +6,7 @@ import string
 from collections.abc import Callable, Sequence
 from functools import cache, lru_cache
 from heapq import heappop, heappush
+from itertools import compress, repeat
 from typing import Protocol
 
 from vaderSentiment.vaderSentiment import (
@@ -65,16 +66,15 @@ class AfinnEngine:
 
     @staticmethod
     def _polarity(text: str) -> float:
-        return afinn.analyze(text).comparative
+        return afinn.comparative(text)
 
     def explain(self, text: str) -> list[tuple[str, float]]:
         """Return (word, value after negation) in text order."""
         return [(w, float(v)) for w, v in reversed(afinn.analyze(text).calculation)]
 
     def polarities(self, texts: Sequence[str]) -> list[float]:
-        """Return ``polarity`` of each text, tokenising them all in one pass; repeats are scored once."""
-        unique = list(dict.fromkeys(texts))
-        by_text = dict(zip(unique, afinn.comparatives(unique), strict=True))
+        """Return :func:`afinn.comparative` of each text, as ``polarity``; a repeated text is scored once."""
+        by_text = {t: afinn.comparative(t) for t in dict.fromkeys(texts)}  # no per-text cache: one pass
         return [by_text[t] for t in texts]
 
 
@@ -110,9 +110,16 @@ def _negation_check(valence: float, low: list[str], start_i: int, i: int) -> flo
     return valence * N_SCALAR if _negated(w3) else valence
 
 
+# Every sequence _special_idioms_check looks up starts with one of w3..w0; a multi-word key can only match a
+# sequence that starts with the key's first word, so without such a word among w3..w0 nothing can change.
+_IDIOM_FIRST_WORDS = frozenset(key.split(" ")[0] for key in (*SPECIAL_CASES, *BOOSTER_DICT) if " " in key)
+
+
 def _special_idioms_check(valence: float, low: list[str], i: int) -> float:
     """``SentimentIntensityAnalyzer._special_idioms_check`` (reached with ``i`` >= 3)."""
     w3, w2, w1, w0 = low[i - 3], low[i - 2], low[i - 1], low[i]
+    if _IDIOM_FIRST_WORDS.isdisjoint((w3, w2, w1, w0)):
+        return valence
     threetwoone, threetwo, twoone = f"{w3} {w2} {w1}", f"{w3} {w2}", f"{w2} {w1}"
     for seq in (f"{w1} {w0}", f"{w2} {w1} {w0}", twoone, threetwoone, threetwo):
         if seq in SPECIAL_CASES:
@@ -216,16 +223,19 @@ def _vader_polarity(analyzer: SentimentIntensityAnalyzer, text: str) -> float:
 def _vader_valences(analyzer: SentimentIntensityAnalyzer, text: str) -> tuple[list[str], list[float]]:
     """Return the words of emoji-free ``text`` and their valences, as ``polarity_scores`` computes them."""
     # SentiText.words_and_emoticons: punctuation stripped off words unless that leaves 2 characters or fewer.
-    words = [w if len(s := w.strip(_PUNCTUATION)) <= 2 else s for w in text.split()]
+    raw = text.split()
+    words = [s if len(s) > 2 else w for w, s in zip(raw, map(str.strip, raw, repeat(_PUNCTUATION)), strict=True)]
     low = list(map(str.lower, words))
+    lexicon = analyzer.lexicon
+    sentiments: list[float] = [0] * len(words)  # what sentiment_valence gives a word outside the lexicon
+    if lexicon.keys().isdisjoint(low):
+        return words, sentiments  # no valence to set, none for "but" to rescale
     cap_diff = 0 < len(words) - sum(map(str.isupper, words)) < len(words)  # allcap_differential
-    lexicon, last = analyzer.lexicon, len(words) - 1
-    sentiments: list[float] = []
-    for i, item in enumerate(low):
-        if item not in lexicon or item in BOOSTER_DICT or (item == "kind" and i < last and low[i + 1] == "of"):
-            sentiments.append(0)  # what sentiment_valence gives them
-        else:
-            sentiments.append(_valence(lexicon, words, low, i, cap_diff))
+    last = len(words) - 1
+    for i in compress(range(len(low)), map(lexicon.__contains__, low)):  # the lexicon words, in order
+        item = low[i]
+        if item not in BOOSTER_DICT and not (item == "kind" and i < last and low[i + 1] == "of"):
+            sentiments[i] = _valence(lexicon, words, low, i, cap_diff)
     if "but" in low:
         sentiments = _but_check(low, sentiments)
     return words, sentiments
@@ -265,6 +275,8 @@ def _but_check(low: list[str], sentiments: list[float]) -> list[float]:
 
 def _vader_emoji_text(analyzer: SentimentIntensityAnalyzer, text: str) -> str:
     """Replace emoji by their descriptions as ``polarity_scores`` does before scoring."""
+    if analyzer.emojis.keys().isdisjoint(text):  # no emoji (curly quotes, accents...): nothing to replace
+        return text.strip()
     out: list[str] = []
     prev_space = True
     for char in text:

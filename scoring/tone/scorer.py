@@ -88,7 +88,7 @@ class ToneScorer:
         if reference:
             metrics, raw = _compare(engine, text, reference)
         else:
-            metrics, raw = _stability([float(s["sentiment"]) for s in sentences])  # type: ignore[arg-type]
+            metrics, raw = _stability(list(map(float, polarities)))
         score = max(0.0, 1.0 - raw) * self.scale
         warnings = tone_warnings(text, reference, self.engine)
         if not reference and text.strip() and (note := stability_note([s.text for s in spans])):
@@ -219,9 +219,11 @@ def stability_note(sentences: Sequence[str]) -> str | None:
     >>> print(stability_note(["Thanks for your order!"]))  # doctest: +ELLIPSIS
     output has only 1 sentence with words: ... not enough text to measure it (its perfect score is ...).
     """
-    worded = sum(map(has_words, sentences))
-    if worded >= MIN_STABILITY_SENTENCES:
-        return None
+    worded = 0
+    for sentence in sentences:  # stop at the second sentence with words: most replies have them early
+        worded += has_words(sentence)
+        if worded >= MIN_STABILITY_SENTENCES:
+            return None
     what = "no sentence with words" if worded == 0 else "only 1 sentence with words"
     return (
         f"output has {what}: stability compares sentences with each other, so there is not enough text to "

@@ -4,10 +4,12 @@ import re
 
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 from hypothesis.strategies import sampled_from, text
 from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
 
 from scoring import create_tone_scorer
+from scoring.tone import afinn
 from scoring.tone.scorer import MIN_STABILITY_SENTENCES, UNMEASURED_NOTE, stability_note
 
 VADER = SentimentIntensityAnalyzer()
@@ -181,3 +183,16 @@ def test_tone_scores_a_300000_character_text(engine: str, splitter: str) -> None
     sentences = result.preprocess_step_result["sentences"]
     assert len(sentences) >= 300_000 // len(sentence) and 0.0 <= result.score <= 1.0  # type: ignore[arg-type]
     assert create_tone_scorer("Happy to help!", engine=engine).run(output=text).score >= 0.0
+
+
+_AFINN_WORDS = st.sampled_from(
+    ["good", "bad", "not", "don't", "Not", "GOOD", "constructor", "love", "hate", "x", " ", "  ", "\n", "\t", "\r",
+     ".", "!", "?", "-", "'", "😂", "é", "\u00a0", "\x00", "\x1c"]
+)  # fmt: skip
+
+
+@settings(max_examples=500, deadline=None)
+@given(words=st.lists(_AFINN_WORDS, max_size=16))
+def test_afinn_comparative_equals_the_full_analysis(words: list[str]) -> None:
+    text = "".join(words)
+    assert repr(afinn.comparative(text)) == repr(afinn.analyze(text).comparative)
