@@ -98,6 +98,7 @@ async def _drive(browser: Browser, url: str, session: Session) -> None:
     context = await browser.new_context(viewport={"width": 1200, "height": 900})
     try:
         page = await context.new_page()
+        page.set_default_timeout(120_000)  # fill/press wait for the text area while 10 sessions rerun at once
         start = time.perf_counter()
         await page.goto(f"{url}/tone")
         box, metric = page.locator(BOX), page.locator(METRIC).first
