@@ -123,10 +123,10 @@ def korean(training: object) -> str:
 
     frame = training.sets["nsmc"].frame  # type: ignore[attr-defined]
     label, stars = frame["label"].to_numpy(), frame["rating"].to_numpy()
-    coef, b = fit_on(training, ["tweets", "movies", "amazon"])  # type: ignore[arg-type]
+    english_only = fit_on(training, ["tweets", "movies", "amazon"], "nsmc")  # type: ignore[arg-type]
     engines = {
         "e5, nested 5-fold CV (Korean in training)": training.cv_predictions["nsmc"],  # type: ignore[attr-defined]
-        "e5 head trained on English only": training.embeddings["nsmc"].astype(float) @ coef + b,  # type: ignore[attr-defined]
+        "e5 heads trained on English only": english_only,
         "VADER": np.array(get_engine("vader").polarities(frame["text"].tolist())),
         "AFINN": np.array(get_engine("afinn").polarities(frame["text"].tolist())),
     }
@@ -345,8 +345,9 @@ def explanations(training: object) -> str:
         agree = total = top = 0
         for text in chosen:
             words = occlusion_words(text)
-            base = head.raw(embed([text]))[0]
-            values = base - head.raw(embed([occlude(text, a, b) for _, a, b in words]))
+            base = head.raw(embed([text]), [text])[0]
+            variants = [occlude(text, a, b) for _, a, b in words]
+            values = base - head.raw(embed(variants), variants)
             valences = np.array([lexicon.get(w.lower(), 0) for w, _, _ in words])
             strong = np.abs(valences) >= 1.5
             total += int(strong.sum())

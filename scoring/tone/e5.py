@@ -1,9 +1,15 @@
 """The e5 sentiment engine: a linear head on multilingual-e5-small embeddings, trained on human ratings.
 
 ``polarity(text) = clip(gain * (coef . embed(text) + intercept), -1, 1)``: the mean rating people would
-give the text on -1 (extremely negative) .. +1 (extremely positive), 0 neutral. The head
-(``data/e5_head.json``) is fitted by ``python -m tools.train_e5_tone`` on the VADER tweets, movie and
-Amazon snippets and the Korean NSMC reviews; the file holds the training command, the data's SHA-256 and
+give the text on -1 (extremely negative) .. +1 (extremely positive), 0 neutral. Mostly-Latin text in which
+VADER or AFINN finds a sentiment word is scored by a second, lexicon head instead, whose input also holds
+those engines' scores of the same text (VADER's compound, AFINN's comparative, standardised as the file
+records): they add what the embedding misses on short social text (emoticons, "!!!", ALL CAPS). Other
+text (Chinese, Japanese, Korean, English without a lexicon word) keeps the plain head: a head that leans on
+the lexicons reads the embedding alone more timidly (its embedding weights are smaller), which would
+narrow the scores of the texts the lexicons cannot read. The heads (``data/e5_head.json``) are fitted by
+``python -m tools.train_e5_tone`` on the VADER tweets, movie and Amazon snippets and the Korean NSMC
+reviews; the file holds the training command, the data's SHA-256 and
 the cross-validated and held-out scores. Embeddings come from :mod:`scoring.text.embeddings` (one model
 per process, batched, cached per text), so a sentence is embedded once however often it is scored.
 
@@ -11,7 +17,8 @@ per process, batched, cached per text), so a sentence is embedded once however o
 ``___``, which keeps the sentence's shape), and a word's value is how much the polarity drops without it
 (positive: the word pushed the sentence up), measured before the clip to [-1, 1] so that a sentence at +1
 still shows which words put it there. On 73 rated English sentences the blank agreed with the sign of
-VADER's strong lexicon words 87% of the time, deleting the word outright 76% (``docs/engines.md``).
+VADER's strong lexicon words 92% of the time, deleting the word outright 86% (87% and 76% with the plain
+head alone; ``docs/engines.md``).
 Chinese characters count as words, and runs of hiragana or katakana as one word each; punctuation is never left out.
 Sentences of more than :data:`MAX_EXPLAIN_WORDS` words are not explained (the cost grows with the
 length, and single words matter little in a long sentence), and words that move the polarity by less
@@ -24,7 +31,7 @@ import json
 import threading
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
@@ -33,7 +40,20 @@ import numpy.typing as npt
 
 from scoring.text.embeddings import CACHED_CHARS, embed, require_encoder
 
-__all__ = ["HEAD_PATH", "MAX_EXPLAIN_WORDS", "MIN_DRIVER", "E5Engine", "E5Head", "load_head", "occlusion_words"]
+__all__ = [
+    "HEAD_PATH",
+    "LEXICON_ENGINES",
+    "MAX_EXPLAIN_WORDS",
+    "MIN_DRIVER",
+    "E5Engine",
+    "E5Head",
+    "LinearHead",
+    "lexicon_rows",
+    "lexicon_scores",
+    "load_head",
+    "mostly_latin",
+    "occlusion_words",
+]
 
 HEAD_PATH = Path(__file__).resolve().parent / "data" / "e5_head.json"
 MAX_EXPLAIN_WORDS = 40
@@ -61,30 +81,116 @@ def _kind(char: str) -> str:
     return ""
 
 
-@dataclass(frozen=True, slots=True)
-class E5Head:
-    """The linear head: polarity = clip(gain * (coef . x + intercept), -1, 1)."""
+LEXICON_ENGINES = ("vader", "afinn")  # lexicon engines whose scores the lexicon head takes as extra features
 
-    coef: npt.NDArray[np.float32]
+
+def lexicon_scores(engines: Sequence[str], texts: Sequence[str]) -> npt.NDArray[np.float64]:
+    """Return each text's polarity under each lexicon engine, shape (len(texts), len(engines))."""
+    from scoring.tone.engines import get_engine  # here: engines.py imports this module
+
+    columns = [np.asarray(get_engine(name).polarities(texts), dtype=np.float64) for name in engines]
+    return np.column_stack(columns) if columns else np.zeros((len(texts), 0))
+
+
+def mostly_latin(text: str) -> bool:
+    """Whether more than half of the letters of ``text`` are Latin (True for a text without letters).
+
+    >>> [mostly_latin(t) for t in ("Great job :)", "정말 재밌다 :)", "정말 fun fun 한 영화다", "♥")]
+    [True, False, False, True]
+    """
+    letters = latin = 0
+    for char in text:
+        if char.isalpha():
+            letters += 1
+            latin += char < "\u0250"  # Basic Latin .. Latin Extended-B
+    return latin * 2 > letters or letters == 0
+
+
+def lexicon_rows(scores: npt.NDArray[np.float64], texts: Sequence[str]) -> npt.NDArray[np.bool_]:
+    """Texts the lexicon head scores: mostly Latin letters, and a lexicon engine found a sentiment word."""
+    found = (scores != 0).any(axis=1) if scores.shape[1] else np.zeros(len(texts), dtype=bool)
+    latin: npt.NDArray[np.bool_] = np.array([mostly_latin(t) for t in texts], dtype=bool)
+    return found & latin
+
+
+@dataclass(frozen=True, slots=True)
+class LinearHead:
+    """One head: ``gain * (coef . x + lexicon_coef . z + intercept)``, z the standardised lexicon scores."""
+
+    coef: npt.NDArray[np.float64]
     intercept: float
     gain: float
+    lexicon_coef: npt.NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
+    lexicon_mean: npt.NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
+    lexicon_std: npt.NDArray[np.float64] = field(default_factory=lambda: np.ones(0))
+    lexicon_weight: float = 1.0
 
-    def raw(self, vectors: npt.NDArray[np.float32]) -> npt.NDArray[np.float64]:
-        """``gain * (coef . x + intercept)`` for each row, before clipping."""
-        return (vectors.astype(np.float64) @ self.coef.astype(np.float64) + self.intercept) * self.gain
+    def raw(self, vectors: npt.NDArray[np.float32], scores: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+        """The head's output before the clip, for embeddings and lexicon scores (one row per text)."""
+        linear = vectors.astype(np.float64) @ self.coef + self.intercept
+        if len(self.lexicon_coef):
+            z = (scores - self.lexicon_mean) / self.lexicon_std * self.lexicon_weight
+            linear = linear + z @ self.lexicon_coef
+        return linear * self.gain
 
-    def apply(self, vectors: npt.NDArray[np.float32]) -> list[float]:
-        """The polarity of each row: ``raw`` clipped to [-1, 1], rounded to 4 decimals."""
-        return [round(float(v), _DIGITS) + 0.0 for v in np.clip(self.raw(vectors), -1.0, 1.0)]
+
+@dataclass(frozen=True, slots=True)
+class E5Head:
+    """The plain head, and the lexicon head for the texts :func:`lexicon_rows` picks (if the file has one).
+
+    polarity = clip(head.raw(embedding, lexicon scores), -1, 1), head = ``lexical`` for mostly-Latin text in which
+    VADER or AFINN finds a sentiment word, else ``plain`` (which reads the embedding alone).
+    """
+
+    plain: LinearHead
+    lexicon: tuple[str, ...] = ()
+    lexical: LinearHead | None = None
+
+    def raw(self, vectors: npt.NDArray[np.float32], texts: Sequence[str]) -> npt.NDArray[np.float64]:
+        """The polarity of each row (the embedding of ``texts``) before the clip to [-1, 1]."""
+        if len(vectors) != len(texts):
+            raise ValueError(f"vectors must hold one row per text; got {len(vectors)} rows for {len(texts)} texts.")
+        out = self.plain.raw(vectors, np.zeros((len(texts), 0)))
+        if self.lexical is not None and len(texts):
+            scores = lexicon_scores(self.lexicon, texts)
+            rows = lexicon_rows(scores, texts)
+            if rows.any():
+                out[rows] = self.lexical.raw(vectors[rows], scores[rows])
+        return out
+
+    def apply(self, vectors: npt.NDArray[np.float32], texts: Sequence[str]) -> list[float]:
+        """The polarity of each text: ``raw`` clipped to [-1, 1], rounded to 4 decimals."""
+        return [round(float(v), _DIGITS) + 0.0 for v in np.clip(self.raw(vectors, texts), -1.0, 1.0)]
+
+
+def _vector(path: Path, data: dict[str, object], key: str, size: int) -> npt.NDArray[np.float64]:
+    value = np.asarray(data[key], dtype=np.float64)
+    if value.shape != (size,):
+        raise ValueError(f"{path}: {key} must hold {size} numbers; got {value.shape}.")
+    return value
 
 
 def load_head(path: Path = HEAD_PATH) -> E5Head:
-    """Read the head's weights from ``path`` (the file ``tools/train_e5_tone.py`` writes)."""
+    """Read the heads' weights from ``path`` (the file ``tools/train_e5_tone.py`` writes)."""
     data = json.loads(path.read_text(encoding="utf-8"))
-    coef = np.asarray(data["coef"], dtype=np.float32)
-    if coef.shape != (384,):
-        raise ValueError(f"{path}: coef must hold 384 numbers; got {coef.shape}.")
-    return E5Head(coef, float(data["intercept"]), float(data["gain"]))
+    plain = LinearHead(_vector(path, data, "coef", 384), float(data["intercept"]), float(data["gain"]))
+    if "lexicon_head" not in data:
+        return E5Head(plain)
+    lex = data["lexicon_head"]
+    engines = tuple(lex["engines"])
+    if not engines or set(engines) - set(LEXICON_ENGINES):
+        raise ValueError(f"{path}: lexicon_head.engines must be some of {list(LEXICON_ENGINES)}; got {list(engines)}.")
+    n = len(engines)
+    lexical = LinearHead(
+        _vector(path, lex, "coef", 384),
+        float(lex["intercept"]),
+        float(lex["gain"]),
+        _vector(path, lex, "lexicon_coef", n),
+        _vector(path, lex, "mean", n),
+        _vector(path, lex, "std", n),
+        float(lex["weight"]),
+    )
+    return E5Head(plain, engines, lexical)
 
 
 @cache
@@ -154,7 +260,7 @@ class E5Engine:
             found = {t: v for t in dict.fromkeys(texts) if (v := self._cache.get(t)) is not None}
         new = [t for t in dict.fromkeys(texts) if t not in found]
         if new:
-            values = _head().apply(embed(new))
+            values = _head().apply(embed(new), new)
             found.update(zip(new, values, strict=True))
             with self._lock:
                 self._cache.update((t, v) for t, v in zip(new, values, strict=True) if len(t) <= CACHED_CHARS)
@@ -182,7 +288,8 @@ class E5Engine:
         if not texts:
             return []
         # Drops of the unclipped value: a sentence at the clip (+1) still shows which words put it there.
-        scores = [float(v) for v in _head().raw(embed([*texts, *variants]))]
+        every = [*texts, *variants]
+        scores = [float(v) for v in _head().raw(embed(every), every)]
         full, rest = scores[: len(texts)], scores[len(texts) :]
         out: list[list[tuple[str, float]]] = []
         pos = 0

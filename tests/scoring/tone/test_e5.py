@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import csv
+import json
 import math
 import platform
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scoring import create_tone_scorer
-from scoring.text.embeddings import EncoderUnavailable, encoder_available
+from scoring.text.embeddings import EncoderUnavailable, embed, encoder_available
 from scoring.tone import e5 as e5_module
 from scoring.tone.e5 import MAX_EXPLAIN_WORDS, MIN_DRIVER, E5Engine, load_head, occlusion_words
 from scoring.tone.engines import get_engine
@@ -38,7 +40,33 @@ CJK_REPLIES = Path(__file__).parents[1] / "data" / "support_replies_cjk.csv"
 
 def test_shipped_head_has_384_weights() -> None:
     head = load_head()
-    assert head.coef.shape == (384,) and math.isfinite(head.intercept) and head.gain > 0
+    assert head.plain.coef.shape == (384,) and math.isfinite(head.plain.intercept) and head.plain.gain > 0
+    assert head.lexicon == ("vader", "afinn") and head.lexical is not None and head.lexical.coef.shape == (384,)
+    assert head.lexical.lexicon_coef.shape == (2,) and all(head.lexical.lexicon_std > 0)
+
+
+def test_lexicon_head_scores_mostly_latin_text_with_a_lexicon_word_and_the_plain_head_the_rest() -> None:
+    """polarity = clip(gain * (coef . x + lexicon_coef . (lexicon - mean) / std * weight + intercept), -1, 1)."""
+    head = load_head()
+    assert head.lexical is not None
+    texts = [
+        "Great job!!! :)",
+        "great job",
+        "The parcel came on a Tuesday.",
+        "정말 최악의 서비스였어요 :(",
+        "太好了 :)",
+    ]
+    vectors = embed(texts).astype(float)
+    lexicon = np.array([[get_engine(n).polarity(t) for n in ("vader", "afinn")] for t in texts])
+    z = (lexicon - head.lexical.lexicon_mean) / head.lexical.lexicon_std * head.lexical.lexicon_weight
+    lexical = head.lexical.gain * (vectors @ head.lexical.coef + z @ head.lexical.lexicon_coef + head.lexical.intercept)
+    plain = head.plain.gain * (vectors @ head.plain.coef + head.plain.intercept)
+    uses_lexicon = [True, True, False, False, False]  # no lexicon word in the third; Hangul and Han text
+    assert lexicon[2].tolist() == [0.0, 0.0] and lexicon[3, 0] < 0 and lexicon[4, 0] > 0
+    expected = np.clip(np.where(uses_lexicon, lexical, plain), -1, 1)
+    assert get_engine("e5").polarities(texts) == pytest.approx(expected, abs=1e-4)
+    # VADER's reading of "!!! :)" lifts the first above the second by more than the embedding alone does
+    assert lexical[0] - lexical[1] > plain[0] - plain[1] > 0
 
 
 @pytest.mark.parametrize(("text", "sign"), CLEAR, ids=[f"{s:+d}-{t[:12]}" for t, s in CLEAR])
@@ -171,5 +199,16 @@ def test_head_file_with_wrong_size_is_refused(tmp_path) -> None:  # type: ignore
     bad = tmp_path / "head.json"
     bad.write_text('{"coef": [0.1, 0.2], "intercept": 0, "gain": 1}')
     with pytest.raises(ValueError, match="coef must hold 384 numbers"):
+        load_head(bad)
+    lexical = {"engines": ["vader", "sentiwordnet"], "mean": [0, 0], "std": [1, 1], "lexicon_coef": [1, 1]}
+    lexical |= {"coef": [0.0] * 384, "intercept": 0, "gain": 1, "weight": 1}
+    bad.write_text(json.dumps({"coef": [0.0] * 384, "intercept": 0, "gain": 1, "lexicon_head": lexical}))
+    with pytest.raises(
+        ValueError, match=r"engines must be some of \['vader', 'afinn'\]; got \['vader', 'sentiwordnet'\]"
+    ):
+        load_head(bad)
+    lexical |= {"engines": ["vader", "afinn"], "lexicon_coef": [1]}
+    bad.write_text(json.dumps({"coef": [0.0] * 384, "intercept": 0, "gain": 1, "lexicon_head": lexical}))
+    with pytest.raises(ValueError, match=r"lexicon_coef must hold 2 numbers; got \(1,\)"):
         load_head(bad)
     assert e5_module.HEAD_PATH.name == "e5_head.json"

@@ -15,7 +15,7 @@ import pytest
 
 from scoring.tone.e5 import HEAD_PATH
 from tools.e5_data import DEFAULT_DATA, HELD_OUT, SETS, TRAINING_SETS, cache_dir, is_cached, load_set, sha256
-from tools.train_e5_tone import ALPHAS, COMMAND, heads_match, train
+from tools.train_e5_tone import ALPHAS, COMMAND, LEXICON, LEXICON_WEIGHT, heads_match, train
 
 SHIPPED = json.loads(HEAD_PATH.read_text(encoding="utf-8"))
 HAVE_DATA = all((DEFAULT_DATA / SETS[name][0]).is_file() for name in SETS)
@@ -25,6 +25,10 @@ def test_head_records_its_command_and_shape() -> None:
     assert SHIPPED["command"] == COMMAND == "python -m tools.train_e5_tone"
     assert len(SHIPPED["coef"]) == 384 and all(isinstance(c, float) for c in SHIPPED["coef"])
     assert SHIPPED["alpha"] in ALPHAS and SHIPPED["gain"] > 0
+    lexical = SHIPPED["lexicon_head"]
+    assert lexical["engines"] == list(LEXICON) and lexical["weight"] == LEXICON_WEIGHT and len(lexical["coef"]) == 384
+    assert all(len(lexical[k]) == len(LEXICON) for k in ("mean", "std", "lexicon_coef"))
+    assert lexical["alpha"] in ALPHAS and lexical["gain"] > 0
 
 
 def test_nyt_is_held_out_never_trained_on() -> None:
@@ -66,5 +70,7 @@ def test_heads_match_notices_a_changed_weight_or_score() -> None:
     changed = json.loads(json.dumps(SHIPPED))
     changed["coef"][7] += 1e-3
     changed["scores"]["nyt"]["pearson"] += 1e-3
-    assert heads_match(SHIPPED, changed) == ["coef", "scores.nyt.pearson"]
+    changed["lexicon_head"]["std"][1] += 1e-3
+    changed["lexicon_head"]["gain"] += 1e-3
+    assert heads_match(SHIPPED, changed) == ["coef", "lexicon_head.gain", "lexicon_head.std", "scores.nyt.pearson"]
     assert heads_match(SHIPPED, SHIPPED) == []
