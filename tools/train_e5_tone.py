@@ -26,7 +26,7 @@ Method, all on the training sets only:
   is fitted on all training rows with the alpha chosen on all of them.
 * Two heads, fitted the same way. The plain head reads the 384 embedding dimensions. The lexicon head
   also reads the lexicon engines' scores of the same text (``LEXICON``: VADER's compound and AFINN's
-  comparative, as ``scoring.tone.e5.lexicon_scores`` computes them at scoring time), each standardised by
+  comparative, as ``scoring.tone.lexicons.lexicon_scores`` computes them at scoring time), each standardised by
   its weighted mean and standard deviation over the training rows and multiplied by ``LEXICON_WEIGHT`` (a
   small weight lets the ridge penalty shrink them like an embedding dimension; a large one leaves them all
   but unpenalised). The lexicon head scores the texts ``scoring.tone.e5.lexicon_rows`` picks (mostly Latin
@@ -62,7 +62,8 @@ from scipy import stats
 from sklearn.metrics import roc_auc_score
 from threadpoolctl import threadpool_limits
 
-from scoring.tone.e5 import LEXICON_ENGINES, lexicon_rows, lexicon_scores
+from scoring.tone.e5 import LEXICON_ENGINES, lexicon_rows
+from scoring.tone.lexicons import lexicon_scores
 from tools.e5_data import (
     DEFAULT_DATA,
     HELD_OUT,
@@ -394,7 +395,7 @@ def fit_heads(run: Training, data: Path) -> None:
         assert run.feature_mean is not None and run.feature_std is not None
         run.head["lexicon_head"] = {
             "engines": list(features),
-            "what": "VADER compound, AFINN comparative (scoring.tone.e5.lexicon_scores)",
+            "what": "VADER compound, AFINN comparative (scoring.tone.lexicons.lexicon_scores)",
             "weight": run.feature_weight,
             "weights_tried": list(LEXICON_WEIGHTS),
             "mean": [float(v) for v in run.feature_mean],

@@ -39,6 +39,7 @@ import numpy as np
 import numpy.typing as npt
 
 from scoring.text.embeddings import CACHED_CHARS, embed, require_encoder
+from scoring.tone.lexicons import lexicon_scores
 
 __all__ = [
     "HEAD_PATH",
@@ -49,7 +50,6 @@ __all__ = [
     "E5Head",
     "LinearHead",
     "lexicon_rows",
-    "lexicon_scores",
     "load_head",
     "mostly_latin",
     "occlusion_words",
@@ -82,14 +82,6 @@ def _kind(char: str) -> str:
 
 
 LEXICON_ENGINES = ("vader", "afinn")  # lexicon engines whose scores the lexicon head takes as extra features
-
-
-def lexicon_scores(engines: Sequence[str], texts: Sequence[str]) -> npt.NDArray[np.float64]:
-    """Return each text's polarity under each lexicon engine, shape (len(texts), len(engines))."""
-    from scoring.tone.engines import get_engine  # here: engines.py imports this module
-
-    columns = [np.asarray(get_engine(name).polarities(texts), dtype=np.float64) for name in engines]
-    return np.column_stack(columns) if columns else np.zeros((len(texts), 0))
 
 
 def mostly_latin(text: str) -> bool:

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 from vaderSentiment.vaderSentiment import BOOSTER_DICT, SentimentIntensityAnalyzer, SentiText
 
 from scoring.text.splitters import split_smart
-from scoring.tone.engines import _vader_emoji_text, _vader_valences, get_engine
+from scoring.tone.engines import get_engine
+from scoring.tone.lexicons import _vader_emoji_text, _vader_valences
 
 DATA = Path(__file__).parent.parent / "data"
 REFERENCE = SentimentIntensityAnalyzer()
