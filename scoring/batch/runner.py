@@ -179,6 +179,8 @@ def _die_with(parent: int) -> None:
 
     try:
         handle = os.pidfd_open(parent)
+    except ProcessLookupError:  # the parent died while this worker was being made: nobody will send it work
+        os._exit(1)
     except (AttributeError, OSError):  # not Linux, or a kernel before 5.3: the pool's own checks remain
         return
 

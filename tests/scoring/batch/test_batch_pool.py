@@ -86,6 +86,21 @@ def test_workers_and_the_fork_server_end_when_their_parent_is_killed(method: str
     assert wait_until_gone(below) == set(), [cmdline(p)[:80] for p in below]
 
 
+def test_a_worker_made_after_its_parent_died_exits_at_once() -> None:
+    """The race behind a fork server left running: the parent is killed while a worker is being made.
+
+    The worker's watch on its parent cannot open (the parent is gone); before, it then waited for work
+    forever, keeping the fork server and the resource tracker alive.
+    """
+    root = Path(__file__).resolve().parents[3]
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    code = f"from scoring.batch import runner; runner._die_with({gone.pid}); import time; time.sleep(600)"
+    done = subprocess.run([sys.executable, "-c", code], cwd=root, env={**os.environ, "PYTHONPATH": str(root)},
+                          timeout=120, check=False)  # fmt: skip
+    assert done.returncode == 1
+
+
 def test_workers_send_back_only_new_columns_and_the_table_matches_one_process() -> None:
     """Input columns stay in the parent and are put back in place, whatever they hold."""
     rows = 1200
