@@ -105,9 +105,7 @@ class SentenceVerdict:
             "probability": self.probability,
             "modelProbability": self.model_probability,
             "kinds": list(self.kinds),
-            "triggers": [
-                {"kind": t.kind, "rule": t.rule, "match": t.match, "confidence": t.confidence} for t in self.triggers
-            ],
+            "triggers": [t.to_dict() for t in self.triggers],
         }
 
 

@@ -170,9 +170,7 @@ class E5Verdict:
             "probability": self.probability,
             "kinds": list(self.kinds),
             "kindProbabilities": dict(self.kind_probabilities),
-            "triggers": [
-                {"kind": t.kind, "rule": t.rule, "match": t.match, "confidence": t.confidence} for t in self.triggers
-            ],
+            "triggers": [t.to_dict() for t in self.triggers],
         }
 
 

@@ -263,6 +263,10 @@ class Trigger:
     confidence: float
     match: str
 
+    def to_dict(self) -> dict[str, object]:
+        """Return the trigger as verdicts export it."""
+        return {"kind": self.kind, "rule": self.rule, "match": self.match, "confidence": self.confidence}
+
 
 def _compile(pattern: str) -> re.Pattern[str]:
     """Expand ``{NAME}`` word lists, read a space as ``\\s+``, ignore case."""
