@@ -39,8 +39,8 @@ def show_status(result: Any) -> list[str]:
     lines = problem_lines(result.skipped, result.errors, len(result.table))
     if result.spec is not None:  # which column was used for what, as said before the run
         st.caption(f"**Scored** {plan_text(result.spec)}")
-    caveats = bool(result.language_notice() or result.unmeasured_notices())
-    if not lines and not caveats:
+    language, unmeasured = result.language_notice(), result.unmeasured_notices()  # each scans the table once
+    if not lines and not (language or unmeasured):
         st.success(f"All {len(result.table):,} rows were scored by every scorer.", icon=":material/check_circle:")
     elif not lines:  # every row scored, but some scores do not mean what they seem: no green banner
         st.info(f"All {len(result.table):,} rows were scored by every scorer; read the notes below before the "
@@ -50,11 +50,11 @@ def show_status(result: Any) -> list[str]:
         with st.expander(f"Rows not scored ({len(result.skipped)}) and errors ({len(result.errors)})"):
             st.dataframe(result.skipped, hide_index=True, key="batch.skipped")
             st.dataframe(result.errors, hide_index=True, key="batch.errors")
-    if notice := result.language_notice():
+    if notice := language:
         st.warning(escape_markdown(f"{notice} The column {warnings_column(TONE.id)} in the table says which language."),
                    icon=":material/translate:")  # fmt: skip
         lines = [*lines, notice]
-    for notice in result.unmeasured_notices():
+    for notice in unmeasured:
         why = f"{notice} The column {warnings_column(TONE.id)} in the table says why, row by row."
         st.warning(f"**Not enough text.** {escape_markdown(why)}", icon=":material/short_text:")
         lines = [*lines, notice]
