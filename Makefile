@@ -15,10 +15,10 @@ JOBS ?= $(shell n=$$(nproc); echo $$(( n < 4 ? n : 4 )))
 
 .PHONY: run test lint format bench setup clean
 
-run: $(VENV)/.runtime
+run: $(VENV)/.runtime $(VENV)/.native
 	$(PY) -m streamlit run app.py --server.port $(PORT) --server.address localhost
 
-test: $(VENV)/.dev $(ORACLE)/node_modules/.installed /usr/bin/chromium $(POSTGRES)
+test: $(VENV)/.dev $(VENV)/.native $(ORACLE)/node_modules/.installed /usr/bin/chromium $(POSTGRES)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
@@ -28,10 +28,10 @@ test: $(VENV)/.dev $(ORACLE)/node_modules/.installed /usr/bin/chromium $(POSTGRE
 lint:
 	$(VENV)/bin/ruff check --fix . && $(VENV)/bin/ruff format .
 
-bench: $(VENV)/.dev $(ORACLE)/node_modules/.installed
+bench: $(VENV)/.dev $(VENV)/.native $(ORACLE)/node_modules/.installed
 	$(PY) -m bench
 
-setup: $(VENV)/.dev $(ORACLE)/node_modules/.installed /usr/bin/chromium $(POSTGRES)
+setup: $(VENV)/.dev $(VENV)/.native $(ORACLE)/node_modules/.installed /usr/bin/chromium $(POSTGRES)
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -45,6 +45,12 @@ $(VENV)/.dev: requirements.txt requirements-dev.txt | $(VENV)/bin/python
 	$(PY) -m pip install --quiet -r requirements-dev.txt
 	touch $@ $(VENV)/.runtime
 
+# The compiled cores (C twins of hot code, scoring/native.py), built in place. Without a C compiler the build
+# fails, the package warns and runs its Python code instead (same results), and the next make tries again.
+$(VENV)/.native: setup.py $(wildcard scoring/*/*.c scoring/*/*.h) | $(VENV)/.runtime
+	$(PY) setup.py --quiet build_ext --inplace && touch $@ \
+	  || echo "warning: the compiled cores were not built; the Python code will run (same results, slower)" >&2
+
 $(ORACLE)/node_modules/.installed: $(ORACLE)/package.json $(ORACLE)/package-lock.json
 	cd $(ORACLE) && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
@@ -57,4 +63,4 @@ $(POSTGRES):
 	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
 
 clean:
-	rm -rf $(VENV) $(ORACLE)/node_modules
+	rm -rf $(VENV) $(ORACLE)/node_modules build scoring/*/*.so

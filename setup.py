@@ -1,0 +1,19 @@
+"""Builds the compiled cores in place: ``python setup.py build_ext --inplace`` (``make run`` and ``make test`` do).
+
+Each core is a C twin of hot Python code, loaded by ``scoring.native.load``. Where a core cannot be built (no
+C compiler, no Python headers), the package warns once and runs the Python code, with the same results.
+``-ffp-contract=off``: no fused multiply-add, so every float operation rounds as CPython's does.
+"""
+
+from setuptools import Extension, setup
+
+CORES: dict[str, str] = {  # module -> C source; scoring.native.load(module) imports it
+}
+
+FLAGS = ["-O2", "-ffp-contract=off"]
+
+setup(
+    name="tone-explorer",
+    packages=[],
+    ext_modules=[Extension(m, [src], extra_compile_args=FLAGS) for m, src in CORES.items()],
+)
