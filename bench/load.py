@@ -6,6 +6,9 @@ then drives it with Playwright in Debian's headless Chromium: each session is it
 library gives that text. Latency is from pressing Ctrl+Enter to the score on screen. The same flow is
 first measured with one session alone (the baseline of this run), then with all sessions at once,
 while a probe times the server's health endpoint. Every session must see its own score, never another's.
+Then browserless sessions speak the websocket protocol to the same server: the server-side time of a score
+update. ``--baseline REF`` first measures the dashboard at git revision REF (exported to a temporary folder,
+same packages), so before and after come from one run; a last table gives issue 14's targets for both.
 """
 
 from __future__ import annotations
@@ -16,12 +19,14 @@ import os
 import random
 import statistics
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import psutil
 from playwright.async_api import Browser, async_playwright, expect
 
+from bench.revision import exported
 from bench.server import Server, health_latency, streamlit_server
 from bench.ws_session import score_texts
 from scoring import create_tone_scorer
@@ -130,7 +135,8 @@ async def measure(server: Server, sessions: int, rounds: int) -> dict[str, objec
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
-            await _drive(browser, url, plan(1, 1, seed=99)[0])  # warm-up: first run of app.py, caches, plotly.js
+            first = plan(1, 1, seed=99)[0]
+            await _drive(browser, url, first)  # warm-up: first run of app.py, caches, plotly.js
             await _drive(browser, url, work[0])  # the baseline: one session alone
             stop, health = asyncio.Event(), list[float]()
             me, streamlit = psutil.Process(), psutil.Process(server.pid)
@@ -144,7 +150,7 @@ async def measure(server: Server, sessions: int, rounds: int) -> dict[str, objec
             await probe
         finally:
             await browser.close()
-    return {"baseline": work[0], "sessions": work[1:], "health": health, "wall": wall, "cpu": cpu}
+    return {"first": first, "baseline": work[0], "sessions": work[1:], "health": health, "wall": wall, "cpu": cpu}
 
 
 async def measure_protocol(url: str, sessions: int, rounds: int) -> tuple[list[float], list[float]]:
@@ -215,23 +221,68 @@ def report(result: dict[str, object], sessions: int, rounds: int) -> str:
     return "\n".join(lines)
 
 
+def measure_tree(root: Path, sessions: int, rounds: int, counts: list[int]) -> dict[str, object]:
+    """Start the dashboard in ``root``; measure browser sessions, then browserless ones; return everything."""
+    with streamlit_server(root=root) as server:
+        result = run_measure(server, sessions, rounds)
+        result["protocol"] = {n: run_protocol(server.url, n, rounds) for n in counts}
+    return result
+
+
+def targets(results: dict[str, dict[str, object]], sessions: int) -> str:
+    """Issue 14's two dashboard targets for each measured tree, as a markdown table."""
+    labels = list(results)
+    lines = [
+        "| Target | " + " | ".join(labels) + " |",
+        "| --- | " + " | ".join("---:" for _ in labels) + " |",
+    ]
+
+    def row(label: str, value: Callable[[dict[str, object]], float]) -> str:
+        return f"| {label} | " + " | ".join(f"{value(results[k]):.2f} s" for k in labels) + " |"
+
+    def server_p95(r: dict[str, object]) -> float:
+        protocol: dict[int, tuple[list[float], list[float]]] = r["protocol"]  # type: ignore[assignment]
+        return percentile(protocol[sessions][1], 95)
+
+    def browser_p95(r: dict[str, object]) -> float:
+        return percentile([x for s in r["sessions"] for x in s.latencies], 95)  # type: ignore[attr-defined]
+
+    lines += [
+        row(f"server-side p95 of a score update, {sessions} sessions at once (target < 1 s)", server_p95),
+        row(f"in the browser, p95 of a score update, {sessions} sessions at once", browser_p95),
+        row("first score on a new page, 1 viewer (target < 2 s)", lambda r: r["baseline"].page_load),  # type: ignore[attr-defined]
+        row("first score on the first page after the server starts", lambda r: r["first"].page_load),  # type: ignore[attr-defined]
+    ]
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.load", description=__doc__.splitlines()[0])
     parser.add_argument("--sessions", type=int, default=10, help="concurrent browser sessions (10)")
     parser.add_argument("--rounds", type=int, default=3, help="score updates per session (3)")
     parser.add_argument("--protocol-sessions", default="10,50", help="browserless session counts (10,50)")
+    parser.add_argument("--baseline", metavar="REF", help="also measure the dashboard at this git revision, first")
     args = parser.parse_args()
-    counts = [int(n) for n in args.protocol_sessions.split(",") if n]
-    with streamlit_server() as server:
-        result = run_measure(server, args.sessions, args.rounds)
-        protocol = {n: run_protocol(server.url, n, args.rounds) for n in counts}
-    print(report(result, args.sessions, args.rounds))
-    print("\nThe server alone, without browsers (the websocket protocol; the same flow and checks):\n")
-    print("| Run | Measurements | p50 (s) | p95 (s) | max (s) | p50 vs baseline |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: |")
-    for n, (base, loaded) in protocol.items():
-        print(_row(f"score update, 1 session alone (baseline of the {n} below)", base, base))
-        print(_row(f"score update, {n} sessions at once", loaded, base))
+    counts = sorted({args.sessions, *(int(n) for n in args.protocol_sessions.split(",") if n)})
+    results: dict[str, dict[str, object]] = {}
+    if args.baseline:
+        with exported(args.baseline, prefix="load_baseline_") as folder:
+            results[f"before ({args.baseline})"] = measure_tree(folder, args.sessions, args.rounds, counts)
+    results["after (this tree)" if args.baseline else "this tree"] = measure_tree(
+        ROOT, args.sessions, args.rounds, counts
+    )
+    for label, result in results.items():
+        print(f"\n## {label}\n")
+        print(report(result, args.sessions, args.rounds))
+        print("\nThe server alone, without browsers (the websocket protocol; the same flow and checks):\n")
+        print("| Run | Measurements | p50 (s) | p95 (s) | max (s) | p50 vs baseline |")
+        print("| --- | ---: | ---: | ---: | ---: | ---: |")
+        protocol: dict[int, tuple[list[float], list[float]]] = result["protocol"]  # type: ignore[assignment]
+        for n, (base, loaded) in protocol.items():
+            print(_row(f"score update, 1 session alone (baseline of the {n} below)", base, base))
+            print(_row(f"score update, {n} sessions at once", loaded, base))
+    print("\n## Targets\n")
+    print(targets(results, args.sessions))
 
 
 if __name__ == "__main__":

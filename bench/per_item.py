@@ -18,10 +18,11 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+from bench.revision import exported
 
 ROOT = Path(__file__).resolve().parent.parent
 LABELS = ("tone, VADER (default)", "tone, AFINN as Mastra", "content similarity")
@@ -88,14 +89,12 @@ def ours(inputs: list[str], outputs: list[str], rounds: int) -> dict[str, tuple[
 
 def baseline(ref: str, inputs: list[str], outputs: list[str], rounds: int) -> dict[str, tuple[float, float]]:
     """Time the library at git revision ``ref`` with this harness, in a subprocess; return what ``ours`` returns."""
-    with tempfile.TemporaryDirectory(prefix="per_item_baseline_") as folder:
-        archive = subprocess.run(["git", "-C", str(ROOT), "archive", ref], capture_output=True, check=True).stdout
-        subprocess.run(["tar", "-x", "-C", folder], input=archive, check=True)
-        items = Path(folder) / "items.json"
+    with exported(ref, prefix="per_item_baseline_") as folder:
+        items = folder / "items.json"
         items.write_text(json.dumps({"inputs": inputs, "outputs": outputs}), encoding="utf-8")
         proc = subprocess.run(
             [sys.executable, str(Path(__file__).resolve()), "--time-items", str(items), "--rounds", str(rounds)],
-            cwd=folder, env={**os.environ, "PYTHONPATH": folder}, capture_output=True, check=False,
+            cwd=folder, env={**os.environ, "PYTHONPATH": str(folder)}, capture_output=True, check=False,
         )  # fmt: skip
         if proc.returncode != 0:
             raise SystemExit(f"timing {ref} failed:\n{proc.stderr.decode()[-2000:]}")

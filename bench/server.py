@@ -41,17 +41,17 @@ def health_latency(url: str) -> float:
 
 
 @contextmanager
-def streamlit_server(timeout: float = 90) -> Iterator[Server]:
-    """Start the server with no OpenAI key in its environment; yield it once healthy; stop it on exit.
+def streamlit_server(timeout: float = 90, root: Path = ROOT) -> Iterator[Server]:
+    """Start the dashboard in ``root`` with no OpenAI key in its environment; yield it once healthy; stop it on exit.
 
     Its output goes to a temporary file (never a pipe nobody reads), quoted in the error if it fails to start.
     """
     port = free_port()
     cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port), "--server.address",
            "127.0.0.1", "--server.headless", "true", "--server.fileWatcherType", "none"]  # fmt: skip
-    env = {**os.environ, "OPENAI_API_KEY": "", "PYTHONUNBUFFERED": "1"}
+    env = {**os.environ, "OPENAI_API_KEY": "", "PYTHONUNBUFFERED": "1", "PYTHONPATH": str(root)}
     with tempfile.TemporaryFile() as log:
-        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
         url = f"http://127.0.0.1:{port}"
         try:
             deadline = time.monotonic() + timeout
