@@ -7,6 +7,8 @@ Run ``python -m bench.language [--data DIR] [--candidates]``.
   languages plus English ones): top-1 language and whether a warning is raised.
 - ``--candidates`` also compares the raw top-1 of the detectors considered (py3langid, lingua),
   where they are installed; they are not project dependencies.
+- The second English fast path: how many texts still go to the model with it off and on, and whether any
+  warning (vader or e5) differs.
 Speed is texts per second with a cold cache (``detect_language.__wrapped__``).
 """
 
@@ -107,6 +109,33 @@ def compare(rows: list[tuple[str, str]], folder: Path) -> None:
         print(f"| {name} | {right}/{len(rows)} | {not_en} ({not_en / len(english):.2%}) | {speed:,.0f} |")
 
 
+def second_fast_path(folder: Path) -> None:
+    """Texts sent to the model, and warnings that differ, with the second fast path off and on."""
+    from bench.throughput import build_rows
+    from scoring.text import language
+
+    sets = {
+        "VADER ground truth": load(folder)["text"].tolist(),
+        "`python -m bench` replies (20,000)": build_rows(20_000)["output"].tolist(),
+        "languages.tsv + languages_latin.tsv": [t for _, t in load_languages() + load_languages(LATIN)],
+    }
+    on = language.ENGLISH_MIN_HITS
+    print("\n| texts | count | to the model, first fast path only | with the second | warnings that differ |")
+    print("| --- | ---: | ---: | ---: | ---: |")
+    for name, texts in sets.items():
+        found: dict[int, tuple[int, list[str | None]]] = {}
+        for hits in (10**9, on):  # 10**9: no text has that many words, so the second path never applies
+            language.ENGLISH_MIN_HITS = hits
+            language.detect_language.cache_clear()
+            model = sum(not english_by_fast_path(t) for t in texts)
+            found[hits] = model, [coverage_warning(t, engine) for t in texts for engine in ("vader", "e5")]
+        language.ENGLISH_MIN_HITS = on
+        language.detect_language.cache_clear()
+        (off_model, off_warn), (on_model, on_warn) = found[10**9], found[on]
+        differ = sum(a != b for a, b in zip(off_warn, on_warn, strict=True))
+        print(f"| {name} | {len(texts):,} | {off_model:,} | {on_model:,} | {differ} |")
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="folder with the ground-truth CSV files")
@@ -117,6 +146,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     other_languages(rows)
     print(f"\nLatin-script replies, half typed without diacritics ({LATIN.name}):\n")
     other_languages(load_languages(LATIN))
+    second_fast_path(args.data)
     if args.candidates:
         compare(rows, args.data)
 

@@ -178,3 +178,24 @@ def test_no_latin_script_reply_in_another_language_takes_the_english_fast_path()
     rows = load_languages(LATIN)
     assert len(rows) == 400 and "en" not in {code for code, _ in rows}
     assert [text for _, text in rows if language.english_by_fast_path(text)] == []
+
+
+def test_english_with_few_function_words_takes_the_second_fast_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    text = (
+        "Hate being blamed for other people's sloppy code. Adam Sandler is to Gary Cooper what a gnat is to a "
+        "racehorse. Long, but really fun weekend. So happy to be in a fun relationship again."
+    )
+    assert language.english_by_fast_path(text)
+    monkeypatch.setattr(language, "ENGLISH_MIN_HITS", 10**9)  # the first fast path alone sends it to the model
+    assert not language.english_by_fast_path(text)
+
+
+def test_a_reply_mixing_in_another_language_still_goes_to_the_model_and_is_warned() -> None:
+    text = (
+        "@anonymous das een eind geleden dat ik je nog op twitter heb gezien! hoe gaat het daar in utrecht? :) "
+        "Bogdanovich puts history in perspective and, via Kirsten Dunst's remarkable performance, he showcases "
+        "Davies as a young woman of great charm, generosity and diplomacy. poor quality pics, short battery"
+    )
+    assert not language.english_by_fast_path(text)
+    warning = language.coverage_warning(text, "vader")
+    assert warning is not None and "Dutch" in warning
