@@ -44,7 +44,7 @@ def _throughput_table(node: dict[str, dict[str, float]], ours: dict[str, tuple[i
     for key, (rows, seconds) in ours.items():
         label, workers = key.split("|")
         if label.startswith("tone"):
-            lines.append(f"| tone | ours, `{label}`, {workers} process(es) | {rows:,} | {_rate(rows, seconds):,.1f} | "
+            lines.append(f"| tone | ours, `{label}`, {workers} process(es) | {rows:,} | {_rate(rows, seconds):,.{0 if _rate(rows, seconds) >= 10 else 1}f} | "
                          f"{_ratio(_rate(rows, seconds) / tone)} |")  # fmt: skip
     lines.append(f"| similarity | `@mastra/evals` `createContentSimilarityScorer().run` (Node.js) | "
                  f"{node['mastraSimilarity']['rows']:,.0f} | {sim:,.0f} | 1.0x |")  # fmt: skip
