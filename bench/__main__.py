@@ -44,8 +44,10 @@ def _throughput_table(node: dict[str, dict[str, float]], ours: dict[str, tuple[i
     for key, (rows, seconds) in ours.items():
         label, workers = key.split("|")
         if label.startswith("tone"):
-            lines.append(f"| tone | ours, `{label}`, {workers} process(es) | {rows:,} | {_rate(rows, seconds):,.{0 if _rate(rows, seconds) >= 10 else 1}f} | "
-                         f"{_ratio(_rate(rows, seconds) / tone)} |")  # fmt: skip
+            rate = _rate(rows, seconds)
+            shown = f"{rate:,.0f}" if rate >= 10 else f"{rate:.1f}"
+            ratio = _ratio(rate / tone)
+            lines.append(f"| tone | ours, `{label}`, {workers} process(es) | {rows:,} | {shown} | {ratio} |")
     lines.append(f"| similarity | `@mastra/evals` `createContentSimilarityScorer().run` (Node.js) | "
                  f"{node['mastraSimilarity']['rows']:,.0f} | {sim:,.0f} | 1.0x |")  # fmt: skip
     for key, (rows, seconds) in ours.items():
