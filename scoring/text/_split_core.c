@@ -37,8 +37,9 @@ typedef struct {
     char key[KEY_MAX];
 } Slot;
 
-static Slot table[TABLE_SIZE];
-static Py_ssize_t table_used;
+static Slot table[TABLE_SIZE];   /* the words splitting reads */
+static Slot staged[TABLE_SIZE];  /* configure fills it, then copies it to table if every word was good */
+static Py_ssize_t staged_used;
 static int configured;
 static PyObject *span_type;              /* scoring.text.splitters.Span */
 static PyObject *span_fields[3];         /* its member descriptors: text, start, end */
@@ -82,21 +83,21 @@ static int add_word(PyObject *word, int flag) {
         return -1;
     }
     size_t h = hash_bytes(s, n) & (TABLE_SIZE - 1);
-    while (table[h].len) {
-        if (table[h].len == n && memcmp(table[h].key, s, (size_t)n) == 0) {
-            table[h].flags |= (uchar)flag;
+    while (staged[h].len) {
+        if (staged[h].len == n && memcmp(staged[h].key, s, (size_t)n) == 0) {
+            staged[h].flags |= (uchar)flag;
             return 0;
         }
         h = (h + 1) & (TABLE_SIZE - 1);
     }
-    if (2 * (table_used + 1) > TABLE_SIZE) {
+    if (2 * (staged_used + 1) > TABLE_SIZE) {
         PyErr_SetString(PyExc_ValueError, "too many words for the core's table (TABLE_SIZE in _split_core.c).");
         return -1;
     }
-    table[h].len = (uchar)n;
-    table[h].flags = (uchar)flag;
-    memcpy(table[h].key, s, (size_t)n);
-    table_used++;
+    staged[h].len = (uchar)n;
+    staged[h].flags = (uchar)flag;
+    memcpy(staged[h].key, s, (size_t)n);
+    staged_used++;
     return 0;
 }
 
@@ -133,6 +134,9 @@ static int is_alpha(uchar c) { return is_lower(c) || is_upper(c); }
 static int is_wordish(uchar c) { return is_alpha(c) || is_digit(c); }          /* _WORDISH_RE */
 static int is_word(uchar c) { return is_wordish(c) || c == '_' || c == '\''; } /* [\w'’] */
 static uchar to_lower(uchar c) { return is_upper(c) ? (uchar)(c + 32) : c; }
+
+static const uchar starts[256] = {['.'] = 1, ['!'] = 1, ['?'] = 1, ['\r'] = 1, ['\n'] = 1, ['\v'] = 1, ['\f'] = 1,
+                                  [0x1c] = 1, [0x1d] = 1, [0x1e] = 1}; /* terminals, \r and _BREAKS */
 
 /* ---- growable arrays of offsets ---- */
 
@@ -181,9 +185,9 @@ typedef struct {
     Offsets out;    /* start, end, start, end, ...: the spans so far */
 } Split;
 
-static int contains(const uchar *s, Py_ssize_t n, const char *needle) {
-    for (Py_ssize_t i = 0; i + 3 <= n; i++) {
-        if (s[i] == (uchar)needle[0] && s[i + 1] == (uchar)needle[1] && s[i + 2] == (uchar)needle[2]) {
+static int contains(const uchar *s, Py_ssize_t n, uchar c) { /* whether s holds c three times in a row */
+    for (const uchar *p = s, *end = s + n; (p = memchr(p, c, (size_t)(end - p))) != NULL && p + 3 <= end; p++) {
+        if (p[1] == c && p[2] == c) {
             return 1;
         }
     }
@@ -194,7 +198,7 @@ static int contains(const uchar *s, Py_ssize_t n, const char *needle) {
 static int code_fences(Split *t) {
     const uchar *s = t->s;
     Py_ssize_t n = t->n;
-    if (!contains(s, n, "```") && !contains(s, n, "~~~")) {
+    if (!contains(s, n, '`') && !contains(s, n, '~')) {
         return 0;
     }
     for (Py_ssize_t line = 0; line <= n;) {
@@ -458,6 +462,12 @@ static int split(Split *t) {
         return -1;
     }
     for (Py_ssize_t i = 0; i < n;) {
+        while (i < n && !starts[s[i]]) { /* _FIRST_RE: skip to a character a candidate can start with */
+            i++;
+        }
+        if (i == n) {
+            break;
+        }
         uchar c = s[i];
         if (is_terminal(c)) {
             if (i > 0 && is_terminal(s[i - 1])) { /* the look-behind: only a run's first terminal starts one */
@@ -498,8 +508,6 @@ static int split(Split *t) {
                 start = me;
             }
             i = me;
-        } else {
-            i++;
         }
     }
     return emit(t, start, n);
@@ -623,14 +631,14 @@ static PyObject *configure(PyObject *module, PyObject *args, PyObject *kwargs) {
         }
         descriptors[k] = d;
     }
-    configured = 0;
-    memset(table, 0, sizeof table);
-    table_used = 0;
+    memset(staged, 0, sizeof staged);
+    staged_used = 0;
     for (int k = 0; k < 6; k++) {
         if (add_words(sets[k], flags[k]) < 0) {
-            return NULL;
+            return NULL; /* the words configured before stay */
         }
     }
+    memcpy(table, staged, sizeof table);
     Py_XSETREF(span_type, Py_NewRef(span));
     for (int k = 0; k < 3; k++) {
         Py_XSETREF(span_fields[k], Py_NewRef(descriptors[k]));
