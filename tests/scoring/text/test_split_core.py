@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import os
 import shutil
 import sys
 import sysconfig
@@ -32,6 +33,8 @@ def _compiler() -> str | None:
 def _core() -> ModuleType:
     """The configured core; a test needing it fails where a C compiler could have built it, else skips."""
     if module._CORE is None:
+        if os.environ.get(native.PURE_PYTHON_ENV, "") not in ("", "0"):
+            pytest.skip(f"{native.PURE_PYTHON_ENV} turns the compiled cores off")
         if _compiler() is None:
             pytest.skip("no C compiler on PATH: the compiled core cannot be built here")
         pytest.fail("the compiled core is not built: run `make setup` (python setup.py build_ext --inplace)")
