@@ -2,6 +2,9 @@
 
 Each returns ``Span``s with offsets into the original text (``text == source[start:end]``), so
 charts and highlights can point at the exact characters.
+
+The smart splitter has a compiled twin for ASCII text (``_split_core.c``, built by ``setup.py``), which gives
+the same spans; other text, or a process where the core was not built, runs the Python code below.
 """
 
 from __future__ import annotations
@@ -10,6 +13,9 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from types import ModuleType
+
+from scoring import native
 
 __all__ = ["SPLITTERS", "Span", "get_sentence_texts", "get_splitter", "has_words", "split_mastra", "split_smart"]
 
@@ -197,6 +203,12 @@ def split_smart(text: str) -> list[Span]:
     >>> [s.text for s in split_smart("Dr. Smith paid $4.50 at 3 p.m. today. Great!\\n- fast\\n- cheap")]
     ['Dr. Smith paid $4.50 at 3 p.m. today.', 'Great!', '- fast', '- cheap']
     """
+    spans: list[Span] | None = None if _CORE is None else _CORE.spans(text)  # None: not ASCII
+    return _split_smart_python(text) if spans is None else spans
+
+
+def _split_smart_python(text: str) -> list[Span]:
+    """``split_smart`` in Python: for any text (the compiled core stands for it on ASCII text)."""
     out: list[Span] = []
     caseless = text.lower() == text
     fences = _code_fences(text)
@@ -253,4 +265,30 @@ def get_sentence_texts(name: str) -> Callable[[str], list[str]]:
     split = get_splitter(name)
     if split is split_mastra:
         return _mastra_texts  # the same matches, without building spans
-    return lambda text: [span.text for span in split(text)] or [text]
+    return _smart_texts
+
+
+def _smart_texts(text: str) -> list[str]:
+    texts: list[str] | None = None if _CORE is None else _CORE.texts(text)  # the sentences, without spans
+    if texts is None:
+        return [span.text for span in _split_smart_python(text)] or [text]
+    return texts
+
+
+def _load_core() -> ModuleType | None:
+    """The compiled core, given this module's word sets, or None (with a warning) where it was not built."""
+    core = native.load("scoring.text._split_core")
+    if core is not None:
+        core.configure(
+            Span,
+            always_join=_ALWAYS_JOIN,
+            titles=_TITLES,
+            before_number=_BEFORE_NUMBER,
+            can_end=_CAN_END,
+            german_months=_GERMAN_MONTHS,
+            starters=_STARTERS,
+        )
+    return core
+
+
+_CORE = _load_core()

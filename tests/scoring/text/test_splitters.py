@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,10 @@ DATA = Path(__file__).parent.parent / "data"
 DATA_FILES = ("sentences.txt", "sentences_heldout.txt", "toxicity_labelled.csv")
 DEV = load_gold(GOLD_PATH)
 HELDOUT = load_gold(HELDOUT_PATH)
+
+
+# The smart splitter's two paths: split_smart (the compiled core on ASCII text, when built) and the Python code.
+SMART = [pytest.param(split_smart, id="core"), pytest.param(module._split_smart_python, id="python")]
 
 
 def _texts(spans: list[Span]) -> list[str]:
@@ -34,9 +39,10 @@ def test_labelled_sets_are_well_formed() -> None:
         assert not item.text[cursor:].strip(), item.id
 
 
+@pytest.mark.parametrize("split", SMART)
 @pytest.mark.parametrize("item", [pytest.param(i, id=i.id) for i in DEV + HELDOUT])
-def test_smart_splitter_matches_gold(item: GoldItem) -> None:
-    assert _texts(split_smart(item.text)) == list(item.sentences)
+def test_smart_splitter_matches_gold(item: GoldItem, split: Callable[[str], list[Span]]) -> None:
+    assert _texts(split(item.text)) == list(item.sentences)
 
 
 # Floors: measured 235/236 (dev) and 105/105 (held-out) exact, boundary F1 0.997 and 1.000
@@ -80,8 +86,9 @@ def test_smart_splitter_beats_pysbd_and_mastra(items: list[GoldItem]) -> None:
         ("Wrapped line\ngoes on. Next", ["Wrapped line\ngoes on.", "Next"]),
     ],
 )
-def test_smart_splitter_edge_cases(text: str, expected: list[str]) -> None:
-    assert _texts(split_smart(text)) == expected
+@pytest.mark.parametrize("split", SMART)
+def test_smart_splitter_edge_cases(text: str, expected: list[str], split: Callable[[str], list[Span]]) -> None:
+    assert _texts(split(text)) == expected
 
 
 @pytest.mark.parametrize(
@@ -119,10 +126,11 @@ _PIECES = st.sampled_from(
 _TEXTS = st.one_of(st.text(max_size=200), st.lists(_PIECES, max_size=40).map("".join))
 
 
+@pytest.mark.parametrize("split", SMART)
 @settings(max_examples=300, deadline=None)
 @given(text=_TEXTS)
-def test_smart_splitter_spans_are_exact_ordered_and_lose_nothing(text: str) -> None:
-    spans = split_smart(text)
+def test_smart_splitter_spans_are_exact_ordered_and_lose_nothing(text: str, split: Callable[[str], list[Span]]) -> None:
+    spans = split(text)
     covered = bytearray(len(text))
     previous_end = 0
     for span in spans:
@@ -134,30 +142,36 @@ def test_smart_splitter_spans_are_exact_ordered_and_lose_nothing(text: str) -> N
     assert all(covered[i] or ch.isspace() for i, ch in enumerate(text))
 
 
+@pytest.mark.parametrize("split", SMART)
 @settings(max_examples=100, deadline=None)
 @given(text=_TEXTS)
-def test_smart_splitter_is_deterministic_and_ignores_outer_whitespace(text: str) -> None:
-    spans = _texts(split_smart(text))
-    assert spans == _texts(split_smart(text))
-    assert _texts(split_smart(f"  {text}  ")) == spans
+def test_smart_splitter_is_deterministic_and_ignores_outer_whitespace(
+    text: str, split: Callable[[str], list[Span]]
+) -> None:
+    spans = _texts(split(text))
+    assert spans == _texts(split(text))
+    assert _texts(split(f"  {text}  ")) == spans
+
+
+_MEGABYTE = {
+    "mixed": "Hello world. Dr. Smith paid $4.50... wow!! 🎉 Then\n- item\n" * 20_000,
+    "dots": "." * 1_000_000 + "x",
+    "spaces": " " * 1_000_000 + "x",
+    "emoji": "🎉" * 500_000 + "x",
+    "abbreviations": "e.g. " * 200_000,
+    "fences": "```\n" * 250_000,
+    "cjk": "你好。" * 333_333,
+}
 
 
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize(
-    "text",
-    [
-        "Hello world. Dr. Smith paid $4.50... wow!! 🎉 Then\n- item\n" * 20_000,
-        "." * 1_000_000 + "x",
-        " " * 1_000_000 + "x",
-        "🎉" * 500_000 + "x",
-        "e.g. " * 200_000,
-        "```\n" * 250_000,
-        "你好。" * 333_333,
-    ],
-    ids=["mixed", "dots", "spaces", "emoji", "abbreviations", "fences", "cjk"],
+    ("text", "split"),
+    [pytest.param(text, module._split_smart_python, id=f"python-{name}") for name, text in _MEGABYTE.items()]
+    + [pytest.param(text, split_smart, id=f"core-{name}") for name, text in _MEGABYTE.items() if text.isascii()],
 )
-def test_smart_splitter_handles_a_megabyte(text: str) -> None:
-    spans = split_smart(text)
+def test_smart_splitter_handles_a_megabyte(text: str, split: Callable[[str], list[Span]]) -> None:
+    spans = split(text)
     assert spans and all(text[s.start : s.end] == s.text for s in spans[:1000])
 
 
@@ -176,7 +190,8 @@ def test_split_mastra_equals_the_bare_regex(t: str) -> None:
 @settings(max_examples=300, deadline=None)
 @given(text=_TEXTS)
 def test_sentence_texts_of_the_smart_splitter_are_its_spans(text: str) -> None:
-    assert get_sentence_texts("smart")(text) == ([s.text for s in split_smart(text)] or [text])
+    expected = [s.text for s in module._split_smart_python(text)] or [text]
+    assert get_sentence_texts("smart")(text) == expected == ([s.text for s in split_smart(text)] or [text])
 
 
 def test_split_mastra_equals_the_bare_regex_on_real_texts() -> None:

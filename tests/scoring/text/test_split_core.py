@@ -1,0 +1,195 @@
+"""The smart splitter's compiled core (scoring/text/_split_core.c) gives the Python code's spans on ASCII text."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import shutil
+import sys
+import sysconfig
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bench.splitter import GOLD_PATH, HELDOUT_PATH, load_gold
+from scoring import native
+from scoring.text import splitters as module
+from scoring.text.splitters import Span, get_sentence_texts, split_smart
+
+DATA = Path(__file__).parent.parent / "data"
+REAL = [i.text for i in load_gold(GOLD_PATH) + load_gold(HELDOUT_PATH)] + [
+    (DATA / name).read_text(encoding="utf-8") for name in ("sentences.txt", "sentences_heldout.txt")
+]
+
+
+def _compiler() -> str | None:
+    cc = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    return shutil.which(cc) or shutil.which("cc") or shutil.which("gcc")
+
+
+def _core() -> ModuleType:
+    """The configured core; a test needing it fails where a C compiler could have built it, else skips."""
+    if module._CORE is None:
+        if os.environ.get(native.PURE_PYTHON_ENV, "") not in ("", "0"):
+            pytest.skip(f"{native.PURE_PYTHON_ENV} turns the compiled cores off")
+        if _compiler() is None:
+            pytest.skip("no C compiler on PATH: the compiled core cannot be built here")
+        pytest.fail("the compiled core is not built: run `make setup` (python setup.py build_ext --inplace)")
+    return module._CORE
+
+
+def _same(text: str) -> None:
+    core = _core()
+    python = module._split_smart_python(text)
+    assert core.spans(text) == python
+    assert core.texts(text) == ([s.text for s in python] or [text])
+
+
+def test_the_core_is_built_and_used_for_ascii_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    _core()
+    calls: list[str] = []
+
+    def python(text: str) -> list[Span]:
+        calls.append(text)
+        return [Span(text, 0, len(text))]
+
+    monkeypatch.setattr(module, "_split_smart_python", python)
+    assert [s.text for s in split_smart("Dr. Smith paid $4.50. Great!")] == ["Dr. Smith paid $4.50.", "Great!"]
+    assert get_sentence_texts("smart")("Fine. Thanks!") == ["Fine.", "Thanks!"]
+    assert get_sentence_texts("smart")("  ") == ["  "]
+    assert calls == []  # ASCII: the core
+    split_smart("Great… thanks")
+    get_sentence_texts("smart")("“Hi.” Yes")
+    assert calls == ["Great… thanks", "“Hi.” Yes"]  # anything else: the Python code
+
+
+def test_a_missing_core_warns_and_the_python_code_gives_the_same_spans(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(native.PURE_PYTHON_ENV, raising=False)
+    monkeypatch.setitem(sys.modules, "scoring.text._split_core", None)  # import fails as if it was never built
+    with pytest.warns(native.NativeCoreWarning, match=r"scoring\.text\._split_core: the compiled core is not built"):
+        missing = module._load_core()
+    assert missing is None
+    texts = [*REAL[:40], "Dr. Smith paid $4.50 at 3 p.m. today. Great!\n- fast\n- cheap", "", "服务很好。谢谢！"]
+    expected = [(split_smart(t), get_sentence_texts("smart")(t)) for t in texts]
+    monkeypatch.setattr(module, "_CORE", missing)
+    assert [(split_smart(t), get_sentence_texts("smart")(t)) for t in texts] == expected
+
+
+def test_pure_python_turns_the_core_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(native.PURE_PYTHON_ENV, "1")
+    assert module._load_core() is None
+
+
+def test_the_core_leaves_other_text_to_the_python_code() -> None:
+    core = _core()
+    for text in ("naïve. Yes", "Wait… what", "OK 👍", "Line\u2028two", "Ünd. So", "\x85", "\x7f\x80"):
+        assert core.spans(text) is None and core.texts(text) is None
+    assert core.spans(b"bytes.") is None and core.texts(None) is None
+    with pytest.raises(TypeError):
+        split_smart(b"bytes.")  # type: ignore[arg-type]  # the Python code's error, as before the core
+
+
+def test_configure_rejects_a_class_without_the_span_slots() -> None:
+    core = _core()
+    sets = {"always_join": set(), "titles": set(), "before_number": set(), "can_end": set()}
+    with pytest.raises(TypeError, match="span must be a slotted class with a text slot"):
+        core.configure(dict, **sets, german_months=set(), starters=set())
+    with pytest.raises(TypeError, match="word sets must hold str"):
+        core.configure(Span, **sets, german_months={1}, starters=set())
+    with pytest.raises(ValueError, match="words must have 1 to 31 characters"):
+        core.configure(Span, **sets, german_months={"x" * 32}, starters=set())
+    _same("Dr. Smith went home. No. 5 is here. Fine.")  # a failed call keeps the words configured before
+
+
+@pytest.mark.parametrize("text", REAL, ids=range(len(REAL)))
+def test_the_core_equals_the_python_code_on_real_texts(text: str) -> None:
+    for variant in (text, text.encode("ascii", "ignore").decode(), text.replace("\n", "\r\n"), text.lower()):
+        if variant.isascii():
+            _same(variant)
+            for line in variant.splitlines():
+                _same(line)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "." * 50_000 + "x",
+        " " * 50_000 + "x. Y",
+        "!?" * 20_000 + " ok",
+        "a." * 30_000,
+        '."' + ")" * 30_000 + "x. A",
+        "e.g. " * 10_000,
+        "```\n" * 10_000 + "a\nb",
+        "~~~ py\nx = 1.\ny\n" * 3_000,
+        "word " * 20_000 + ".",
+        "\r\n" * 20_000 + "x\r\ny",
+        "\x1c \x1d\x1e\x1f\v\f" * 5_000 + "a",
+        "- item one\n- item two\nwrapped line\n1. first\nii. second\n" * 2_000,
+        "Hello world. Dr. Smith paid $4.50... wow!! Then\n- item\n" * 2_000,
+    ],
+    ids=[
+        "dots",
+        "spaces",
+        "terminals",
+        "periods",
+        "closers",
+        "abbreviations",
+        "fences",
+        "tilde-fences",
+        "words",
+        "crlf",
+        "separators",
+        "lists",
+        "mixed",
+    ],
+)
+def test_the_core_equals_the_python_code_on_long_runs(text: str) -> None:
+    _same(text)
+
+
+# Every word of every set, in three cases, and the shapes the rules look at.
+_SET_WORDS = sorted(
+    v
+    for w in module._ALWAYS_JOIN
+    | module._TITLES
+    | module._BEFORE_NUMBER
+    | module._CAN_END
+    | module._STARTERS
+    | module._GERMAN_MONTHS
+    for v in (w, w.capitalize(), w.upper())
+    if w.isascii()
+)
+_PIECE = st.sampled_from(
+    (
+        ". |.|!|?|?!|!!|...|..|. . .| |  |\n|\n\n|\r\n|\r|\t|\v|\f|\x1c|\x1d|\x1e|\x1f|\"|'|)|]|}|*|**|_|`|```|~~~"
+        "|(|[|{|- |* |+ |> |1. |12) |1234. |a) |B. |iv. |XII.|  3. |\n  a. |\t-\t|3.50|$4.50|v1.2.3|https://a.b/c?d=1.|x.y"
+        "|U.S.|e.g.|J.|J. R. R.|p.m.|a.b.c|3. Juni|3. juni|am 3. Mai|No. 5|no. 5|it's|It's|I|i|We|Hello|hello|OK"
+        "|:|;|,|1|12|123|a|Z|x_y|'quoted'|\"Ready?\" she|(see Fig. 2)|etc.)"
+    ).split("|")
+)
+_ASCII = st.characters(max_codepoint=127)
+_ADVERSARIAL = st.lists(st.one_of(_PIECE, st.sampled_from(_SET_WORDS), st.text(_ASCII, max_size=3)), max_size=40).map(
+    "".join
+)
+
+
+@settings(max_examples=600, deadline=None, derandomize=True)
+@given(text=_ADVERSARIAL)
+def test_the_core_equals_the_python_code_on_adversarial_ascii(text: str) -> None:
+    _same(text)
+
+
+@settings(max_examples=500, deadline=None, derandomize=True)
+@given(text=st.text(_ASCII, max_size=300))
+def test_the_core_equals_the_python_code_on_any_ascii(text: str) -> None:
+    _same(text)
+
+
+def test_the_core_equals_the_python_code_on_every_short_string() -> None:
+    alphabet = 'a.A1 \n\r!")`-'
+    for n in range(5):
+        for chars in itertools.product(alphabet, repeat=n):
+            _same("".join(chars))
