@@ -58,11 +58,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from scipy import stats
+from scipy import sparse, stats
 from sklearn.metrics import roc_auc_score
 from threadpoolctl import threadpool_limits
-
-from scipy import sparse
 
 from scoring.tone.e5 import LEXICON_ENGINES, lexicon_rows
 from scoring.tone.hangul import NGRAM_PATH, NGRAM_RANGE, NgramWeights, char_ngrams, mostly_hangul
@@ -496,7 +494,8 @@ def fit_heads(run: Training, data: Path, *, hangul: bool = True) -> None:
             lex_pred = (run.x(name) @ lexical.coef + lexical.intercept) * lexical.gain
             pred = np.where(covered(run, name, features), lex_pred, pred)
         if korean is not None and (rows := np.array([mostly_hangul(t) for t in sets[name].texts])).any():
-            pred[rows] = korean.raw(run.embeddings[name][rows], [t for t, r in zip(sets[name].texts, rows) if r])
+            texts = [t for t, r in zip(sets[name].texts, rows, strict=True) if r]
+            pred[rows] = korean.raw(run.embeddings[name][rows], texts)
         run.held_out_predictions[name] = pred
         scores[name] = {
             "evaluation": "held out (never trained or tuned on)",
