@@ -5,11 +5,12 @@ give the text on -1 (extremely negative) .. +1 (extremely positive), 0 neutral. 
 VADER or AFINN finds a sentiment word is scored by a second, lexicon head instead, whose input also holds
 those engines' scores of the same text (VADER's compound, AFINN's comparative, standardised as the file
 records): they add what the embedding misses on short social text (emoticons, "!!!", ALL CAPS). Other
-text (Chinese, Japanese, Korean, English without a lexicon word) keeps the plain head: a head that leans on
+text (Chinese, Japanese, English without a lexicon word) keeps the plain head: a head that leans on
 the lexicons reads the embedding alone more timidly (its embedding weights are smaller), which would
-narrow the scores of the texts the lexicons cannot read. The heads (``data/e5_head.json``) are fitted by
-``python -m tools.train_e5_tone`` on the VADER tweets, movie and Amazon snippets and the Korean NSMC
-reviews; the file holds the training command, the data's SHA-256 and
+narrow the scores of the texts the lexicons cannot read. Mostly-Hangul text is scored by a third, Hangul
+head, which adds a character n-gram score (:mod:`scoring.tone.hangul`) to the embedding. The heads
+(``data/e5_head.json``) are fitted by ``python -m tools.train_e5_tone`` on the VADER tweets, movie and
+Amazon snippets and the Korean NSMC reviews; the file holds the training command, the data's SHA-256 and
 the cross-validated and held-out scores. Embeddings come from :mod:`scoring.text.embeddings` (one model
 per process, batched, cached per text), so a sentence is embedded once however often it is scored.
 
