@@ -10,7 +10,7 @@ Run ``python -m bench.engines_vs_humans [--data DIR] [--no-e5] [--speed] [--simi
   never saw it; ``tools/train_e5_tone.py``); the NYT editorials are held out of training entirely and
   scored by the shipped head.
 * Korean: the NSMC sample (2,000 movie reviews, label = 9-10 stars vs 1-4): accuracy of the sign, ROC AUC
-  and Spearman's rho against the stars, for e5 cross-validated, e5 trained on the English sets only (no
+  and Spearman's rho against the stars, for e5 cross-validated (Hangul head), e5 trained on English only (no
   Korean seen), VADER and AFINN.
 * Chinese and Japanese: ``tests/scoring/data/support_replies_cjk.csv`` (48 hand-written support replies per
   language, labelled +1/-1; never trained on): sign accuracy (0 counts as wrong) and ROC AUC.
@@ -125,7 +125,7 @@ def korean(training: object) -> str:
     label, stars = frame["label"].to_numpy(), frame["rating"].to_numpy()
     english_only = fit_on(training, ["tweets", "movies", "amazon"], "nsmc")  # type: ignore[arg-type]
     engines = {
-        "e5, nested 5-fold CV (Korean in training)": training.cv_predictions["nsmc"],  # type: ignore[attr-defined]
+        "e5 with the Hangul head, nested 5-fold CV": training.cv_predictions["nsmc"],  # type: ignore[attr-defined]
         "e5 heads trained on English only": english_only,
         "VADER": np.array(get_engine("vader").polarities(frame["text"].tolist())),
         "AFINN": np.array(get_engine("afinn").polarities(frame["text"].tolist())),

@@ -5,11 +5,12 @@ give the text on -1 (extremely negative) .. +1 (extremely positive), 0 neutral. 
 VADER or AFINN finds a sentiment word is scored by a second, lexicon head instead, whose input also holds
 those engines' scores of the same text (VADER's compound, AFINN's comparative, standardised as the file
 records): they add what the embedding misses on short social text (emoticons, "!!!", ALL CAPS). Other
-text (Chinese, Japanese, Korean, English without a lexicon word) keeps the plain head: a head that leans on
+text (Chinese, Japanese, English without a lexicon word) keeps the plain head: a head that leans on
 the lexicons reads the embedding alone more timidly (its embedding weights are smaller), which would
-narrow the scores of the texts the lexicons cannot read. The heads (``data/e5_head.json``) are fitted by
-``python -m tools.train_e5_tone`` on the VADER tweets, movie and Amazon snippets and the Korean NSMC
-reviews; the file holds the training command, the data's SHA-256 and
+narrow the scores of the texts the lexicons cannot read. Mostly-Hangul text is scored by a third, Hangul
+head, which adds a character n-gram score (:mod:`scoring.tone.hangul`) to the embedding. The heads
+(``data/e5_head.json``) are fitted by ``python -m tools.train_e5_tone`` on the VADER tweets, movie and
+Amazon snippets and the Korean NSMC reviews; the file holds the training command, the data's SHA-256 and
 the cross-validated and held-out scores. Embeddings come from :mod:`scoring.text.embeddings` (one model
 per process, batched, cached per text), so a sentence is embedded once however often it is scored.
 
@@ -39,6 +40,7 @@ import numpy as np
 import numpy.typing as npt
 
 from scoring.text.embeddings import CACHED_CHARS, embed, require_encoder
+from scoring.tone.hangul import NgramWeights, load_ngrams, mostly_hangul
 from scoring.tone.lexicons import lexicon_scores
 
 __all__ = [
@@ -48,6 +50,7 @@ __all__ = [
     "MIN_DRIVER",
     "E5Engine",
     "E5Head",
+    "HangulHead",
     "LinearHead",
     "lexicon_rows",
     "load_head",
@@ -127,6 +130,22 @@ class LinearHead:
 
 
 @dataclass(frozen=True, slots=True)
+class HangulHead:
+    """The Hangul head: ``gain * (coef . x + ngrams.score(text) + intercept)`` (``scoring.tone.hangul``)."""
+
+    coef: npt.NDArray[np.float64]
+    intercept: float
+    gain: float
+    ngrams: NgramWeights
+
+    def raw(self, vectors: npt.NDArray[np.float32], texts: Sequence[str]) -> npt.NDArray[np.float64]:
+        """The head's output before the clip, for embeddings and their texts (one row per text)."""
+        grams = np.array([self.ngrams.score(t) for t in texts], dtype=np.float64)
+        out: npt.NDArray[np.float64] = (vectors.astype(np.float64) @ self.coef + grams + self.intercept) * self.gain
+        return out
+
+
+@dataclass(frozen=True, slots=True)
 class E5Head:
     """The plain head, and the lexicon head for the texts :func:`lexicon_rows` picks (if the file has one).
 
@@ -137,6 +156,7 @@ class E5Head:
     plain: LinearHead
     lexicon: tuple[str, ...] = ()
     lexical: LinearHead | None = None
+    hangul: HangulHead | None = None
 
     def raw(self, vectors: npt.NDArray[np.float32], texts: Sequence[str]) -> npt.NDArray[np.float64]:
         """The polarity of each row (the embedding of ``texts``) before the clip to [-1, 1]."""
@@ -148,6 +168,10 @@ class E5Head:
             rows = lexicon_rows(scores, texts)
             if rows.any():
                 out[rows] = self.lexical.raw(vectors[rows], scores[rows])
+        if self.hangul is not None:
+            korean = np.array([mostly_hangul(t) for t in texts], dtype=bool)
+            if korean.any():
+                out[korean] = self.hangul.raw(vectors[korean], [t for t, k in zip(texts, korean, strict=True) if k])
         return out
 
     def apply(self, vectors: npt.NDArray[np.float32], texts: Sequence[str]) -> list[float]:
@@ -166,8 +190,13 @@ def load_head(path: Path = HEAD_PATH) -> E5Head:
     """Read the heads' weights from ``path`` (the file ``tools/train_e5_tone.py`` writes)."""
     data = json.loads(path.read_text(encoding="utf-8"))
     plain = LinearHead(_vector(path, data, "coef", 384), float(data["intercept"]), float(data["gain"]))
+    hangul = None
+    if "hangul_head" in data:
+        han = data["hangul_head"]
+        ngrams = load_ngrams(path.parent / han["ngrams_file"], sha256=han["ngrams_sha256"])
+        hangul = HangulHead(_vector(path, han, "coef", 384), float(han["intercept"]), float(han["gain"]), ngrams)
     if "lexicon_head" not in data:
-        return E5Head(plain)
+        return E5Head(plain, hangul=hangul)
     lex = data["lexicon_head"]
     engines = tuple(lex["engines"])
     if not engines or set(engines) - set(LEXICON_ENGINES):
@@ -182,7 +211,7 @@ def load_head(path: Path = HEAD_PATH) -> E5Head:
         _vector(path, lex, "std", n),
         float(lex["weight"]),
     )
-    return E5Head(plain, engines, lexical)
+    return E5Head(plain, engines, lexical, hangul)
 
 
 @cache

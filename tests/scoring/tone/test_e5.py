@@ -45,10 +45,13 @@ def test_shipped_head_has_384_weights() -> None:
     assert head.lexical.lexicon_coef.shape == (2,) and all(head.lexical.lexicon_std > 0)
 
 
-def test_lexicon_head_scores_mostly_latin_text_with_a_lexicon_word_and_the_plain_head_the_rest() -> None:
-    """polarity = clip(gain * (coef . x + lexicon_coef . (lexicon - mean) / std * weight + intercept), -1, 1)."""
+def test_lexicon_head_scores_mostly_latin_text_with_a_lexicon_word_the_hangul_head_korean_the_plain_head_the_rest() -> (
+    None
+):
+    """polarity = clip(gain * (coef . x + lexicon_coef . (lexicon - mean) / std * weight + intercept), -1, 1), or
+    for mostly-Hangul text clip(gain * (coef . x + ngram score + intercept), -1, 1)."""
     head = load_head()
-    assert head.lexical is not None
+    assert head.lexical is not None and head.hangul is not None
     texts = [
         "Great job!!! :)",
         "great job",
@@ -61,9 +64,12 @@ def test_lexicon_head_scores_mostly_latin_text_with_a_lexicon_word_and_the_plain
     z = (lexicon - head.lexical.lexicon_mean) / head.lexical.lexicon_std * head.lexical.lexicon_weight
     lexical = head.lexical.gain * (vectors @ head.lexical.coef + z @ head.lexical.lexicon_coef + head.lexical.intercept)
     plain = head.plain.gain * (vectors @ head.plain.coef + head.plain.intercept)
+    grams = np.array([head.hangul.ngrams.score(t) for t in texts])
+    hangul = head.hangul.gain * (vectors @ head.hangul.coef + grams + head.hangul.intercept)
     uses_lexicon = [True, True, False, False, False]  # no lexicon word in the third; Hangul and Han text
     assert lexicon[2].tolist() == [0.0, 0.0] and lexicon[3, 0] < 0 and lexicon[4, 0] > 0
     expected = np.clip(np.where(uses_lexicon, lexical, plain), -1, 1)
+    expected[3] = np.clip(hangul[3], -1, 1)  # Hangul: the Hangul head, whatever the lexicons read in ":("
     assert get_engine("e5").polarities(texts) == pytest.approx(expected, abs=1e-4)
     # VADER's reading of "!!! :)" lifts the first above the second by more than the embedding alone does
     assert lexical[0] - lexical[1] > plain[0] - plain[1] > 0

@@ -14,8 +14,18 @@ import json
 import pytest
 
 from scoring.tone.e5 import HEAD_PATH
+from scoring.tone.hangul import NGRAM_PATH
 from tools.e5_data import DEFAULT_DATA, HELD_OUT, SETS, TRAINING_SETS, cache_dir, is_cached, load_set, sha256
-from tools.train_e5_tone import ALPHAS, COMMAND, LEXICON, LEXICON_WEIGHT, heads_match, train
+from tools.train_e5_tone import (
+    ALPHAS,
+    COMMAND,
+    HANGUL_SCALES,
+    LEXICON,
+    LEXICON_WEIGHT,
+    heads_match,
+    ngrams_match,
+    run_training,
+)
 
 SHIPPED = json.loads(HEAD_PATH.read_text(encoding="utf-8"))
 HAVE_DATA = all((DEFAULT_DATA / SETS[name][0]).is_file() for name in SETS)
@@ -29,6 +39,9 @@ def test_head_records_its_command_and_shape() -> None:
     assert lexical["engines"] == list(LEXICON) and lexical["weight"] == LEXICON_WEIGHT and len(lexical["coef"]) == 384
     assert all(len(lexical[k]) == len(LEXICON) for k in ("mean", "std", "lexicon_coef"))
     assert lexical["alpha"] in ALPHAS and lexical["gain"] > 0
+    hangul = SHIPPED["hangul_head"]
+    assert len(hangul["coef"]) == 384 and hangul["alpha"] in ALPHAS and hangul["scale"] in HANGUL_SCALES
+    assert hangul["gain"] > 0 and hangul["ngrams_file"] == NGRAM_PATH.name and hangul["rows"] <= 2000
 
 
 def test_nyt_is_held_out_never_trained_on() -> None:
@@ -61,9 +74,10 @@ def _cached() -> bool:
     ),
 )
 def test_shipped_head_equals_a_fresh_training_run() -> None:
-    fresh = train(compute=False)
+    fresh = run_training(compute=False)
     assert fresh is not None
-    assert heads_match(SHIPPED, fresh) == []
+    assert heads_match(SHIPPED, fresh.head) == []
+    assert ngrams_match(json.loads(NGRAM_PATH.read_text(encoding="utf-8")), json.loads(fresh.ngrams)) == []
 
 
 def test_heads_match_notices_a_changed_weight_or_score() -> None:
@@ -72,5 +86,16 @@ def test_heads_match_notices_a_changed_weight_or_score() -> None:
     changed["scores"]["nyt"]["pearson"] += 1e-3
     changed["lexicon_head"]["std"][1] += 1e-3
     changed["lexicon_head"]["gain"] += 1e-3
-    assert heads_match(SHIPPED, changed) == ["coef", "lexicon_head.gain", "lexicon_head.std", "scores.nyt.pearson"]
+    changed["hangul_head"]["coef"][0] += 1e-3
+    assert heads_match(SHIPPED, changed) == [
+        "coef",
+        "hangul_head.coef",
+        "lexicon_head.gain",
+        "lexicon_head.std",
+        "scores.nyt.pearson",
+    ]
     assert heads_match(SHIPPED, SHIPPED) == []
+    grams = json.loads(NGRAM_PATH.read_text(encoding="utf-8"))
+    other = json.loads(json.dumps(grams))
+    other["ngrams"][next(iter(other["ngrams"]))][1] += 1e-3
+    assert ngrams_match(grams, other) == ["ngrams"] and ngrams_match(grams, grams) == []
