@@ -16,20 +16,21 @@
 /* ---- a read-only hash table of byte strings -> (double, is it a Python int) ---- */
 
 typedef struct {
-    const char *key; /* NULL: empty slot */
+    const char *key;
     Py_ssize_t len;
     double value;
     int is_int;
 } Entry;
 
 typedef struct {
-    Entry *slots;
+    uint64_t *slots;      /* open addressing: (hash >> 32) << 32 | (entry index + 1); 0 is an empty slot */
+    Entry *entries;
     size_t mask;
     char *keys;           /* every key's bytes */
     Py_ssize_t max_len;   /* longest key */
 } Table;
 
-static uint64_t
+static inline uint64_t
 hash_bytes(const char *s, Py_ssize_t n)
 {
     uint64_t h = 1469598103934665603ULL; /* FNV-1a */
@@ -46,16 +47,18 @@ table_get(const Table *t, const char *s, Py_ssize_t n)
     if (n > t->max_len) {
         return NULL;
     }
-    size_t i = (size_t)hash_bytes(s, n) & t->mask;
-    for (;;) {
-        const Entry *e = &t->slots[i];
-        if (e->key == NULL) {
+    uint64_t h = hash_bytes(s, n), tag = h >> 32;
+    for (size_t i = (size_t)h & t->mask;; i = (i + 1) & t->mask) {
+        uint64_t slot = t->slots[i];
+        if (slot == 0) {
             return NULL;
         }
-        if (e->len == n && memcmp(e->key, s, (size_t)n) == 0) {
-            return e;
+        if (slot >> 32 == tag) {
+            const Entry *e = &t->entries[(uint32_t)slot - 1];
+            if (e->len == n && memcmp(e->key, s, (size_t)n) == 0) {
+                return e;
+            }
         }
-        i = (i + 1) & t->mask;
     }
 }
 
@@ -63,8 +66,10 @@ static void
 table_free(Table *t)
 {
     PyMem_Free(t->slots);
+    PyMem_Free(t->entries);
     PyMem_Free(t->keys);
     t->slots = NULL;
+    t->entries = NULL;
     t->keys = NULL;
 }
 
@@ -90,15 +95,17 @@ table_fill(Table *t, const char *field, PyObject *keys_iterable, PyObject *mappi
     while (cap < (size_t)count * 2 + 1) {
         cap <<= 1;
     }
-    t->slots = PyMem_Calloc(cap, sizeof(Entry));
+    t->slots = PyMem_Calloc(cap, sizeof(uint64_t));
+    t->entries = PyMem_Malloc(sizeof(Entry) * ((size_t)count + 1));
     t->keys = PyMem_Malloc((size_t)total + 1);
-    if (t->slots == NULL || t->keys == NULL) {
+    if (t->slots == NULL || t->entries == NULL || t->keys == NULL) {
         PyErr_NoMemory();
         goto error;
     }
     t->mask = cap - 1;
     t->max_len = 0;
     char *at = t->keys;
+    uint32_t used = 0;
     for (Py_ssize_t k = 0; k < count; k++) {
         PyObject *key = PyList_GET_ITEM(keys, k);
         double value = 0.0;
@@ -128,13 +135,18 @@ table_fill(Table *t, const char *field, PyObject *keys_iterable, PyObject *mappi
         if (s == NULL) {
             goto error;
         }
-        size_t i = (size_t)hash_bytes(s, n) & t->mask;
-        while (t->slots[i].key != NULL &&
-               !(t->slots[i].len == n && memcmp(t->slots[i].key, s, (size_t)n) == 0)) {
+        if (table_get(t, s, n) != NULL) {
+            continue; /* a dict's keys are distinct; an iterable of words may repeat one */
+        }
+        uint64_t h = hash_bytes(s, n);
+        size_t i = (size_t)h & t->mask;
+        while (t->slots[i] != 0) {
             i = (i + 1) & t->mask;
         }
         memcpy(at, s, (size_t)n);
-        t->slots[i] = (Entry){at, n, value, is_int};
+        t->entries[used] = (Entry){at, n, value, is_int};
+        t->slots[i] = (h >> 32) << 32 | (uint64_t)(used + 1);
+        used++;
         at += n;
         if (n > t->max_len) {
             t->max_len = n;
@@ -501,10 +513,22 @@ nomem:
     return -1;
 }
 
-/* Python's round(x, 4) on a float: the correctly rounded 4-digit decimal, read back as the nearest double. */
+/* Python's round(x, 4) on a float: the correctly rounded 4-digit decimal, read back as the nearest double.
+ * Fast path: y = x * 10000 is within 2^-23 of the exact product when |y| < 2^30, so when y is more than 1e-6
+ * away from a tie (a half-integer) the exact product rounds to the same integer n as y, and n / 10000.0 (one
+ * correctly rounded division of exact numbers) is the double nearest to the decimal n * 10^-4, as Python reads
+ * it back; nearbyint keeps the sign of a zero as Python's round does. Near a tie: Python's own conversions. */
 static int
 round4(double x, double *out)
 {
+    double y = x * 10000.0;
+    if (fabs(y) < 1e9) {
+        double n = nearbyint(y);
+        if (fabs(fabs(y - n) - 0.5) > 1e-6) {
+            *out = n / 10000.0;
+            return 0;
+        }
+    }
     char *s = PyOS_double_to_string(x, 'f', 4, 0, NULL);
     if (s == NULL) {
         return -1;
@@ -800,6 +824,7 @@ PyDoc_STRVAR(round4_doc,
 static PyObject *
 module_round4(PyObject *module, PyObject *arg)
 {
+    (void)module;
     double x = PyFloat_AsDouble(arg), out;
     if (x == -1.0 && PyErr_Occurred()) {
         return NULL;
