@@ -43,6 +43,11 @@ class _ShortTextCache:
     def __call__(self, text: str) -> float:
         return self._cached(text) if len(text) <= _CACHED_CHARS else self._score(text)
 
+    def many(self, texts: Sequence[str]) -> list[float]:
+        """Return ``[self(t) for t in texts]`` without a Python call per text."""
+        cached, score = self._cached, self._score
+        return [cached(t) if len(t) <= _CACHED_CHARS else score(t) for t in texts]
+
     def cache_clear(self) -> None:
         self._cached.cache_clear()
 
@@ -226,8 +231,7 @@ class VaderEngine:
 
     def polarities(self, texts: Sequence[str]) -> list[float]:
         """Return ``polarity`` of each text; a repeated text is scored once (and cached)."""
-        polarity = self.polarity
-        return [polarity(t) for t in texts]
+        return self.polarity.many(texts)
 
 
 def _vader_polarity(analyzer: SentimentIntensityAnalyzer, text: str) -> float:
