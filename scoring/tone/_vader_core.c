@@ -166,6 +166,7 @@ typedef struct {
     PyObject_HEAD
     Table lexicon, boosters, special, negate, idiom_first_words;
     double n_scalar, c_incr;
+    int builtin_sum; /* sum() through the builtin (Python 3.12 on: compensated), else added in order here */
     unsigned char punctuation[256];
 } Scorer;
 
@@ -555,19 +556,20 @@ ascii_text(PyObject *text, Py_ssize_t *len)
 /* sum(sentiments) as the running interpreter computes it. Zeros are left out: adding a zero changes neither
  * the running sum (never -0.0: it starts at +0.0) nor, from 3.12 on, its compensation. */
 static int
-python_sum(const Val *sent, const Py_ssize_t *nz, Py_ssize_t m, double *out)
+python_sum(int builtin_sum, const Val *sent, const Py_ssize_t *nz, Py_ssize_t m, double *out)
 {
-#if PY_VERSION_HEX < 0x030C0000
-    double s = 0.0; /* up to 3.11: the floats added in order, ints converted (ours are small and exact) */
-    for (Py_ssize_t q = 0; q < m; q++) {
-        s += sent[nz[q]].v;
+    if (!builtin_sum) {
+        /* Up to 3.11 sum() adds the floats in order (ints converted; ours are small, so exact). */
+        double s = 0.0;
+        for (Py_ssize_t q = 0; q < m; q++) {
+            s += sent[nz[q]].v;
+        }
+        *out = s;
+        return 0;
     }
-    *out = s;
-    return 0;
-#else
-    /* 3.12 on: compensated summation, with ints and floats handled apart; call the builtin itself on the
-     * values as Python holds them (ints where Python has ints). */
-    PyObject *list = PyList_New(m), *total = NULL;
+    /* From 3.12 on sum() compensates the rounding of floats (Neumaier) and adds ints apart: call the builtin
+     * itself on the values as Python holds them (ints where Python has ints). */
+    PyObject *list = PyList_New(m);
     if (list == NULL) {
         return -1;
     }
@@ -587,7 +589,7 @@ python_sum(const Val *sent, const Py_ssize_t *nz, Py_ssize_t m, double *out)
         Py_DECREF(list);
         return -1;
     }
-    total = PyObject_CallOneArg(sum, list);
+    PyObject *total = PyObject_CallOneArg(sum, list);
     Py_DECREF(list);
     if (total == NULL) {
         return -1;
@@ -595,7 +597,6 @@ python_sum(const Val *sent, const Py_ssize_t *nz, Py_ssize_t m, double *out)
     *out = PyFloat_AsDouble(total);
     Py_DECREF(total);
     return *out == -1.0 && PyErr_Occurred() ? -1 : 0;
-#endif
 }
 
 PyDoc_STRVAR(polarity_doc,
@@ -616,7 +617,7 @@ Scorer_polarity(Scorer *self, PyObject *text)
         return NULL;
     }
     double sum_s;
-    int failed = m ? python_sum(sent, nz, m, &sum_s) : (sum_s = 0.0, 0);
+    int failed = m ? python_sum(self->builtin_sum, sent, nz, m, &sum_s) : (sum_s = 0.0, 0);
     PyMem_Free(sent);
     PyMem_Free(nz);
     if (failed) {
@@ -689,14 +690,27 @@ static int
 Scorer_init(Scorer *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"lexicon", "boosters", "special_cases", "negate", "punctuation", "n_scalar",
-                             "c_incr", NULL};
-    PyObject *lexicon, *boosters, *special, *negate, *punctuation;
-    double n_scalar, c_incr;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "$O!O!O!OUdd:Scorer", kwlist, &PyDict_Type, &lexicon,
+                             "c_incr", "builtin_sum", NULL};
+    PyObject *lexicon = NULL, *boosters = NULL, *special = NULL, *negate = NULL, *punctuation = NULL;
+    PyObject *n_scalar_obj = NULL, *c_incr_obj = NULL;
+    int builtin_sum = PY_VERSION_HEX >= 0x030C0000;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|$O!O!O!OUOOp:Scorer", kwlist, &PyDict_Type, &lexicon,
                                      &PyDict_Type, &boosters, &PyDict_Type, &special, &negate, &punctuation,
-                                     &n_scalar, &c_incr)) {
+                                     &n_scalar_obj, &c_incr_obj, &builtin_sum)) {
         return -1;
     }
+    PyObject *required[] = {lexicon, boosters, special, negate, punctuation, n_scalar_obj, c_incr_obj};
+    for (int k = 0; k < 7; k++) {
+        if (required[k] == NULL) {
+            PyErr_Format(PyExc_TypeError, "Scorer() missing the keyword argument %s", kwlist[k]);
+            return -1;
+        }
+    }
+    double n_scalar = PyFloat_AsDouble(n_scalar_obj), c_incr = PyFloat_AsDouble(c_incr_obj);
+    if (PyErr_Occurred()) {
+        return -1;
+    }
+    self->builtin_sum = builtin_sum;
     if (self->lexicon.slots != NULL) {
         PyErr_SetString(PyExc_RuntimeError, "Scorer is already initialised");
         return -1;

@@ -15,7 +15,10 @@ class Scorer:
         punctuation: str,
         n_scalar: float,
         c_incr: float,
-    ) -> None: ...
+        builtin_sum: bool = ...,
+    ) -> None:
+        """``builtin_sum``: sum the valences with the builtin ``sum`` (default on Python 3.12+, whose ``sum``
+        compensates float rounding), else add them in order in C (what ``sum`` does up to 3.11)."""
     def polarity(self, text: str, /) -> float:
         """Return vaderSentiment's compound for ASCII ``text`` (ValueError for other text)."""
 

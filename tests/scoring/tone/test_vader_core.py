@@ -9,13 +9,22 @@ from __future__ import annotations
 
 import math
 import shutil
+import string
 import sysconfig
 import warnings
+from typing import Any
 
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
-from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
+from vaderSentiment.vaderSentiment import (
+    BOOSTER_DICT,
+    C_INCR,
+    N_SCALAR,
+    NEGATE,
+    SPECIAL_CASES,
+    SentimentIntensityAnalyzer,
+)
 
 from scoring import native
 from scoring.tone import lexicons
@@ -121,6 +130,37 @@ def test_core_equals_python_and_vader_sentiment_on_rule_heavy_ascii(
 @example(text="good\x1fbad\x1cnot")
 def test_core_equals_python_and_vader_sentiment_on_any_ascii(engine: VaderEngine, text: str) -> None:
     _assert_same(engine, text)
+
+
+def _core_scorer(**options: object) -> Any:
+    core = native.load(lexicons._VADER_CORE)
+    if core is None:
+        pytest.skip("the compiled core is not built")
+    tables = {"lexicon": REFERENCE.lexicon, "boosters": BOOSTER_DICT, "special_cases": SPECIAL_CASES, "negate": NEGATE}
+    return core.Scorer(
+        **{**tables, "punctuation": string.punctuation, "n_scalar": N_SCALAR, "c_incr": C_INCR, **options}
+    )
+
+
+@settings(max_examples=200, deadline=None)
+@given(words=st.lists(_WORDS, max_size=20), separators=st.lists(_SEPARATORS, max_size=20))
+@example(words=["the", "shit", "good", "yeah", "right", "bad", "to", "die", "for"], separators=[])  # int valences
+def test_core_summing_with_the_builtin_sum_gives_the_same(words: list[str], separators: list[str]) -> None:
+    # The path Python 3.12+ takes (its sum compensates float rounding); on older Pythons the builtin adds in
+    # order as the C loop does, so both give vaderSentiment's compound here.
+    text = "".join(w + (separators[i] if i < len(separators) else " ") for i, w in enumerate(words))
+    scorer = _core_scorer(builtin_sum=True)
+    assert repr(scorer.polarity(text)) == repr(REFERENCE.polarity_scores(text)["compound"]), text
+
+
+def test_core_scorer_needs_every_table() -> None:
+    core = native.load(lexicons._VADER_CORE)
+    if core is None:
+        pytest.skip("the compiled core is not built")
+    with pytest.raises(TypeError, match="missing the keyword argument negate"):
+        core.Scorer(lexicon={}, boosters={}, special_cases={}, punctuation="", n_scalar=-0.74, c_incr=0.733)
+    with pytest.raises(TypeError, match=r"lexicon\['x'\] must be an int or a float"):
+        _core_scorer(lexicon={"x": "1"})
 
 
 _LONG_WORDS = st.sampled_from(
