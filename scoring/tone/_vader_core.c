@@ -413,6 +413,143 @@ split_words(const Scorer *self, const char *text, Py_ssize_t len, char *low, Wor
     return n;
 }
 
+/* ---- the "but" rule ---- */
+
+/* Positions holding one value: a min-heap, whose entries go stale when their position is rescaled. */
+typedef struct {
+    uint64_t key; /* the value's bits (a non-zero double); 0: an empty slot */
+    Py_ssize_t *heap;
+    Py_ssize_t size, cap;
+} Positions;
+
+static Positions *
+positions_of(Positions *slots, size_t mask, double v)
+{
+    uint64_t key;
+    memcpy(&key, &v, sizeof key);
+    uint64_t h = key * 0x9E3779B97F4A7C15ULL;
+    for (size_t i = (size_t)(h >> 20) & mask;; i = (i + 1) & mask) {
+        if (slots[i].key == key || slots[i].key == 0) {
+            slots[i].key = key;
+            return &slots[i];
+        }
+    }
+}
+
+static int
+heap_push(Positions *p, Py_ssize_t pos)
+{
+    if (p->size == p->cap) {
+        Py_ssize_t cap = p->cap ? p->cap * 2 : 4;
+        Py_ssize_t *heap = PyMem_Realloc(p->heap, sizeof(Py_ssize_t) * (size_t)cap);
+        if (heap == NULL) {
+            return -1;
+        }
+        p->heap = heap;
+        p->cap = cap;
+    }
+    Py_ssize_t i = p->size++;
+    while (i > 0 && p->heap[(i - 1) / 2] > pos) {
+        p->heap[i] = p->heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    p->heap[i] = pos;
+    return 0;
+}
+
+static void
+heap_pop(Positions *p)
+{
+    Py_ssize_t last = p->heap[--p->size], i = 0;
+    for (;;) {
+        Py_ssize_t c = 2 * i + 1;
+        if (c >= p->size) {
+            break;
+        }
+        if (c + 1 < p->size && p->heap[c + 1] < p->heap[c]) {
+            c++;
+        }
+        if (p->heap[c] >= last) {
+            break;
+        }
+        p->heap[i] = p->heap[c];
+        i = c;
+    }
+    if (p->size) {
+        p->heap[i] = last;
+    }
+}
+
+/* vaderSentiment's _but_check on the valences ``sent`` (n words, the m non-zero ones at ``nz``, the first "but"
+ * at ``but``): it walks the valences and, for the value v at position k, rescales the first position holding a
+ * value equal to v (list.index): by 0.5 before the "but", by 1.5 after it, not at all on it. Position k is never
+ * rescaled before step k, so v is its value then. A zero stays a zero and a non-zero value stays non-zero, so
+ * the two kinds of steps touch apart positions: for v == 0 the first position is the first zero of all; for
+ * v != 0, as in the Python port's _but_check, each value keeps a min-heap of the earlier positions that held it
+ * (stale entries are dropped when seen): O(m log m), where list.index is O(m^2). Returns -1 on no memory. */
+static int
+but_check(Val *sent, Py_ssize_t n, const Py_ssize_t *nz, Py_ssize_t m, Py_ssize_t but)
+{
+    Py_ssize_t first_zero = -1;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        double v = sent[k].v; /* unchanged so far: only first_zero is rescaled, from its own step on */
+        if (v != 0) {
+            continue;
+        }
+        if (first_zero < 0) {
+            first_zero = k;
+        }
+        if (first_zero < but) {
+            sent[first_zero] = (Val){v * 0.5, 0};
+        }
+        else if (first_zero > but) {
+            sent[first_zero] = (Val){v * 1.5, 0};
+        }
+    }
+    if (m == 0) {
+        return 0;
+    }
+    size_t cap = 8;
+    while (cap < (size_t)m * 4) { /* at most 2m values: a load of one half at most */
+        cap <<= 1;
+    }
+    Positions *slots = PyMem_Calloc(cap, sizeof(Positions));
+    if (slots == NULL) {
+        return -1;
+    }
+    int status = 0;
+    for (Py_ssize_t q = 0; q < m && status == 0; q++) {
+        Py_ssize_t k = nz[q];
+        double value = sent[k].v;
+        Positions *held = positions_of(slots, cap - 1, value);
+        while (held->size && sent[held->heap[0]].v != value) {
+            heap_pop(held); /* stale: that position was rescaled since */
+        }
+        Py_ssize_t first = held->size ? held->heap[0] : k;
+        double new = sent[first].v;
+        if (first != but) { /* on the "but" itself the value is left as it is (an int stays an int) */
+            new = value * (first < but ? 0.5 : 1.5);
+            sent[first] = (Val){new, 0};
+        }
+        if (first == k) {
+            status = heap_push(positions_of(slots, cap - 1, new), k);
+        }
+        else {
+            if (new != value) { /* the earlier position now holds another value */
+                status = heap_push(positions_of(slots, cap - 1, new), first);
+            }
+            if (status == 0) {
+                status = heap_push(positions_of(slots, cap - 1, value), k); /* position k keeps its value */
+            }
+        }
+    }
+    for (size_t i = 0; i < cap; i++) {
+        PyMem_Free(slots[i].heap);
+    }
+    PyMem_Free(slots);
+    return status;
+}
+
 /* The valences of the words of ``text`` after the "but" rule, in ``*out`` (to be freed), and the positions of
  * the non-zero ones in ``*nonzero`` (``*n_nonzero`` of them). Returns the number of words, or -1 with
  * MemoryError. */
@@ -458,46 +595,8 @@ valences(const Scorer *self, const char *text, Py_ssize_t len, Val **out, Py_ssi
             }
         }
     }
-    if (but >= 0 && n_lex) { /* the Python port runs it when a word is in the lexicon */
-        /* _but_check: vaderSentiment walks the valences and, for the value v at position k, rescales the
-         * first position holding a value equal to v (list.index): by 0.5 before the first "but", by 1.5
-         * after it, not at all on it. Position k is never rescaled before step k, so v is its original
-         * value. A zero stays a zero and a non-zero stays non-zero, so for v == 0 the first position is the
-         * first zero of all (every zero is in place from the start), and for v != 0 it is found among the
-         * non-zero positions: O(m^2) in the m non-zero valences, never in the words. */
-        Py_ssize_t first_zero = -1;
-        for (Py_ssize_t i = 0; i < n && first_zero < 0; i++) {
-            if (sent[i].v == 0) {
-                first_zero = i;
-            }
-        }
-        Val *orig = PyMem_Malloc(sizeof(Val) * ((size_t)n + 1));
-        if (orig == NULL) {
-            goto nomem;
-        }
-        memcpy(orig, sent, sizeof(Val) * (size_t)n);
-        for (Py_ssize_t k = 0; k < n; k++) {
-            double v = orig[k].v;
-            Py_ssize_t first = k;
-            if (v == 0) {
-                first = first_zero;
-            }
-            else {
-                for (Py_ssize_t q = 0; q < m && nz[q] < k; q++) {
-                    if (sent[nz[q]].v == v) {
-                        first = nz[q];
-                        break;
-                    }
-                }
-            }
-            if (first < but) {
-                sent[first] = (Val){v * 0.5, 0};
-            }
-            else if (first > but) {
-                sent[first] = (Val){v * 1.5, 0};
-            }
-        }
-        PyMem_Free(orig);
+    if (but >= 0 && n_lex && but_check(sent, n, nz, m, but) < 0) { /* as the Python port: a lexicon word */
+        goto nomem;
     }
     PyMem_Free(low);
     PyMem_Free(w);

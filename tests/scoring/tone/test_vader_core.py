@@ -179,6 +179,23 @@ def test_core_equals_python_and_vader_sentiment_on_long_texts_with_many_buts(
     _assert_same(engine, " ".join(words))
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "but " + "good " * 60_000,
+        "good bad great " * 20_000 + "but",
+        " ".join(["good", "bad", "nice", "awful", "fine", "hate", "love", "the", "bomb"] * 6_000) + " but",
+        "good but bad, not great but fine " * 9_000,
+    ],
+)
+def test_core_equals_the_python_port_on_300000_character_sentences(engine: VaderEngine, text: str) -> None:
+    # One run-on sentence with tens of thousands of valences, repeated values and a "but": the "but" rule's
+    # list.index is quadratic in vaderSentiment (too slow to compare here); the core and the port are not.
+    assert engine._core is not None
+    assert repr(engine._core.polarity(text)) == repr(_vader_polarity(engine._analyzer, text))
+    assert engine._core.valences(text) == [float(v) for v in _vader_valences(engine._analyzer, text)[1]]
+
+
 _HALFWAYS = [0.0, -0.0, 1.0, -1.0, 0.00005, -0.00005, 0.00015, 0.12345, -0.12345, 0.99995, -0.99995, 0.5, 2.675,
              0.29999999999999999, 1e-300, -1e-300, 5e-324, 0.000049999999999999996, 123456.78905]  # fmt: skip
 
