@@ -8,6 +8,7 @@ boosters, punctuation-only tokens, "!!!"/"???", the separators ``str.split`` kno
 from __future__ import annotations
 
 import math
+import os
 import shutil
 import string
 import sysconfig
@@ -34,17 +35,28 @@ REFERENCE = SentimentIntensityAnalyzer()
 _COMPILER = shutil.which(str(sysconfig.get_config_var("CC") or "cc").split()[0]) or shutil.which("cc")
 
 
-@pytest.fixture(scope="module")
-def engine() -> VaderEngine:
+def _core() -> Any:
+    """The compiled core module; a test needing it fails where a C compiler could have built it, else skips."""
+    if os.environ.get(native.PURE_PYTHON_ENV, "") not in ("", "0"):
+        pytest.skip(f"{native.PURE_PYTHON_ENV} turns the compiled cores off")
     if _COMPILER is None:
         pytest.skip("no C compiler on PATH: the compiled core cannot be built here")
+    core = native.load(lexicons._VADER_CORE)
+    if core is None:
+        pytest.fail("a C compiler is on PATH but the core is not built: run `make setup`")
+    return core
+
+
+@pytest.fixture(scope="module")
+def engine() -> VaderEngine:
+    _core()
     return VaderEngine()
 
 
 def test_the_core_is_built_and_used_where_a_compiler_exists(
     engine: VaderEngine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    assert engine._core is not None, "a C compiler is on PATH but the core is not built: run `make setup`"
+    assert engine._core is not None
 
     def refuse(*args: object) -> float:
         raise AssertionError("the Python path scored ASCII text")
@@ -59,6 +71,7 @@ def test_the_core_is_built_and_used_where_a_compiler_exists(
 
 
 def test_without_the_core_the_engine_warns_and_scores_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(native.PURE_PYTHON_ENV, raising=False)
     monkeypatch.setattr(lexicons, "_VADER_CORE", "scoring.tone._no_such_core")
     with pytest.warns(native.NativeCoreWarning, match="_no_such_core: the compiled core is not built"):
         fallback = VaderEngine()
@@ -133,11 +146,8 @@ def test_core_equals_python_and_vader_sentiment_on_any_ascii(engine: VaderEngine
 
 
 def _core_scorer(**options: object) -> Any:
-    core = native.load(lexicons._VADER_CORE)
-    if core is None:
-        pytest.skip("the compiled core is not built")
     tables = {"lexicon": REFERENCE.lexicon, "boosters": BOOSTER_DICT, "special_cases": SPECIAL_CASES, "negate": NEGATE}
-    return core.Scorer(
+    return _core().Scorer(
         **{**tables, "punctuation": string.punctuation, "n_scalar": N_SCALAR, "c_incr": C_INCR, **options}
     )
 
@@ -154,11 +164,8 @@ def test_core_summing_with_the_builtin_sum_gives_the_same(words: list[str], sepa
 
 
 def test_core_scorer_needs_every_table() -> None:
-    core = native.load(lexicons._VADER_CORE)
-    if core is None:
-        pytest.skip("the compiled core is not built")
     with pytest.raises(TypeError, match="missing the keyword argument negate"):
-        core.Scorer(lexicon={}, boosters={}, special_cases={}, punctuation="", n_scalar=-0.74, c_incr=0.733)
+        _core().Scorer(lexicon={}, boosters={}, special_cases={}, punctuation="", n_scalar=-0.74, c_incr=0.733)
     with pytest.raises(TypeError, match=r"lexicon\['x'\] must be an int or a float"):
         _core_scorer(lexicon={"x": "1"})
 
@@ -202,17 +209,12 @@ _HALFWAYS = [0.0, -0.0, 1.0, -1.0, 0.00005, -0.00005, 0.00015, 0.12345, -0.12345
 
 @pytest.mark.parametrize("x", _HALFWAYS)
 def test_core_round4_is_pythons_round_on_halfway_and_tiny_values(x: float) -> None:
-    core = native.load(lexicons._VADER_CORE)
-    if core is None:
-        pytest.skip("the compiled core is not built")
-    assert repr(core.round4(x)) == repr(round(x, 4))
+    assert repr(_core().round4(x)) == repr(round(x, 4))
 
 
 @settings(max_examples=500, deadline=None)
 @given(x=st.floats(allow_nan=False, allow_infinity=False) | st.floats(-1.0, 1.0))
 def test_core_round4_is_pythons_round(x: float) -> None:
-    core = native.load(lexicons._VADER_CORE)
-    if core is None:
-        pytest.skip("the compiled core is not built")
+    core = _core()
     assert repr(core.round4(x)) == repr(round(x, 4))
     assert math.copysign(1.0, core.round4(x)) == math.copysign(1.0, round(x, 4))
