@@ -9,6 +9,7 @@ from setuptools import Extension, setup
 
 CORES: dict[str, str] = {  # module -> C source; scoring.native.load(module) imports it
     "scoring.text._split_core": "scoring/text/_split_core.c",
+    "scoring.tone._vader_core": "scoring/tone/_vader_core.c",
 }
 
 FLAGS = ["-O2", "-ffp-contract=off"]

@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from functools import cache, lru_cache
 from heapq import heappop, heappush
 from itertools import compress, repeat
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -21,7 +21,11 @@ from vaderSentiment.vaderSentiment import (
     normalize,
 )
 
+from scoring import native
 from scoring.tone import afinn
+
+if TYPE_CHECKING:
+    from scoring.tone._vader_core import Scorer as _CoreScorer
 
 __all__ = ["LEXICONS", "AfinnEngine", "SentimentEngine", "VaderEngine", "lexicon_engine", "lexicon_scores"]
 
@@ -38,6 +42,11 @@ class _ShortTextCache:
 
     def __call__(self, text: str) -> float:
         return self._cached(text) if len(text) <= _CACHED_CHARS else self._score(text)
+
+    def many(self, texts: Sequence[str]) -> list[float]:
+        """Return ``[self(t) for t in texts]`` without a Python call per text."""
+        cached, score = self._cached, self._score
+        return [cached(t) if len(t) <= _CACHED_CHARS else score(t) for t in texts]
 
     def cache_clear(self) -> None:
         self._cached.cache_clear()
@@ -179,6 +188,26 @@ def _valence(lexicon: dict[str, float], words: list[str], low: list[str], i: int
     return valence
 
 
+_VADER_CORE = "scoring.tone._vader_core"  # the C twin of _vader_polarity on ASCII text (_vader_core.c)
+
+
+def _vader_core_scorer(analyzer: SentimentIntensityAnalyzer) -> _CoreScorer | None:
+    """Return the compiled core's scorer on ``analyzer``'s lexicon, or None (warned) where it was not built."""
+    core = native.load(_VADER_CORE)
+    if core is None:
+        return None
+    scorer: _CoreScorer = core.Scorer(
+        lexicon=analyzer.lexicon,
+        boosters=BOOSTER_DICT,
+        special_cases=SPECIAL_CASES,
+        negate=NEGATE,
+        punctuation=_PUNCTUATION,
+        n_scalar=N_SCALAR,
+        c_incr=C_INCR,
+    )
+    return scorer
+
+
 class VaderEngine:
     """VADER's compound score in [-1, 1] (vaderSentiment 3.3.2)."""
 
@@ -188,8 +217,11 @@ class VaderEngine:
     def __init__(self) -> None:
         self._analyzer = SentimentIntensityAnalyzer()
         self.polarity = _ShortTextCache(self._polarity)
+        self._core = _vader_core_scorer(self._analyzer)
 
     def _polarity(self, text: str) -> float:
+        if self._core is not None and text.isascii():  # the same compound, to the bit, computed in C
+            return self._core.polarity(text)
         return _vader_polarity(self._analyzer, text)
 
     def explain(self, text: str) -> list[tuple[str, float]]:
@@ -199,8 +231,7 @@ class VaderEngine:
 
     def polarities(self, texts: Sequence[str]) -> list[float]:
         """Return ``polarity`` of each text; a repeated text is scored once (and cached)."""
-        polarity = self.polarity
-        return [polarity(t) for t in texts]
+        return self.polarity.many(texts)
 
 
 def _vader_polarity(analyzer: SentimentIntensityAnalyzer, text: str) -> float:
