@@ -16,6 +16,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import reduce
+from operator import add
 
 from scoring.inputs import check_scale, to_text
 from scoring.result import Columns, RowsDone, ScoreResult, new_run_id
@@ -43,15 +45,13 @@ MIN_STABILITY_SENTENCES = 2
 
 
 def _mean_and_variance(values: list[float]) -> tuple[float, float]:
-    """Return the mean and population variance, summed left to right as Mastra's ``reduce`` does."""
-    total = 0.0
-    for v in values:
-        total += v
-    mean = total / len(values)
-    squares = 0.0
-    for v in values:
-        squares += (v - mean) ** 2
-    return mean, squares / len(values)
+    """Return the mean and population variance, summed left to right as Mastra's ``reduce`` does.
+
+    ``functools.reduce`` adds in order from 0.0, on every Python version (``sum`` compensates rounding
+    from 3.12 on, which would change the last bit).
+    """
+    mean = reduce(add, values, 0.0) / len(values)
+    return mean, reduce(add, [(v - mean) ** 2 for v in values], 0.0) / len(values)
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,13 +169,15 @@ class ToneScorer:
         sentences = {t: split(t) for t in dict.fromkeys(outputs[i] for i in stable)}
         notes.update((t, note) for t, texts in sentences.items() if t.strip() and (note := stability_note(texts)))
         flat = engine.polarities([s for texts in sentences.values() for s in texts])
-        by_text, start = {}, 0
+        by_text: dict[str, tuple[float, float, float]] = {}  # text -> score, mean, variance
+        start, scale = 0, self.scale
         for text, texts in sentences.items():
-            by_text[text] = _stability(flat[start : start + len(texts)])
+            mean, variance = _mean_and_variance(flat[start : start + len(texts)])
+            by_text[text] = max(0.0, 1.0 - variance) * scale, mean, variance
             start += len(texts)
+        score, avg, var = columns["score"], columns["avgSentiment"], columns["sentimentVariance"]
         for i in stable:
-            metrics, raw = by_text[outputs[i]]
-            _store(columns, i, metrics, max(0.0, 1.0 - raw) * self.scale)
+            score[i], avg[i], var[i] = by_text[outputs[i]]
         keep = {"score"} | (_STABILITY if stable or not (outputs or referenced) else set())
         keep |= _COMPARISON if compared or (not outputs and referenced) else set()
         return {k: v for k, v in columns.items() if k in keep}
