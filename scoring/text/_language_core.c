@@ -26,8 +26,8 @@ enum { IN_ENGLISH = 1, IN_OTHER = 2 };
 
 /* ---- word sets: one open-addressing table, a flag bit per set ---- */
 
-#define KEY_MAX 63       /* a set word longer than this (of a-z and ') makes the core step aside */
-#define TABLE_SIZE 4096  /* a power of two; at most half full, or the core steps aside */
+#define KEY_MAX 31       /* a set word longer than this (of a-z and ') makes the core step aside */
+#define TABLE_SIZE 2048  /* a power of two; at most half full, or the core steps aside (64 KB) */
 
 typedef struct {
     uchar len; /* 0: empty slot */
@@ -137,17 +137,57 @@ static int build_table(PyObject *english, PyObject *other) {
     return 1;
 }
 
-/* ---- ASCII character classes ---- */
+/* ---- ASCII character classes: one table of flag bits, filled at import ---- */
 
-static int is_space(uchar c) { return c == ' ' || (c >= '\t' && c <= '\r') || (c >= 0x1c && c <= 0x1f); }
-static int is_alpha(uchar c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-static int is_w(uchar c) { return is_alpha(c) || (c >= '0' && c <= '9') || c == '_'; } /* \w */
-static int is_local(uchar c) { return is_w(c) || c == '.' || c == '+' || c == '-'; }  /* [\w.+-] */
-static int is_host(uchar c) { return is_w(c) || c == '-'; }                            /* [\w-] */
-static int is_domain(uchar c) { return is_w(c) || c == '.' || c == '-'; }              /* [\w.-] */
-static int is_eyes(uchar c) { return c != 0 && strchr(":;=8xX", c) != NULL; }          /* [:;=8xX] */
-static int is_nose(uchar c) { return c != 0 && strchr("-^'o", c) != NULL; }            /* [-^'o] */
-static int is_mouth(uchar c) { return c != 0 && strchr("()DPpO0o3|/\\*][", c) != NULL; } /* [()DPpO0o3|/\\*\]\[] */
+enum {
+    C_SPACE = 1 << 0,  /* \s: \t \n \v \f \r \x1c-\x1f and the space */
+    C_ALPHA = 1 << 1,  /* [A-Za-z] */
+    C_W = 1 << 2,      /* \w: [A-Za-z0-9_] */
+    C_LOCAL = 1 << 3,  /* [\w.+-] */
+    C_HOST = 1 << 4,   /* [\w-] */
+    C_DOMAIN = 1 << 5, /* [\w.-] */
+    C_EYES = 1 << 6,   /* [:;=8xX] */
+    C_NOSE = 1 << 7,   /* [-^'o] */
+    C_MOUTH = 1 << 8,  /* [()DPpO0o3|/\\*\]\[] */
+    C_WORD = 1 << 9,   /* [A-Za-z']: the words, once lower-cased */
+    C_MARK = 1 << 10,  /* a character the noise or the emoticons need: @ # ` : / w ; = < */
+};
+
+static unsigned short classes[256];
+
+static void set_class(const char *chars, unsigned short flag) {
+    for (; *chars; chars++) {
+        classes[(uchar)*chars] |= flag;
+    }
+}
+
+static void init_classes(void) {
+    for (int c = 0; c < 256; c++) {
+        int alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+        int w = alpha || (c >= '0' && c <= '9') || c == '_';
+        classes[c] = (unsigned short)((c == ' ' || (c >= '\t' && c <= '\r') || (c >= 0x1c && c <= 0x1f) ? C_SPACE : 0) |
+                                      (alpha ? C_ALPHA | C_WORD : 0) | (w ? C_W | C_LOCAL | C_HOST | C_DOMAIN : 0));
+    }
+    set_class(".+-", C_LOCAL);
+    set_class("-", C_HOST);
+    set_class(".-", C_DOMAIN);
+    set_class(":;=8xX", C_EYES);
+    set_class("-^'o", C_NOSE);
+    set_class("()DPpO0o3|/\\*][", C_MOUTH);
+    set_class("'", C_WORD);
+    set_class("@#`:/w;=<", C_MARK);
+}
+
+#define HAS(c, flag) ((classes[(uchar)(c)] & (flag)) != 0)
+
+static int is_space(uchar c) { return HAS(c, C_SPACE); }
+static int is_w(uchar c) { return HAS(c, C_W); }
+static int is_local(uchar c) { return HAS(c, C_LOCAL); }
+static int is_host(uchar c) { return HAS(c, C_HOST); }
+static int is_domain(uchar c) { return HAS(c, C_DOMAIN); }
+static int is_eyes(uchar c) { return HAS(c, C_EYES); }
+static int is_nose(uchar c) { return HAS(c, C_NOSE); }
+static int is_mouth(uchar c) { return HAS(c, C_MOUTH); }
 
 /* ---- _NOISE_RE: https?://\S+ | www\.\S+ | [\w.+-]+@[\w-]+\.[\w.-]+ | [@#]\w+ | `[^`\n]*` ---- */
 
@@ -304,7 +344,20 @@ static Py_ssize_t strip_emoticons(const uchar *s, Py_ssize_t n, uchar *out) {
 
 static int emoticon_may_follow(const uchar *s, Py_ssize_t n) { /* ":" in text or ";" ... or "<3" in text */
     for (Py_ssize_t i = 0; i < n; i++) {
-        if (s[i] == ':' || s[i] == ';' || s[i] == '=' || (s[i] == '<' && i + 1 < n && s[i + 1] == '3')) {
+        if (HAS(s[i], C_MARK) &&
+            (s[i] == ':' || s[i] == ';' || s[i] == '=' || (s[i] == '<' && i + 1 < n && s[i + 1] == '3'))) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Whether _NOISE_RE can match: every alternative needs "@", "#", "`", "://" or "www.". */
+static int noise_may_follow(const uchar *s, Py_ssize_t n) {
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (HAS(s[i], C_MARK) &&
+            (s[i] == '@' || s[i] == '#' || s[i] == '`' || (s[i] == ':' && n - i >= 3 && s[i + 1] == '/' && s[i + 2] == '/') ||
+             (s[i] == 'w' && n - i >= 4 && memcmp(s + i, "www.", 4) == 0))) {
             return 1;
         }
     }
@@ -312,24 +365,17 @@ static int emoticon_may_follow(const uchar *s, Py_ssize_t n) { /* ":" in text or
 }
 
 static int decide_clean(const uchar *s, Py_ssize_t n, double share, double min_hits, double share_long) {
-    int letters = 0;
-    for (Py_ssize_t i = 0; i < n && !letters; i++) {
-        letters = is_alpha(s[i]);
-    }
-    if (!letters) {
-        return NO_LETTERS;
-    }
     Py_ssize_t words = 0, hits = 0;
-    int other = 0;
+    int other = 0, letters = 0;
     char key[KEY_MAX];
     for (Py_ssize_t i = 0; i < n;) {
-        uchar c = s[i];
-        if (!is_word_char(c) && !(c >= 'A' && c <= 'Z')) {
+        if (!HAS(s[i], C_WORD)) {
             i++;
             continue;
         }
         Py_ssize_t len = 0;
-        for (; i < n && (is_word_char(s[i]) || (s[i] >= 'A' && s[i] <= 'Z')); i++, len++) {
+        for (; i < n && HAS(s[i], C_WORD); i++, len++) {
+            letters |= HAS(s[i], C_ALPHA);
             if (len < KEY_MAX) {
                 key[len] = (char)(s[i] >= 'A' && s[i] <= 'Z' ? s[i] + 32 : s[i]);
             }
@@ -339,8 +385,8 @@ static int decide_clean(const uchar *s, Py_ssize_t n, double share, double min_h
         hits += (flags & IN_ENGLISH) != 0;
         other |= (flags & IN_OTHER) != 0;
     }
-    if (words == 0) {
-        return MODEL; /* letters but no a-z word cannot happen for ASCII text; the model is the Python answer */
+    if (!letters) {
+        return NO_LETTERS; /* _LETTER_RE finds nothing */
     }
     if ((double)hits >= share * (double)words) {
         return ENGLISH;
@@ -399,9 +445,14 @@ static PyObject *decide(PyObject *module, PyObject *const *args, Py_ssize_t narg
             return PyErr_NoMemory();
         }
     }
-    uchar *clean = buffer, *other = buffer + n;
-    Py_ssize_t m = strip_noise(s, n, clean);
+    const uchar *clean = s;
+    Py_ssize_t m = n;
+    if (noise_may_follow(s, n)) {
+        m = strip_noise(s, n, buffer);
+        clean = buffer;
+    }
     if (emoticon_may_follow(clean, m)) {
+        uchar *other = buffer + n;
         m = strip_emoticons(clean, m, other);
         clean = other;
     }
@@ -429,4 +480,7 @@ static struct PyModuleDef module_def = {
     NULL,
 };
 
-PyMODINIT_FUNC PyInit__language_core(void) { return PyModule_Create(&module_def); }
+PyMODINIT_FUNC PyInit__language_core(void) {
+    init_classes();
+    return PyModule_Create(&module_def);
+}
