@@ -238,6 +238,12 @@ def test_the_core_decides_as_the_python_code_on_long_runs(text: str) -> None:
     _same(text)
 
 
+def test_the_core_decides_as_the_python_code_past_its_stack_buffer(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(language, "MAX_CHARS", 50_000)  # texts over 4,096 characters: a buffer on the heap
+    text = "@x http://a.b :) xD the " * 300 + "mais oui merci beaucoup " * 1_000
+    _same(text, text.replace(":)", ""), "Merci " * 5_000 + "thanks you are", "a@b.c `x` " * 2_000)
+
+
 def _real_texts() -> list[str]:
     texts = [t for _, t in load_languages() + load_languages(LATIN)]
     if DEFAULT_DATA.exists():
