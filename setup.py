@@ -8,6 +8,7 @@ C compiler, no Python headers), the package warns once and runs the Python code,
 from setuptools import Extension, setup
 
 CORES: dict[str, str] = {  # module -> C source; scoring.native.load(module) imports it
+    "scoring.text._language_core": "scoring/text/_language_core.c",
     "scoring.text._split_core": "scoring/text/_split_core.c",
     "scoring.tone._vader_core": "scoring/tone/_vader_core.c",
 }

@@ -13,6 +13,9 @@ letters). Text whose letters are all a-z (emoji, curly quotes and other symbols 
 ``ENGLISH_WORD_SHARE`` of the words are common English function words is accepted as English without
 running the model (it is also faster); so is such text with at least ``ENGLISH_MIN_HITS`` of them making up
 ``ENGLISH_WORD_SHARE_LONG`` of its words and none of the common words of other Latin-script languages.
+
+For ASCII text, the cleaning and that check up to the model run in a compiled core (``_language_core.c``, built by
+``setup.py``; :mod:`scoring.native`), with the same answers; other text, or a missing core, runs the Python code.
 """
 
 from __future__ import annotations
@@ -20,7 +23,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cache, lru_cache
+from types import ModuleType
 from typing import Any
+
+from scoring import native
 
 __all__ = [
     "ENGINE_LANGUAGES",
@@ -168,13 +174,29 @@ def _english_words(words: list[bytes] | list[str], english: frozenset[Any], othe
     return hits >= ENGLISH_MIN_HITS and hits >= ENGLISH_WORD_SHARE_LONG * len(words) and other.isdisjoint(words)
 
 
+_NO_LETTERS, _ENGLISH, _MODEL = 0, 1, 2  # the core's answers
+
+
+def _core_decision(text: str) -> int | None:
+    """The core's answer for ``text`` under the current settings, or None where the Python code must decide."""
+    if _CORE is None:
+        return None
+    decision: int | None = _CORE.decide(
+        text, MAX_CHARS, ENGLISH_WORD_SHARE, ENGLISH_MIN_HITS, ENGLISH_WORD_SHARE_LONG, _ENGLISH_BYTES, _OTHER_BYTES
+    )
+    return decision
+
+
 def english_by_fast_path(text: str) -> bool:
     """Whether :func:`detect_language` takes ``text`` as English without the model (by its a-z word check).
 
     >>> english_by_fast_path("Thanks, the refund is on its way!"), english_by_fast_path("Merci beaucoup !")
     (True, False)
     """
-    return _looks_english(_strip_noise(text))
+    decision = _core_decision(text)
+    if decision is None:
+        return _looks_english(_strip_noise(text))
+    return decision == _ENGLISH
 
 
 @lru_cache(maxsize=65_536)
@@ -188,16 +210,30 @@ def detect_language(text: str) -> LanguageGuess | None:
     """
     if not isinstance(text, str):
         raise TypeError(f"text must be a string; got {type(text).__name__}.")
-    stripped = _strip_noise(text)
-    if not _LETTER_RE.search(stripped):
+    decision = _core_decision(text)
+    if decision == _NO_LETTERS:
         return None
-    if _looks_english(stripped):  # the decision ignores spacing and case: normalise only for the model
+    if decision == _ENGLISH:
         return LanguageGuess("en", "English", 1.0)
+    stripped = _strip_noise(text)  # the core's _MODEL, or text it leaves to the Python code
+    if decision is None:
+        if not _LETTER_RE.search(stripped):
+            return None
+        if _looks_english(stripped):  # the decision ignores spacing and case: normalise only for the model
+            return LanguageGuess("en", "English", 1.0)
     clean = _normalise(stripped)
     best = detector().detect(clean, model="lite", k=1)[0]
     code = str(best["lang"])
     share = 0.0 if clean.isascii() else len(_NON_LATIN_RE.findall(clean)) / len(_LETTER_RE.findall(clean))
     return LanguageGuess(code, _NAMES.get(code, code), round(float(best["score"]), 4), round(share, 4))
+
+
+def _load_core() -> ModuleType | None:
+    """The compiled core, or None (with a warning) where it was not built."""
+    return native.load("scoring.text._language_core")
+
+
+_CORE = _load_core()
 
 
 def is_english(guess: LanguageGuess | None) -> bool:

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import socket
+from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
@@ -15,6 +16,16 @@ from scoring.text.language import LanguageGuess, coverage_warning, detect_langua
 
 ROWS = load_languages()
 SAMPLE = Path(__file__).resolve().parents[2] / "data" / "vader_sample.csv"
+
+
+@pytest.fixture(autouse=True, params=["core", "python"])
+def language_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """Every test runs with the compiled core (where it is built) and with the Python code alone."""
+    if request.param == "python":
+        monkeypatch.setattr(language, "_CORE", None)
+    language.detect_language.cache_clear()
+    yield request.param
+    language.detect_language.cache_clear()
 
 
 @pytest.mark.parametrize(
@@ -158,12 +169,14 @@ def _clean_whole_text(text: str) -> str:
     return language._normalise(text)
 
 
+@pytest.mark.parametrize("language_path", ["any"], indirect=True)  # the Python helpers alone
 @settings(max_examples=3000, deadline=None)
 @given(_NOISY)
 def test_word_by_word_noise_removal_equals_the_whole_text_rule(text: str) -> None:
     assert language._normalise(language._strip_noise(text)) == _clean_whole_text(text)
 
 
+@pytest.mark.parametrize("language_path", ["any"], indirect=True)  # the Python helpers alone
 @settings(max_examples=2000, deadline=None)
 @given(st.text(alphabet=st.characters(max_codepoint=127), max_size=60))
 def test_ascii_words_by_translate_equal_the_regex(text: str) -> None:
