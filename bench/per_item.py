@@ -22,8 +22,6 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from bench.revision import exported
-
 ROOT = Path(__file__).resolve().parent.parent
 LABELS = ("tone, VADER (default)", "tone, AFINN as Mastra", "content similarity")
 
@@ -89,6 +87,8 @@ def ours(inputs: list[str], outputs: list[str], rounds: int) -> dict[str, tuple[
 
 def baseline(ref: str, inputs: list[str], outputs: list[str], rounds: int) -> dict[str, tuple[float, float]]:
     """Time the library at git revision ``ref`` with this harness, in a subprocess; return what ``ours`` returns."""
+    from bench.revision import exported  # here: the subprocess runs this file against the old tree's packages
+
     with exported(ref, prefix="per_item_baseline_") as folder:
         items = folder / "items.json"
         items.write_text(json.dumps({"inputs": inputs, "outputs": outputs}), encoding="utf-8")
