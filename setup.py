@@ -5,6 +5,8 @@ C compiler, no Python headers), the package warns once and runs the Python code,
 ``-ffp-contract=off``: no fused multiply-add, so every float operation rounds as CPython's does.
 """
 
+from glob import glob
+
 from setuptools import Extension, setup
 
 CORES: dict[str, str] = {  # module -> C source; scoring.native.load(module) imports it
@@ -18,5 +20,7 @@ FLAGS = ["-O2", "-ffp-contract=off"]
 setup(
     name="tone-explorer",
     packages=[],
-    ext_modules=[Extension(m, [src], extra_compile_args=FLAGS) for m, src in CORES.items()],
+    ext_modules=[
+        Extension(m, [src], extra_compile_args=FLAGS, depends=sorted(glob("scoring/*/*.h"))) for m, src in CORES.items()
+    ],
 )

@@ -19,21 +19,15 @@
 #include <Python.h>
 #include <string.h>
 
-typedef unsigned char uchar;
+#include "_word_table.h"
 
 enum { NO_LETTERS = 0, ENGLISH = 1, MODEL = 2 };
 enum { IN_ENGLISH = 1, IN_OTHER = 2 };
 
 /* ---- word sets: one open-addressing table, a flag bit per set ---- */
 
-#define KEY_MAX 31       /* a set word longer than this (of a-z and ') makes the core step aside */
 #define TABLE_SIZE 2048  /* a power of two; at most half full, or the core steps aside (64 KB) */
 
-typedef struct {
-    uchar len; /* 0: empty slot */
-    uchar flags;
-    char key[KEY_MAX];
-} Slot;
 
 static Slot table[TABLE_SIZE];
 static Py_ssize_t table_used;
@@ -41,27 +35,8 @@ static PyObject *table_english; /* the frozensets the table was built from (stro
 static PyObject *table_other;
 static int table_usable;
 
-static size_t hash_bytes(const char *s, Py_ssize_t n) {
-    size_t h = 2166136261u; /* FNV-1a */
-    for (Py_ssize_t i = 0; i < n; i++) {
-        h = (h ^ (uchar)s[i]) * 16777619u;
-    }
-    return h;
-}
 
-static int lookup(const char *s, Py_ssize_t n) {
-    if (n <= 0 || n > KEY_MAX) {
-        return 0;
-    }
-    size_t h = hash_bytes(s, n) & (TABLE_SIZE - 1);
-    while (table[h].len) {
-        if (table[h].len == n && memcmp(table[h].key, s, (size_t)n) == 0) {
-            return table[h].flags;
-        }
-        h = (h + 1) & (TABLE_SIZE - 1);
-    }
-    return 0;
-}
+static int lookup(const char *s, Py_ssize_t n) { return table_lookup(table, TABLE_SIZE, s, n); }
 
 static int is_word_char(uchar c) { return (c >= 'a' && c <= 'z') || c == '\''; } /* a text's words: [a-z']+ */
 

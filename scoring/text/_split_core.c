@@ -15,7 +15,7 @@
 #include <structmember.h>
 #include <string.h>
 
-typedef unsigned char uchar;
+#include "_word_table.h"
 
 /* ---- word sets: one small open-addressing table, a flag bit per set ---- */
 
@@ -28,14 +28,8 @@ enum {
     STARTERS = 32,
 };
 
-#define KEY_MAX 31   /* longer words are in no set (configure checks) */
 #define TABLE_SIZE 1024 /* a power of two, at least twice the words (configure checks) */
 
-typedef struct {
-    uchar len; /* 0: empty slot */
-    uchar flags;
-    char key[KEY_MAX];
-} Slot;
 
 static Slot table[TABLE_SIZE];   /* the words splitting reads */
 static Slot staged[TABLE_SIZE];  /* configure fills it, then copies it to table if every word was good */
@@ -45,28 +39,9 @@ static PyObject *span_type;              /* scoring.text.splitters.Span */
 static PyObject *span_fields[3];         /* its member descriptors: text, start, end */
 static PyObject *empty_tuple;
 
-static size_t hash_bytes(const char *s, Py_ssize_t n) {
-    size_t h = 2166136261u; /* FNV-1a */
-    for (Py_ssize_t i = 0; i < n; i++) {
-        h = (h ^ (uchar)s[i]) * 16777619u;
-    }
-    return h;
-}
 
 /* The flags of the word s[0:n] (already lower case), 0 when it is in no set. */
-static int lookup(const char *s, Py_ssize_t n) {
-    if (n <= 0 || n > KEY_MAX) {
-        return 0;
-    }
-    size_t h = hash_bytes(s, n) & (TABLE_SIZE - 1);
-    while (table[h].len) {
-        if (table[h].len == n && memcmp(table[h].key, s, (size_t)n) == 0) {
-            return table[h].flags;
-        }
-        h = (h + 1) & (TABLE_SIZE - 1);
-    }
-    return 0;
-}
+static int lookup(const char *s, Py_ssize_t n) { return table_lookup(table, TABLE_SIZE, s, n); }
 
 static int add_word(PyObject *word, int flag) {
     if (!PyUnicode_Check(word)) {
