@@ -15,11 +15,13 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
+from types import ModuleType
 
 import numpy as np
 from rapidfuzz import fuzz
 from rapidfuzz.distance import JaroWinkler, Levenshtein
 
+from scoring import native
 from scoring.inputs import check_scale, to_text
 from scoring.result import Columns, RowsDone, ScoreResult, new_run_id
 from scoring.similarity.e5 import e5_similarities, e5_similarity
@@ -48,9 +50,9 @@ METRICS = ("similarity",)
 def dice(first: str, second: str) -> float:
     """Return ``compareTwoStrings(first, second)`` exactly (1 = identical).
 
-    One pair (``run``): the bigrams are counted in a ``Counter``, which has no fixed cost; many pairs
-    (``score_many``): :func:`dice_many` counts them with numpy, faster per pair once there are many. Both
-    end in :func:`_dice_value`, and are property-tested against ``string-similarity``'s algorithm.
+    The shared bigrams are counted by the compiled core (``_dice_core.c``) where it is built, else in two
+    ``Counter``s; :func:`dice_many` gives the same floats for many pairs. Both are property-tested against
+    ``string-similarity``'s algorithm.
 
     >>> dice("night", "nacht")
     0.25
@@ -58,19 +60,36 @@ def dice(first: str, second: str) -> float:
     a, b = _without_whitespace(first), _without_whitespace(second)
     if a == b or len(a) < 2 or len(b) < 2:
         return _dice_value(a, b, 0)
+    return _dice_value(a, b, _CORE.shared_bigrams(a, b) if _CORE is not None else _shared_pair_python(a, b))
+
+
+def _shared_pair_python(a: str, b: str) -> int:
+    """The size of the multiset intersection of the bigrams of ``a`` and ``b`` (the core's Python twin)."""
     count_a, count_b = Counter(pairwise(a)), Counter(pairwise(b))
     common = count_a.keys() & count_b.keys()  # the size of the multiset intersection, summed in C
-    return _dice_value(a, b, sum(map(min, map(count_a.__getitem__, common), map(count_b.__getitem__, common))))
+    return sum(map(min, map(count_a.__getitem__, common), map(count_b.__getitem__, common)))
+
+
+def _load_core() -> ModuleType | None:
+    return native.load("scoring.similarity._dice_core")
+
+
+_CORE = _load_core()
 
 
 def dice_many(first: Sequence[str], second: Sequence[str], *, block: int = 512) -> list[float]:
-    """Return ``dice(a, b)`` for each pair, counting shared bigrams of many pairs at once (same floats).
+    """Return ``dice(a, b)`` for each pair (the same floats).
+
+    With the compiled core, each pair is :func:`dice`; without it, the shared bigrams of ``block`` pairs at
+    a time are counted with numpy, faster than a ``Counter`` per pair.
 
     >>> dice_many(["night", "ab"], ["nacht", "ab"])
     [0.25, 1.0]
     """
     if len(first) != len(second):
         raise ValueError(f"first and second must have the same length; got {len(first)} and {len(second)}.")
+    if _CORE is not None:
+        return list(map(dice, first, second))
     out: list[float] = []
     for start in range(0, len(first), block):
         a = [_without_whitespace(t) for t in first[start : start + block]]

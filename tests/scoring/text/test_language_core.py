@@ -7,10 +7,7 @@ the core failed to remove (or removed wrongly) shows up as a word in or out of a
 
 from __future__ import annotations
 
-import os
-import shutil
 import sys
-import sysconfig
 from types import ModuleType
 
 import pytest
@@ -21,6 +18,7 @@ from bench.engines_vs_humans import DEFAULT_DATA, load
 from bench.language import LATIN, load_languages
 from scoring import native
 from scoring.text import language
+from tests.scoring.native_cores import required_core
 
 _DEFAULTS = (language.ENGLISH_WORD_SHARE, language.ENGLISH_MIN_HITS, language.ENGLISH_WORD_SHARE_LONG)
 # Words that survive only where cleaning leaves a URL, address, tag, inline code or emoticon behind.
@@ -39,20 +37,8 @@ PROBES: list[tuple[float, float, float, frozenset[bytes], frozenset[bytes]]] = [
 ]
 
 
-def _compiler() -> str | None:
-    cc = (sysconfig.get_config_var("CC") or "cc").split()[0]
-    return shutil.which(cc) or shutil.which("cc") or shutil.which("gcc")
-
-
 def _core() -> ModuleType:
-    """The core; a test needing it fails where a C compiler could have built it, else skips."""
-    if language._CORE is None:
-        if os.environ.get(native.PURE_PYTHON_ENV, "") not in ("", "0"):
-            pytest.skip(f"{native.PURE_PYTHON_ENV} turns the compiled cores off")
-        if _compiler() is None:
-            pytest.skip("no C compiler on PATH: the compiled core cannot be built here")
-        pytest.fail("the compiled core is not built: run `make setup` (python setup.py build_ext --inplace)")
-    return language._CORE
+    return required_core(language._CORE)
 
 
 def _python_decision(stripped: str) -> int:

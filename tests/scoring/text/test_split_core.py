@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import itertools
-import os
-import shutil
 import sys
-import sysconfig
 from pathlib import Path
 from types import ModuleType
 
@@ -18,6 +15,7 @@ from bench.splitter import GOLD_PATH, HELDOUT_PATH, load_gold
 from scoring import native
 from scoring.text import splitters as module
 from scoring.text.splitters import Span, get_sentence_texts, split_smart
+from tests.scoring.native_cores import required_core
 
 DATA = Path(__file__).parent.parent / "data"
 REAL = [i.text for i in load_gold(GOLD_PATH) + load_gold(HELDOUT_PATH)] + [
@@ -25,20 +23,8 @@ REAL = [i.text for i in load_gold(GOLD_PATH) + load_gold(HELDOUT_PATH)] + [
 ]
 
 
-def _compiler() -> str | None:
-    cc = (sysconfig.get_config_var("CC") or "cc").split()[0]
-    return shutil.which(cc) or shutil.which("cc") or shutil.which("gcc")
-
-
 def _core() -> ModuleType:
-    """The configured core; a test needing it fails where a C compiler could have built it, else skips."""
-    if module._CORE is None:
-        if os.environ.get(native.PURE_PYTHON_ENV, "") not in ("", "0"):
-            pytest.skip(f"{native.PURE_PYTHON_ENV} turns the compiled cores off")
-        if _compiler() is None:
-            pytest.skip("no C compiler on PATH: the compiled core cannot be built here")
-        pytest.fail("the compiled core is not built: run `make setup` (python setup.py build_ext --inplace)")
-    return module._CORE
+    return required_core(module._CORE)
 
 
 def _same(text: str) -> None:

@@ -8,10 +8,7 @@ boosters, punctuation-only tokens, "!!!"/"???", the separators ``str.split`` kno
 from __future__ import annotations
 
 import math
-import os
-import shutil
 import string
-import sysconfig
 import warnings
 from typing import Any
 
@@ -30,21 +27,14 @@ from vaderSentiment.vaderSentiment import (
 from scoring import native
 from scoring.tone import lexicons
 from scoring.tone.lexicons import VaderEngine, _vader_polarity, _vader_valences
+from tests.scoring.native_cores import required_core
 
 REFERENCE = SentimentIntensityAnalyzer()
-_COMPILER = shutil.which(str(sysconfig.get_config_var("CC") or "cc").split()[0]) or shutil.which("cc")
 
 
 def _core() -> Any:
     """The compiled core module; a test needing it fails where a C compiler could have built it, else skips."""
-    if os.environ.get(native.PURE_PYTHON_ENV, "") not in ("", "0"):
-        pytest.skip(f"{native.PURE_PYTHON_ENV} turns the compiled cores off")
-    if _COMPILER is None:
-        pytest.skip("no C compiler on PATH: the compiled core cannot be built here")
-    core = native.load(lexicons._VADER_CORE)
-    if core is None:
-        pytest.fail("a C compiler is on PATH but the core is not built: run `make setup`")
-    return core
+    return required_core(native.load(lexicons._VADER_CORE))
 
 
 @pytest.fixture(scope="module")

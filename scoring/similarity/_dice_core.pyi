@@ -1,0 +1,3 @@
+"""The Dice score's compiled core (``_dice_core.c``): the shared bigrams of two texts."""
+
+def shared_bigrams(a: str, b: str, /) -> int: ...
