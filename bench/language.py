@@ -7,8 +7,8 @@ Run ``python -m bench.language [--data DIR] [--candidates]``.
   languages plus English ones): top-1 language and whether a warning is raised.
 - ``--candidates`` also compares the raw top-1 of the detectors considered (py3langid, lingua),
   where they are installed; they are not project dependencies.
-- The second English fast path: how many texts still go to the model with it off and on, and whether any
-  warning (vader or e5) differs.
+- The second and third English fast paths: how many texts still go to the model as each is added, and which
+  warnings (vader or e5) differ from the first fast path alone.
 Speed is texts per second with a cold cache (``detect_language.__wrapped__``).
 """
 
@@ -109,8 +109,8 @@ def compare(rows: list[tuple[str, str]], folder: Path) -> None:
         print(f"| {name} | {right}/{len(rows)} | {not_en} ({not_en / len(english):.2%}) | {speed:,.0f} |")
 
 
-def second_fast_path(folder: Path) -> None:
-    """Texts sent to the model, and warnings that differ, with the second fast path off and on."""
+def fast_paths(folder: Path) -> None:
+    """Texts sent to the model, and warnings that differ from the first fast path alone, as the others are added."""
     from bench.throughput import build_rows
     from scoring.text import language
 
@@ -119,21 +119,25 @@ def second_fast_path(folder: Path) -> None:
         "`python -m bench` replies (20,000)": build_rows(20_000)["output"].tolist(),
         "languages.tsv + languages_latin.tsv": [t for _, t in load_languages() + load_languages(LATIN)],
     }
-    on = language.ENGLISH_MIN_HITS
-    print("\n| texts | count | to the model, first fast path only | with the second | warnings that differ |")
-    print("| --- | ---: | ---: | ---: | ---: |")
+    saved = language.ENGLISH_MIN_HITS, language.ENGLISH_WORD_SHARE_WEAK
+    steps = {"first only": (10**9, 2.0), "first and second": (saved[0], 2.0), "all three": saved}  # 10**9, 2.0: off
+    print("\n| texts | count | to the model: " + " | ".join(steps) + " | warnings that differ from the first only |")
+    print("| --- | ---: |" + " ---: |" * (len(steps) + 1))
     for name, texts in sets.items():
-        found: dict[int, tuple[int, list[str | None]]] = {}
-        for hits in (10**9, on):  # 10**9: no text has that many words, so the second path never applies
-            language.ENGLISH_MIN_HITS = hits
+        found: dict[str, tuple[int, list[str | None]]] = {}
+        for step, (hits, weak) in steps.items():
+            language.ENGLISH_MIN_HITS, language.ENGLISH_WORD_SHARE_WEAK = hits, weak
             language.detect_language.cache_clear()
             model = sum(not english_by_fast_path(t) for t in texts)
-            found[hits] = model, [coverage_warning(t, engine) for t in texts for engine in ("vader", "e5")]
-        language.ENGLISH_MIN_HITS = on
+            found[step] = model, [coverage_warning(t, engine) for t in texts for engine in ("vader", "e5")]
+        language.ENGLISH_MIN_HITS, language.ENGLISH_WORD_SHARE_WEAK = saved
         language.detect_language.cache_clear()
-        (off_model, off_warn), (on_model, on_warn) = found[10**9], found[on]
-        differ = sum(a != b for a, b in zip(off_warn, on_warn, strict=True))
-        print(f"| {name} | {len(texts):,} | {off_model:,} | {on_model:,} | {differ} |")
+        first = found["first only"][1]
+        differ = [(i // 2, a, b) for i, (a, b) in enumerate(zip(first, found["all three"][1], strict=True)) if a != b]
+        counts = " | ".join(f"{model:,}" for model, _ in found.values())
+        print(f"| {name} | {len(texts):,} | {counts} | {len(differ)} |")
+        for i, before, after in differ:
+            print(f"  - {texts[i][:90]!r}: {before!r} -> {after!r}")
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -146,7 +150,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     other_languages(rows)
     print(f"\nLatin-script replies, half typed without diacritics ({LATIN.name}):\n")
     other_languages(load_languages(LATIN))
-    second_fast_path(args.data)
+    fast_paths(args.data)
     if args.candidates:
         compare(rows, args.data)
 

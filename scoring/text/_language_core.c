@@ -1,7 +1,7 @@
 /* The language check's compiled core: a C twin of the fast path of detect_language (scoring/text/language.py)
  * for ASCII text.
  *
- * decide(text, max_chars, share, min_hits, share_long, english, other) answers what the Python code decides for
+ * decide(text, max_chars, share, min_hits, share_long, share_weak, english, other, weak) answers what the Python code decides for
  * an ASCII str before it would call the model: NO_LETTERS (0, detect_language gives None), ENGLISH (1, English by
  * the a-z word check) or MODEL (2, the Python code cleans the text again and asks the model). Any other text, or
  * anything below it does not handle, gives None and the Python code runs. For ASCII text the Python reduces to:
@@ -11,8 +11,9 @@
  *   _LETTER_RE    [A-Za-z];
  *   _looks_english  the words are the runs of [a-z'] once lower-cased; the rule of _english_words on them.
  *   classes       \w is [A-Za-z0-9_]; \s is str.isspace(): \t \n \v \f \r \x1c-\x1f and the space.
- * The word sets are the module's _ENGLISH_BYTES and _OTHER_BYTES, passed with every call: the core builds its
- * table from them the first time it sees them (frozensets cannot change) and again whenever other sets come.
+ * The word sets are the module's _ENGLISH_BYTES, _OTHER_BYTES and _WEAK_BYTES, passed with every call: the core
+ * builds its table from them the first time it sees them (frozensets cannot change) and again whenever other sets
+ * come.
  * tests/scoring/text/test_language_core.py compares the two.
  */
 #define PY_SSIZE_T_CLEAN
@@ -22,7 +23,8 @@
 #include "_word_table.h"
 
 enum { NO_LETTERS = 0, ENGLISH = 1, MODEL = 2 };
-enum { IN_ENGLISH = 1, IN_OTHER = 2 };
+enum { IN_ENGLISH = 1, IN_OTHER = 2, IN_WEAK = 4 };
+#define SETS 3 /* english, other, weak */
 
 /* ---- word sets: one open-addressing table, a flag bit per set ---- */
 
@@ -31,8 +33,7 @@ enum { IN_ENGLISH = 1, IN_OTHER = 2 };
 
 static Slot table[TABLE_SIZE];
 static Py_ssize_t table_used;
-static PyObject *table_english; /* the frozensets the table was built from (strong references) */
-static PyObject *table_other;
+static PyObject *table_sets[SETS]; /* the frozensets the table was built from (strong references) */
 static int table_usable;
 
 
@@ -76,20 +77,22 @@ static int add_word(PyObject *word, int flag) {
     return 1;
 }
 
-/* Build the table from two frozensets: 1, or 0 when they are not frozensets or the table cannot hold them (the
- * core then steps aside until other sets come), or -1 with an exception set. */
-static int build_table(PyObject *english, PyObject *other) {
-    Py_XSETREF(table_english, Py_NewRef(english));
-    Py_XSETREF(table_other, Py_NewRef(other));
+/* Build the table from the frozensets english, other, weak: 1, or 0 when they are not frozensets or the table cannot
+ * hold them (the core then steps aside until other sets come), or -1 with an exception set. */
+static int build_table(PyObject *const *sets) {
+    for (int k = 0; k < SETS; k++) {
+        Py_XSETREF(table_sets[k], Py_NewRef(sets[k]));
+    }
     memset(table, 0, sizeof table);
     table_used = 0;
     table_usable = 0;
-    if (!PyFrozenSet_CheckExact(english) || !PyFrozenSet_CheckExact(other)) {
-        return 0; /* a set could change after the table is built */
+    for (int k = 0; k < SETS; k++) {
+        if (!PyFrozenSet_CheckExact(sets[k])) {
+            return 0; /* a set could change after the table is built */
+        }
     }
-    PyObject *sets[2] = {english, other};
-    const int flags[2] = {IN_ENGLISH, IN_OTHER};
-    for (int k = 0; k < 2; k++) {
+    const int flags[SETS] = {IN_ENGLISH, IN_OTHER, IN_WEAK};
+    for (int k = 0; k < SETS; k++) {
         PyObject *it = PyObject_GetIter(sets[k]);
         if (it == NULL) {
             return -1;
@@ -339,8 +342,9 @@ static int noise_may_follow(const uchar *s, Py_ssize_t n) {
     return 0;
 }
 
-static int decide_clean(const uchar *s, Py_ssize_t n, double share, double min_hits, double share_long) {
-    Py_ssize_t words = 0, hits = 0;
+static int decide_clean(const uchar *s, Py_ssize_t n, const double *settings) {
+    double share = settings[0], min_hits = settings[1], share_long = settings[2], share_weak = settings[3];
+    Py_ssize_t words = 0, hits = 0, weak = 0;
     int other = 0, letters = 0;
     char key[KEY_MAX];
     for (Py_ssize_t i = 0; i < n;) {
@@ -359,6 +363,7 @@ static int decide_clean(const uchar *s, Py_ssize_t n, double share, double min_h
         int flags = lookup(key, len);
         hits += (flags & IN_ENGLISH) != 0;
         other |= (flags & IN_OTHER) != 0;
+        weak += (flags & IN_WEAK) != 0;
     }
     if (!letters) {
         return NO_LETTERS; /* _LETTER_RE finds nothing */
@@ -366,22 +371,28 @@ static int decide_clean(const uchar *s, Py_ssize_t n, double share, double min_h
     if ((double)hits >= share * (double)words) {
         return ENGLISH;
     }
-    if ((double)hits >= min_hits && (double)hits >= share_long * (double)words && !other) {
+    if (other) {
+        return MODEL;
+    }
+    if ((double)hits >= min_hits && (double)hits >= share_long * (double)words) {
+        return ENGLISH;
+    }
+    if (hits >= 1 && (double)(hits + weak) >= share_weak * (double)words) {
         return ENGLISH;
     }
     return MODEL;
 }
 
 PyDoc_STRVAR(decide_doc,
-             "decide(text, max_chars, share, min_hits, share_long, english, other, /)\n--\n\n"
+             "decide(text, max_chars, share, min_hits, share_long, share_weak, english, other, weak, /)\n--\n\n"
              "detect_language's answer for an ASCII str before the model: 0 no letters, 1 English by the fast path,\n"
              "2 the model decides. None for other text, or settings the core does not handle (the Python code runs).");
 
 #define LOCAL_CHARS 4096
 
 static PyObject *decide(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 7) {
-        PyErr_Format(PyExc_TypeError, "decide takes 7 arguments; got %zd.", nargs);
+    if (nargs != 9) {
+        PyErr_Format(PyExc_TypeError, "decide takes 9 arguments; got %zd.", nargs);
         return NULL;
     }
     PyObject *text = args[0];
@@ -391,16 +402,16 @@ static PyObject *decide(PyObject *module, PyObject *const *args, Py_ssize_t narg
     /* Settings the core cannot hold exactly (a huge int, a negative max_chars, which counts from the end, or no
      * number at all) are left to the Python code, which compares them exactly or raises its own error. */
     Py_ssize_t max_chars = PyLong_AsSsize_t(args[1]);
-    double settings[3];
-    for (int k = 0; k < 3 && !PyErr_Occurred(); k++) {
+    double settings[4];
+    for (int k = 0; k < 4 && !PyErr_Occurred(); k++) {
         settings[k] = PyFloat_AsDouble(args[2 + k]);
     }
     if (PyErr_Occurred() || max_chars < 0) {
         PyErr_Clear();
         Py_RETURN_NONE;
     }
-    if (args[5] != table_english || args[6] != table_other) {
-        if (build_table(args[5], args[6]) < 0) {
+    if (args[6] != table_sets[0] || args[7] != table_sets[1] || args[8] != table_sets[2]) {
+        if (build_table(args + 6) < 0) {
             return NULL;
         }
     }
@@ -431,7 +442,7 @@ static PyObject *decide(PyObject *module, PyObject *const *args, Py_ssize_t narg
         m = strip_emoticons(clean, m, other);
         clean = other;
     }
-    int answer = decide_clean(clean, m, settings[0], settings[1], settings[2]);
+    int answer = decide_clean(clean, m, settings);
     if (buffer != local) {
         PyMem_Free(buffer);
     }

@@ -12,7 +12,9 @@ lower-cased (more capitals than small
 letters). Text whose letters are all a-z (emoji, curly quotes and other symbols allowed) in which at least
 ``ENGLISH_WORD_SHARE`` of the words are common English function words is accepted as English without
 running the model (it is also faster); so is such text with at least ``ENGLISH_MIN_HITS`` of them making up
-``ENGLISH_WORD_SHARE_LONG`` of its words and none of the common words of other Latin-script languages.
+``ENGLISH_WORD_SHARE_LONG`` of its words and none of the common words of other Latin-script languages; and so is
+text with none of those, at least one English function word, and English function words and short words English
+shares with other languages ("a", "to", "in", ...) making up ``ENGLISH_WORD_SHARE_WEAK`` of its words.
 
 For ASCII text, the cleaning and that check up to the model run in a compiled core (``_language_core.c``, built by
 ``setup.py``; :mod:`scoring.native`), with the same answers; other text, or a missing core, runs the Python code.
@@ -41,6 +43,7 @@ __all__ = [
 MIN_CONFIDENCE = 0.4
 ENGLISH_WORD_SHARE = 0.15
 ENGLISH_MIN_HITS, ENGLISH_WORD_SHARE_LONG = 3, 0.08  # the second fast path: see _OTHER_WORDS
+ENGLISH_WORD_SHARE_WEAK = 0.25  # the third: see _WEAK_WORDS
 MAX_CHARS = 2000  # the language is detected on the first 2,000 characters
 ENGINE_LANGUAGES: dict[str, frozenset[str]] = {
     "vader": frozenset({"en"}),
@@ -97,6 +100,17 @@ _OTHER_WORDS = frozenset(
     kun niin els amb molt gracies ek jy hulle vir baie dankie asseblief""".split()
 )
 _OTHER_BYTES = frozenset(w.encode() for w in _OTHER_WORDS)
+# The third fast path (no word of _OTHER_WORDS, at least one English function word, and ENGLISH_WORD_SHARE_WEAK of
+# the words English function words or these) takes short English replies without the model: "no way to contact
+# their customer service." Each is English, and also a word of another language, hence in neither list above
+# (not "was", "will", "also", "even", "most": whole German, Dutch or Hungarian sentences are made of such words).
+# `python -m bench.language` checks it: on the 23,703 VADER texts half of the replies sent to the model are no
+# longer sent, no warning changes on `python -m bench`'s replies or the 528 replies in 30 languages, and two
+# English tweets lose a false warning.
+_WEAK_WORDS = frozenset(
+    "a i to of in is on for at by me we he as an so do be or no all one up out get can just now".split()
+)
+_WEAK_BYTES = frozenset(w.encode() for w in _WEAK_WORDS)
 _NAMES = {
     "en": "English", "fr": "French", "de": "German", "es": "Spanish", "it": "Italian", "pt": "Portuguese",
     "nl": "Dutch", "sv": "Swedish", "da": "Danish", "no": "Norwegian", "fi": "Finnish", "pl": "Polish",
@@ -157,21 +171,27 @@ def _looks_english(text: str) -> bool:
     # quotes and other symbols don't stop the fast path (they sent 15% of English replies to fastText).
     if text.isascii():  # words are the runs of a-z and ': lower-case, translate the rest to spaces, then split
         words: list[bytes] | list[str] = text.encode("ascii").translate(_ASCII_WORD_TABLE).split()
-        return _english_words(words, _ENGLISH_BYTES, _OTHER_BYTES)
+        return _english_words(words, _ENGLISH_BYTES, _OTHER_BYTES, _WEAK_BYTES)
     if _NON_ASCII_LETTER_RE.search(text):
         return False
     words = _ASCII_WORD_RE.findall(text.lower().replace("’", "'"))
-    return _english_words(words, _ENGLISH_WORDS, _OTHER_WORDS)
+    return _english_words(words, _ENGLISH_WORDS, _OTHER_WORDS, _WEAK_WORDS)
 
 
-def _english_words(words: list[bytes] | list[str], english: frozenset[Any], other: frozenset[Any]) -> bool:
-    """The fast path's rule on the a-z words of a text (as bytes or str, with the word sets to match)."""
+def _english_words(
+    words: list[bytes] | list[str], english: frozenset[Any], other: frozenset[Any], weak: frozenset[Any]
+) -> bool:
+    """The fast paths' rule on the a-z words of a text (as bytes or str, with the word sets to match)."""
     if not words:
         return False
     hits = sum(map(english.__contains__, words))
     if hits >= ENGLISH_WORD_SHARE * len(words):
         return True
-    return hits >= ENGLISH_MIN_HITS and hits >= ENGLISH_WORD_SHARE_LONG * len(words) and other.isdisjoint(words)
+    if not other.isdisjoint(words):
+        return False
+    if hits >= ENGLISH_MIN_HITS and hits >= ENGLISH_WORD_SHARE_LONG * len(words):
+        return True
+    return hits >= 1 and hits + sum(map(weak.__contains__, words)) >= ENGLISH_WORD_SHARE_WEAK * len(words)
 
 
 _NO_LETTERS, _ENGLISH, _MODEL = 0, 1, 2  # the core's answers
@@ -182,7 +202,15 @@ def _core_decision(text: str) -> int | None:
     if _CORE is None:
         return None
     decision: int | None = _CORE.decide(
-        text, MAX_CHARS, ENGLISH_WORD_SHARE, ENGLISH_MIN_HITS, ENGLISH_WORD_SHARE_LONG, _ENGLISH_BYTES, _OTHER_BYTES
+        text,
+        MAX_CHARS,
+        ENGLISH_WORD_SHARE,
+        ENGLISH_MIN_HITS,
+        ENGLISH_WORD_SHARE_LONG,
+        ENGLISH_WORD_SHARE_WEAK,
+        _ENGLISH_BYTES,
+        _OTHER_BYTES,
+        _WEAK_BYTES,
     )
     return decision
 

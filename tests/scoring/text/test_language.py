@@ -199,7 +199,36 @@ def test_english_with_few_function_words_takes_the_second_fast_path(monkeypatch:
         "racehorse. Long, but really fun weekend. So happy to be in a fun relationship again."
     )
     assert language.english_by_fast_path(text)
+    monkeypatch.setattr(language, "ENGLISH_WORD_SHARE_WEAK", 2.0)  # the third fast path off
+    assert language.english_by_fast_path(text)
     monkeypatch.setattr(language, "ENGLISH_MIN_HITS", 10**9)  # the first fast path alone sends it to the model
+    assert not language.english_by_fast_path(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "no way to contact their customer service.",
+        "strengths are well listed by other reviewers.",
+        "i am back to using one of the old ones.",
+    ],
+)
+def test_a_short_english_reply_takes_the_third_fast_path(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert language.english_by_fast_path(text)
+    assert language.coverage_warning(text, "vader") is None
+    monkeypatch.setattr(language, "ENGLISH_WORD_SHARE_WEAK", 2.0)
+    assert not language.english_by_fast_path(text)  # the model decides without it
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "buy a better known brand name.",  # no English function word: "a" is also Spanish, Portuguese, Italian
+        "no me gusta nada, de verdad",  # "no" and "me" are also English, but no English function word is
+        "ik will dit niet, it is a mess",  # "ik", "dit", "niet": Dutch
+    ],
+)
+def test_the_third_fast_path_needs_an_english_word_and_no_other_languages(text: str) -> None:
     assert not language.english_by_fast_path(text)
 
 

@@ -20,20 +20,28 @@ from scoring import native
 from scoring.text import language
 from tests.scoring.native_cores import required_core
 
-_DEFAULTS = (language.ENGLISH_WORD_SHARE, language.ENGLISH_MIN_HITS, language.ENGLISH_WORD_SHARE_LONG)
+_DEFAULTS = (
+    language.ENGLISH_WORD_SHARE,
+    language.ENGLISH_MIN_HITS,
+    language.ENGLISH_WORD_SHARE_LONG,
+    language.ENGLISH_WORD_SHARE_WEAK,
+)
 # Words that survive only where cleaning leaves a URL, address, tag, inline code or emoticon behind.
 _FRAGMENTS = frozenset(
     b"http https www com co org x xd d p o x' dp pp b ex example jane doe code a b c tag user".split()
 )
 _PLAIN = frozenset(b"the and you thanks great good love bad it's i'm".split())
-# (share, min_hits, share_long, english, other): the module's rule, then rules that turn on single words.
-PROBES: list[tuple[float, float, float, frozenset[bytes], frozenset[bytes]]] = [
-    (*_DEFAULTS, language._ENGLISH_BYTES, language._OTHER_BYTES),
-    (2.0, 1, 0.0, _FRAGMENTS, frozenset()),  # English iff some fragment word is left
-    (2.0, 1, 0.0, _PLAIN, _FRAGMENTS),  # ... iff a plain word is left and no fragment word
-    (1.0, 10**9, 1.0, _PLAIN, frozenset()),  # ... iff every word is a plain word
-    (0.5, 2, 0.25, language._ENGLISH_BYTES | _FRAGMENTS, language._OTHER_BYTES),
-    (0.0, 0, 0.0, frozenset(), frozenset()),  # ... iff there is a word at all
+# (share, min_hits, share_long, share_weak, english, other, weak): the module's rule, then rules that turn on
+# single words.
+PROBES: list[tuple[float, float, float, float, frozenset[bytes], frozenset[bytes], frozenset[bytes]]] = [
+    (*_DEFAULTS, language._ENGLISH_BYTES, language._OTHER_BYTES, language._WEAK_BYTES),
+    (2.0, 1, 0.0, 2.0, _FRAGMENTS, frozenset(), frozenset()),  # English iff some fragment word is left
+    (2.0, 1, 0.0, 2.0, _PLAIN, _FRAGMENTS, frozenset()),  # ... iff a plain word is left and no fragment word
+    (1.0, 10**9, 1.0, 2.0, _PLAIN, frozenset(), frozenset()),  # ... iff every word is a plain word
+    (2.0, 10**9, 1.0, 1.0, _PLAIN, frozenset(), _FRAGMENTS),  # ... iff a plain word and the rest fragments
+    (2.0, 10**9, 1.0, 0.0, _PLAIN, _FRAGMENTS, frozenset()),  # ... iff a plain word, no fragment (the third path)
+    (0.5, 2, 0.25, 0.5, language._ENGLISH_BYTES | _FRAGMENTS, language._OTHER_BYTES, language._WEAK_BYTES),
+    (0.0, 0, 0.0, 0.0, frozenset(), frozenset(), frozenset()),  # ... iff there is a word at all
 ]
 
 
@@ -52,7 +60,15 @@ def _same(*texts: str) -> None:
     """The core's answer is the Python code's for each text, under each probe."""
     core = _core()
     cleaned = [language._strip_noise(t) for t in texts]
-    names = ("ENGLISH_WORD_SHARE", "ENGLISH_MIN_HITS", "ENGLISH_WORD_SHARE_LONG", "_ENGLISH_BYTES", "_OTHER_BYTES")
+    names = (
+        "ENGLISH_WORD_SHARE",
+        "ENGLISH_MIN_HITS",
+        "ENGLISH_WORD_SHARE_LONG",
+        "ENGLISH_WORD_SHARE_WEAK",
+        "_ENGLISH_BYTES",
+        "_OTHER_BYTES",
+        "_WEAK_BYTES",
+    )
     saved = [getattr(language, name) for name in names]
     try:
         for probe in PROBES:
@@ -61,7 +77,7 @@ def _same(*texts: str) -> None:
             expected = [_python_decision(c) for c in cleaned]
             got = [core.decide(t, language.MAX_CHARS, *probe) for t in texts]
             wrong = [(t, g, e) for t, g, e in zip(texts, got, expected, strict=True) if g != e]
-            assert not wrong, (probe[:3], wrong[:3])
+            assert not wrong, (probe[:4], wrong[:3])
     finally:
         for name, value in zip(names, saved, strict=True):
             setattr(language, name, value)
@@ -116,19 +132,20 @@ def test_pure_python_turns_the_core_off(monkeypatch: pytest.MonkeyPatch) -> None
 
 def test_the_core_leaves_other_text_and_settings_to_the_python_code() -> None:
     core = _core()
-    sets = (language._ENGLISH_BYTES, language._OTHER_BYTES)
+    sets = (language._ENGLISH_BYTES, language._OTHER_BYTES, language._WEAK_BYTES)
     for text in ("naïve", "Thanks 👍", "\x80", "\ud83d", b"bytes", None):
         assert core.decide(text, 2000, *_DEFAULTS, *sets) is None
     assert core.decide("Thanks, you are great", 2000, *_DEFAULTS, *sets) == language._ENGLISH
     assert core.decide("Thanks, you are great", -5, *_DEFAULTS, *sets) is None  # text[:-5] counts from the end
     assert core.decide("Thanks, you are great", 2000.0, *_DEFAULTS, *sets) is None
-    assert core.decide("Thanks, you are great", 2000, 0.15, 10**400, 0.08, *sets) is None  # no double holds it
-    assert core.decide("Thanks, you are great", 2000, "0.15", 3, 0.08, *sets) is None  # the Python code raises
-    assert core.decide("Thanks, you are great", 2000, *_DEFAULTS, set(language._ENGLISH_BYTES), sets[1]) is None
+    assert core.decide("Thanks, you are great", 2000, 0.15, 10**400, 0.08, 0.25, *sets) is None  # no double holds it
+    assert core.decide("Thanks, you are great", 2000, "0.15", 3, 0.08, 0.25, *sets) is None  # the Python code raises
+    assert core.decide("Thanks, you are great", 2000, *_DEFAULTS, set(sets[0]), *sets[1:]) is None
+    assert core.decide("Thanks, you are great", 2000, *_DEFAULTS, *sets[:2], set(sets[2])) is None
     long_word = frozenset({b"a" * 32})
-    assert core.decide("a" * 32, 2000, *_DEFAULTS, long_word, frozenset()) is None  # longer than the table holds
+    assert core.decide("a" * 32, 2000, *_DEFAULTS, long_word, frozenset(), frozenset()) is None  # over a slot's size
     assert core.decide("Thanks, you are great", 2000, *_DEFAULTS, *sets) == language._ENGLISH  # sets again
-    with pytest.raises(TypeError, match="decide takes 7 arguments"):
+    with pytest.raises(TypeError, match="decide takes 9 arguments"):
         core.decide("x")
 
 
@@ -140,7 +157,16 @@ def test_the_core_reads_the_modules_current_settings(monkeypatch: pytest.MonkeyP
     _core()
     assert language._core_decision(text) == language._ENGLISH
     monkeypatch.setattr(language, "ENGLISH_MIN_HITS", 10**9)
+    assert language._core_decision(text) == language._ENGLISH  # the third fast path
+    monkeypatch.setattr(language, "ENGLISH_WORD_SHARE_WEAK", 2.0)
     assert language._core_decision(text) == language._MODEL
+    monkeypatch.setattr(language, "_WEAK_BYTES", frozenset({b"hate"} | language._WEAK_BYTES))
+    monkeypatch.setattr(language, "ENGLISH_WORD_SHARE_WEAK", 0.25)
+    assert (
+        language._core_decision("No way to buy it now, sadly enough.") == language._ENGLISH
+    )  # "it": 1 hit; 4 of 8 words
+    monkeypatch.setattr(language, "_OTHER_BYTES", frozenset({b"buy"}))
+    assert language._core_decision("No way to buy it now, sadly enough.") == language._MODEL
     monkeypatch.setattr(language, "MAX_CHARS", 5)  # "Hate ": no English word
     monkeypatch.setattr(language, "ENGLISH_MIN_HITS", 3)
     assert language._core_decision(text) == language._MODEL
@@ -148,7 +174,9 @@ def test_the_core_reads_the_modules_current_settings(monkeypatch: pytest.MonkeyP
     assert language._core_decision(text) == language._ENGLISH
 
 
-_WORDS = sorted(w.decode() for w in language._ENGLISH_BYTES | language._OTHER_BYTES | _FRAGMENTS | _PLAIN)
+_WORDS = sorted(
+    w.decode() for w in language._ENGLISH_BYTES | language._OTHER_BYTES | language._WEAK_BYTES | _FRAGMENTS | _PLAIN
+)
 _EMOTICONS = (
     ":) :( ;) ;-P =D 8O 8) <3 x3 xD XD xd :-) :'( ;o) =] 8-) :P :p :3 :/ :\\ :* :| :o :O :0 :-/ :^) :oD :-O0 =)) "
     ":)) :(( :[ :] x( X) 8| ;* :o3 :-- :'' ::) <33 <<3"
