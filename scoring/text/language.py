@@ -227,6 +227,9 @@ def english_by_fast_path(text: str) -> bool:
     return decision == _ENGLISH
 
 
+_ENGLISH_GUESS = LanguageGuess("en", "English", 1.0)  # the fast paths' answer (frozen: one object serves every text)
+
+
 @lru_cache(maxsize=65_536)
 def detect_language(text: str) -> LanguageGuess | None:
     """Guess the language of ``text``; None when it has no letters (emoji, digits, punctuation).
@@ -242,13 +245,13 @@ def detect_language(text: str) -> LanguageGuess | None:
     if decision == _NO_LETTERS:
         return None
     if decision == _ENGLISH:
-        return LanguageGuess("en", "English", 1.0)
+        return _ENGLISH_GUESS
     stripped = _strip_noise(text)  # the core's _MODEL, or text it leaves to the Python code
     if decision is None:
         if not _LETTER_RE.search(stripped):
             return None
         if _looks_english(stripped):  # the decision ignores spacing and case: normalise only for the model
-            return LanguageGuess("en", "English", 1.0)
+            return _ENGLISH_GUESS
     clean = _normalise(stripped)
     best = detector().detect(clean, model="lite", k=1)[0]
     code = str(best["lang"])
