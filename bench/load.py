@@ -3,7 +3,8 @@
 Run ``python -m bench.load`` (``--sessions 10 --rounds 3``). It starts the dashboard on a free port,
 then drives it with Playwright in Debian's headless Chromium: each session is its own browser context
 (its own Streamlit session) that pastes its own text into the Tone page and waits for the score the
-library gives that text. Latency is from pressing Ctrl+Enter to the score on screen. The same flow is
+library gives that text. Latency is from pressing Ctrl+Enter to the score on screen; a page load's, from
+opening the page to the first painted frame that shows its score (:data:`FIRST_SCORE_PAINTED_JS`). The same flow is
 first measured with one session alone (the baseline of this run), then with all sessions at once,
 while a probe times the server's health endpoint. Every session must see its own score, never another's.
 Then browserless sessions speak the websocket protocol to the same server: the server-side time of a score
@@ -42,6 +43,21 @@ POSITIVE = ["Thank you so much, this is wonderful!", "Great job, really helpful.
 NEGATIVE = ["This is awful and slow.", "I hate waiting this long.", "Terrible service, very disappointing.",
             "The delay is frustrating and sad.", "Sadly the order was lost."]  # fmt: skip
 NEUTRAL = ["Your order number is {n}.", "The parcel left the depot on day {n}.", "Ticket {n} was updated."]
+# When the first score is on screen: the page records the time (ms since the epoch) once the first frame showing
+# a visible, non-empty score has been painted (a task queued from that frame's animation callback runs after its
+# paint). Playwright's own visibility check polls from the page's main thread: when the browser goes on to
+# evaluate plotly.js right after painting the score, the poll saw it up to ~0.7 s late.
+FIRST_SCORE_PAINTED_JS = """(() => {
+  const observer = new MutationObserver(() => {
+    const score = document.querySelector('[data-testid="stMetricValue"]');
+    if (!score || !score.textContent.trim() || !score.checkVisibility({opacityProperty: true})) return;
+    observer.disconnect();
+    requestAnimationFrame(() => setTimeout(() => {
+      window.__firstScorePainted = performance.timeOrigin + performance.now();
+    }, 0));
+  });
+  observer.observe(document, {subtree: true, childList: true, characterData: true, attributes: true});
+})();"""
 
 
 @dataclass
@@ -52,7 +68,8 @@ class Session:
     expected: list[str]
     latencies: list[float] = field(default_factory=list)
     shown: list[str] = field(default_factory=list)
-    page_load: float = 0.0  # from opening the page to its first score on screen
+    page_load: float = 0.0  # from opening the page to the first painted frame that shows its score
+    page_load_polled: float = 0.0  # the same, to when Playwright's visibility check saw the score
 
 
 def plan(sessions: int, rounds: int, seed: int = 7) -> list[Session]:
@@ -101,10 +118,11 @@ def cpu_seconds(root: psutil.Process, exclude: int | None = None) -> float:
 
 async def _drive(browser: Browser, url: str, session: Session) -> None:
     context = await browser.new_context(viewport={"width": 1200, "height": 900})
+    await context.add_init_script(FIRST_SCORE_PAINTED_JS)
     try:
         page = await context.new_page()
         page.set_default_timeout(120_000)  # fill/press wait for the text area while 10 sessions rerun at once
-        session.page_load = await _first_score(page, url)
+        session.page_load, session.page_load_polled = await _first_score(page, url)
         box, metric = page.locator(BOX), page.locator(METRIC).first
         for text, want in zip(session.texts, session.expected, strict=True):
             if await metric.inner_text() == want:
@@ -120,12 +138,16 @@ async def _drive(browser: Browser, url: str, session: Session) -> None:
         await context.close()
 
 
-async def _first_score(page: Page, url: str) -> float:
-    """Open the Tone page in ``page``; return the seconds until its first score is on screen."""
-    start = time.perf_counter()
+async def _first_score(page: Page, url: str) -> tuple[float, float]:
+    """Open the Tone page in ``page`` (its context runs :data:`FIRST_SCORE_PAINTED_JS`); return the seconds
+    until the first frame showing its score was painted, and until Playwright's visibility check saw it."""
+    start, wall = time.perf_counter(), time.time()
     await page.goto(f"{url}/tone")
     await page.locator(METRIC).first.wait_for(timeout=120_000)
-    return time.perf_counter() - start
+    polled = time.perf_counter() - start
+    await page.wait_for_function("window.__firstScorePainted !== undefined", timeout=120_000)
+    painted: float = await page.evaluate("window.__firstScorePainted")
+    return painted / 1000 - wall, polled
 
 
 async def _returning_viewer(browser: Browser, url: str) -> float:
@@ -135,10 +157,11 @@ async def _returning_viewer(browser: Browser, url: str) -> float:
     before); a second tab, a new Streamlit session, is timed.
     """
     context = await browser.new_context(viewport={"width": 1200, "height": 900})
+    await context.add_init_script(FIRST_SCORE_PAINTED_JS)
     try:
         for _ in range(2):
             page = await context.new_page()
-            seconds = await _first_score(page, url)
+            seconds, _polled = await _first_score(page, url)
             await page.close()
         return seconds
     finally:
@@ -286,6 +309,10 @@ def targets(results: dict[str, dict[str, object]], sessions: int) -> str:
 
         return value
 
+    def polled(r: dict[str, object]) -> float:
+        session: Session = r["baseline"]  # type: ignore[assignment]
+        return session.page_load_polled
+
     def returning(r: dict[str, object]) -> float:
         return float(r["returning"])  # type: ignore[arg-type]
 
@@ -293,6 +320,7 @@ def targets(results: dict[str, dict[str, object]], sessions: int) -> str:
         row(f"server-side p95 of a score update, {sessions} sessions at once (target < 1 s)", server_p95),
         row(f"in the browser, p95 of a score update, {sessions} sessions at once", browser_p95),
         row("first score on a new page, 1 viewer, empty browser cache (target < 2 s)", page_load("baseline")),
+        row("the same, as Playwright's visibility check saw it", polled),
         row("first score on a new page, 1 viewer with the app in the browser cache", returning),
         row("first score on the first page after the server starts", page_load("first")),
     ]

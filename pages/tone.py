@@ -58,6 +58,8 @@ with metrics_col:
     if "engines_disagree" in frame:  # the lexicon engines cross-check each other (e5 is not cross-checked)
         counts["Engines disagree"] = int(frame["engines_disagree"].sum())
     ui.metric_row(counts)
+if not ui.painted("tone"):  # a browser's first run of the page: the score first, the rest once it is on screen
+    st.stop()
 ui.tone_chart(text, reference, engine, splitter, key="tone.chart")
 st.caption(ui.CHART_NOTES["comparison" if reference else "stability"])
 

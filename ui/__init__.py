@@ -15,6 +15,7 @@ from ui.cached import (
     toxicity_engines,
     toxicity_judged,
 )
+from ui.first_paint import painted
 from ui.judge import (
     JudgeSettings,
     judge_access,
@@ -70,6 +71,7 @@ __all__ = [
     "judge_settings",
     "load_example",
     "metric_row",
+    "painted",
     "processed_text",
     "show_warnings",
     "similarity_result",

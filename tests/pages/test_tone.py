@@ -288,3 +288,22 @@ def test_tone_page_link_leaves_out_a_long_text_and_says_so() -> None:
     at.text_area(key="tone.text").set_value("Fine. " * 400).run()  # 2,400 characters
     assert "text" not in at.query_params and at.query_params["engine"] == "vader"
     assert any("but not to the response text" in c.value for c in at.caption)
+
+
+def test_tone_page_in_a_browser_shows_the_score_first_and_the_rest_once_it_is_painted(
+    open_page: Open, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ui import first_paint
+
+    monkeypatch.setattr(first_paint, "_from_browser", lambda: True)  # AppTest sends no page URL, as a browser does
+    at = open_page(TONE)
+    expected = create_tone_scorer().run(output=ui.DEFAULTS["tone.text"])
+    assert metrics(at)["Tone score"] == f"{expected.score:.3f}"
+    assert not at.get("plotly_chart") and not at.tabs and not at.json  # not before the score is on screen
+    assert at.get("bidi_component")  # the component that says so once the browser has painted it
+    at.session_state["tone.painted"] = True  # what its callback sets
+    at.run()
+    assert at.get("plotly_chart") and at.tabs and at.json and not at.get("bidi_component")
+    assert metrics(at)["Tone score"] == f"{expected.score:.3f}"
+    at.text_area(key="tone.text").set_value("Great job. Awful wait!").run()  # every later run: the whole page
+    assert at.get("plotly_chart") and at.tabs
