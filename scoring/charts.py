@@ -47,27 +47,27 @@ def _hover_text(text: str, width: int = 70, max_lines: int = 8) -> str:
     return "<br>".join(html.escape(line) for line in lines)
 
 
-def _hline(fig: go.Figure, y: float, name: str, color: str, dash: str, label: str, where: str = "end") -> None:
-    fig.add_shape(
-        type="line",
-        xref="paper",
-        x0=0,
-        x1=1,
-        y0=y,
-        y1=y,
-        name=name,
-        line={"color": color, "width": 2, "dash": dash},
-        showlegend=True,
-        label={"text": label, "textposition": where, "font": {"color": color, "size": 11}, "yanchor": "bottom"},
-    )
+def _hline(y: float, name: str, color: str, dash: str, label: str, where: str = "end") -> dict[str, object]:
+    return {
+        "type": "line",
+        "xref": "paper",
+        "x0": 0,
+        "x1": 1,
+        "y0": y,
+        "y1": y,
+        "name": name,
+        "line": {"color": color, "width": 2, "dash": dash},
+        "showlegend": True,
+        "label": {"text": label, "textposition": where, "font": {"color": color, "size": 11}, "yanchor": "bottom"},
+    }
 
 
 _DISAGREE_COLOR = "#7f8c8d"
 
 
-def _sentence_traces(frame: pd.DataFrame, engine_names: tuple[str, str] | None) -> list[go.Scatter]:
-    """The sentences (points coloured by their label, joined in order), a legend entry per label, the
-    sentences the two engines read with opposite signs (a grey diamond) and the tone shifts (circled)."""
+def _sentence_traces(frame: pd.DataFrame, engine_names: tuple[str, str] | None) -> list[dict[str, object]]:
+    """Plotly trace dicts: the sentences (points coloured by their label, joined in order), a legend entry per
+    label, the sentences the two engines read with opposite signs (a grey diamond) and the tone shifts (circled)."""
     size = 14 if len(frame) <= 40 else 8
     y = frame["sentiment"].astype(float).tolist()
     labels = frame["label"].astype(str).tolist()
@@ -83,56 +83,59 @@ def _sentence_traces(frame: pd.DataFrame, engine_names: tuple[str, str] | None) 
     else:
         cross = [""] * len(frame)
         hover_head = "<b>Sentence %{x}</b> · sentiment %{y:.3f}"
-    traces = [
-        go.Scatter(
-            x=frame["sentence"].tolist(),
-            y=y,
-            mode="lines+markers",
-            name="sentence",
+    traces: list[dict[str, object]] = [
+        {
+            "type": "scatter",
+            "x": frame["sentence"].tolist(),
+            "y": y,
+            "mode": "lines+markers",
+            "name": "sentence",
             # numpy arrays: plotly validates them in one step (lists of lists element by element)
-            customdata=np.array(
+            "customdata": np.array(
                 [[_hover_text(str(t)), c] for t, c in zip(frame["text"], cross, strict=True)], dtype=object
             ).reshape(-1, 2),
-            line={"color": "#c5cad3", "width": 1.5},
-            marker={
+            "line": {"color": "#c5cad3", "width": 1.5},
+            "marker": {
                 "color": np.array([LABEL_COLORS[lab] for lab in labels], dtype=object),
                 "size": size,
                 "line": {"width": 1, "color": "#fff"},
             },
-            hovertemplate=hover_head + "%{customdata[1]}<br>%{customdata[0]}<extra></extra>",
-            showlegend=False,
-        )
+            "hovertemplate": hover_head + "%{customdata[1]}<br>%{customdata[0]}<extra></extra>",
+            "showlegend": False,
+        }
     ]
     for label, color in LABEL_COLORS.items():  # the legend of the point colours: one entry per label shown
         if label in labels:
             traces.append(
-                go.Scatter(x=[None], y=[None], mode="markers", name=label, marker={"color": color, "size": 10},
-                           hoverinfo="skip")
+                {"type": "scatter", "x": [None], "y": [None], "mode": "markers", "name": label,
+                 "marker": {"color": color, "size": 10}, "hoverinfo": "skip"}
             )  # fmt: skip
     if disagree is not None:
         part = frame[disagree]
         traces.append(
-            go.Scatter(
-                x=part["sentence"].tolist(),
-                y=part["sentiment"].astype(float).tolist(),
-                mode="markers",
-                name="engines disagree",
-                marker={"symbol": "diamond-open", "size": size + 10, "color": _DISAGREE_COLOR, "line": {"width": 2}},
-                hovertemplate="<b>The engines disagree</b> on sentence %{x}: low confidence<extra></extra>",
-                visible=True if len(part) else "legendonly",
-            )
+            {
+                "type": "scatter",
+                "x": part["sentence"].tolist(),
+                "y": part["sentiment"].astype(float).tolist(),
+                "mode": "markers",
+                "name": "engines disagree",
+                "marker": {"symbol": "diamond-open", "size": size + 10, "color": _DISAGREE_COLOR, "line": {"width": 2}},
+                "hovertemplate": "<b>The engines disagree</b> on sentence %{x}: low confidence<extra></extra>",
+                "visible": True if len(part) else "legendonly",
+            }
         )
     shifts = frame[frame["tone_shift"].astype(bool)]
     traces.append(
-        go.Scatter(
-            x=shifts["sentence"].tolist(),
-            y=shifts["sentiment"].astype(float).tolist(),
-            mode="markers",
-            name="tone shift",
-            marker={"symbol": "circle-open", "size": size + 12, "color": "#e67e22", "line": {"width": 3}},
-            hovertemplate="<b>Tone shift</b> at sentence %{x}<extra></extra>",
-            visible=True if len(shifts) else "legendonly",
-        )
+        {
+            "type": "scatter",
+            "x": shifts["sentence"].tolist(),
+            "y": shifts["sentiment"].astype(float).tolist(),
+            "mode": "markers",
+            "name": "tone shift",
+            "marker": {"symbol": "circle-open", "size": size + 12, "color": "#e67e22", "line": {"width": 3}},
+            "hovertemplate": "<b>Tone shift</b> at sentence %{x}<extra></extra>",
+            "visible": True if len(shifts) else "legendonly",
+        }
     )
     return traces
 
@@ -163,36 +166,38 @@ def sentence_sentiment_figure(
     """
     if (reference is None) != (response is None):
         raise ValueError("reference and response must be given together (comparison mode) or not at all.")
-    fig = go.Figure(_sentence_traces(frame, engine_names))
+    # One go.Figure call with every trace and shape: plotly validates each once (add_shape and update_layout
+    # each re-walked the layout; the figure is built anew for every text the dashboard scores).
     if reference is None or response is None:
         mean, std = sentence_stats(frame["sentiment"].astype(float).tolist())
-        fig.add_shape(
-            type="rect", xref="paper", x0=0, x1=1, y0=mean - std, y1=mean + std, name="±1 std",
-            fillcolor=_BAND_COLOR, line={"width": 0}, layer="below", showlegend=True,
-        )  # fmt: skip
-        _hline(fig, mean, "mean", _MEAN_COLOR, "dash", f"mean {mean:.3f}")
+        shapes = [
+            {"type": "rect", "xref": "paper", "x0": 0, "x1": 1, "y0": mean - std, "y1": mean + std, "name": "±1 std",
+             "fillcolor": _BAND_COLOR, "line": {"width": 0}, "layer": "below", "showlegend": True},
+            _hline(mean, "mean", _MEAN_COLOR, "dash", f"mean {mean:.3f}"),
+        ]  # fmt: skip
     else:
         low, high = sorted((response, reference))
-        fig.add_shape(
-            type="rect", xref="paper", x0=0, x1=1, y0=low, y1=high, name="difference",
-            fillcolor=_DIFFERENCE_COLOR, line={"width": 0}, layer="below", showlegend=True,
-            label={"text": f"difference {high - low:.3f}", "textposition": "middle center",
-                   "font": {"color": _REFERENCE_COLOR, "size": 12}},
-        )  # fmt: skip
-        _hline(fig, response, "whole reply", _MEAN_COLOR, "solid", f"whole reply {response:.3f}", "start")
-        _hline(fig, reference, "reference", _REFERENCE_COLOR, "dot", f"reference {reference:.3f}")
+        shapes = [
+            {"type": "rect", "xref": "paper", "x0": 0, "x1": 1, "y0": low, "y1": high, "name": "difference",
+             "fillcolor": _DIFFERENCE_COLOR, "line": {"width": 0}, "layer": "below", "showlegend": True,
+             "label": {"text": f"difference {high - low:.3f}", "textposition": "middle center",
+                       "font": {"color": _REFERENCE_COLOR, "size": 12}}},
+            _hline(response, "whole reply", _MEAN_COLOR, "solid", f"whole reply {response:.3f}", "start"),
+            _hline(reference, "reference", _REFERENCE_COLOR, "dot", f"reference {reference:.3f}"),
+        ]  # fmt: skip
     levels = [*frame["sentiment"].astype(float), *(v for v in (reference, response) if v is not None)]
     low, high = (min(levels), max(levels)) if levels else (0.0, 0.0)
     pad = 0.15 * ((high - low) or 1.0)  # room for the line labels above the top line
-    fig.update_layout(
-        title=title,
-        xaxis={"title": "sentence", "tickmode": "linear" if len(frame) <= 30 else "auto", "dtick": 1},
-        yaxis={"title": y_label, "zeroline": True, "zerolinecolor": "#d5d8dc", "range": [low - pad, high + pad]},
-        legend={"orientation": "h", "yanchor": "top", "y": -0.18, "xanchor": "left", "x": 0},  # fits narrow columns
-        margin={"t": 50, "b": 40, "l": 50, "r": 20},
-        hoverlabel={"align": "left"},
-    )
-    return fig
+    layout = {
+        "shapes": shapes,
+        "title": title,
+        "xaxis": {"title": "sentence", "tickmode": "linear" if len(frame) <= 30 else "auto", "dtick": 1},
+        "yaxis": {"title": y_label, "zeroline": True, "zerolinecolor": "#d5d8dc", "range": [low - pad, high + pad]},
+        "legend": {"orientation": "h", "yanchor": "top", "y": -0.18, "xanchor": "left", "x": 0},  # fits narrow columns
+        "margin": {"t": 50, "b": 40, "l": 50, "r": 20},
+        "hoverlabel": {"align": "left"},
+    }
+    return go.Figure(data=_sentence_traces(frame, engine_names), layout=layout)
 
 
 def similarity_figure(frame: pd.DataFrame, *, selected: str | None = "dice") -> go.Figure:
