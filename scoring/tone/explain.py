@@ -6,6 +6,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
 from scoring.tone.engines import get_engine
@@ -104,35 +105,40 @@ def sentence_frame(
     >>> f["tone_shift"].tolist()
     [False, False, True, False]
     """
+    # Built from lists in one DataFrame call: the dashboard builds this frame for every text it scores, and
+    # pandas' per-column assignments and comparisons cost more than the few rows they compute.
     values = [float(s["sentiment"]) for s in sentences]  # type: ignore[arg-type]
     texts = [str(s["text"]) for s in sentences]
     mean, _ = sentence_stats(values)
     labels = [sentiment_label(v, engine) for v in values]
-    frame = pd.DataFrame(
-        {
-            "sentence": list(range(1, len(values) + 1)),
-            "text": texts,
-            "start": [int(s["start"]) for s in sentences],  # type: ignore[call-overload]
-            "end": [int(s["end"]) for s in sentences],  # type: ignore[call-overload]
-            "sentiment": values,
-            "label": labels,
-            "deviation": [v - mean for v in values],
-        }
-    )
+    columns: dict[str, object] = {
+        "sentence": list(range(1, len(values) + 1)),
+        "text": texts,
+        "start": [int(s["start"]) for s in sentences],  # type: ignore[call-overload]
+        "end": [int(s["end"]) for s in sentences],  # type: ignore[call-overload]
+        "sentiment": values,
+        "label": labels,
+        "deviation": [v - mean for v in values],
+    }
     disagree = [False] * len(values)
     if cross_check and engine in OTHER_ENGINE:
         other = OTHER_ENGINE[engine]
-        frame["other_sentiment"] = get_engine(other).polarities(texts) if texts else []
-        other_labels = [sentiment_label(v, other) for v in frame["other_sentiment"]]
+        other_values = [float(v) for v in get_engine(other).polarities(texts)] if texts else []
+        other_labels = [sentiment_label(v, other) for v in other_values]
         disagree = [{a, b} == {"positive", "negative"} for a, b in zip(labels, other_labels, strict=True)]
-        frame["engines_disagree"] = pd.Series(disagree, index=frame.index, dtype=bool)
+        columns["other_sentiment"] = np.array(other_values, dtype=float)
+        columns["engines_disagree"] = np.array(disagree, dtype=bool)
     trusted = [v for v, d in zip(values, disagree, strict=True) if not d]
     base_mean, base_std = sentence_stats(trusted)
-    away = frame["label"] != sentiment_label(base_mean, engine)
-    far = (frame["sentiment"] - base_mean).abs() > max(base_std, MIN_SHIFT)
-    shift = far & away & (len(values) >= 3) & ~pd.Series(disagree, index=frame.index, dtype=bool)
-    frame["tone_shift"] = shift.astype(bool)
-    return frame
+    base_label, limit = sentiment_label(base_mean, engine), max(base_std, MIN_SHIFT)
+    columns["tone_shift"] = np.array(
+        [
+            label != base_label and abs(v - base_mean) > limit and len(values) >= 3 and not d
+            for v, label, d in zip(values, labels, disagree, strict=True)
+        ],
+        dtype=bool,
+    )
+    return pd.DataFrame(columns)
 
 
 def word_drivers(sentences: Sequence[str], engine: str) -> pd.DataFrame:
