@@ -166,8 +166,9 @@ def sentence_sentiment_figure(
     """
     if (reference is None) != (response is None):
         raise ValueError("reference and response must be given together (comparison mode) or not at all.")
-    # One go.Figure call with every trace and shape: plotly validates each once (add_shape and update_layout
-    # each re-walked the layout; the figure is built anew for every text the dashboard scores).
+    # One go.Figure call with every trace and shape, in the form plotly's validators give them, and without
+    # validation: the dashboard builds this figure for every text it scores, and validating it was most of a
+    # score update's server time. test_sentence_figure_is_what_plotlys_validation_makes_of_it checks the JSON.
     if reference is None or response is None:
         mean, std = sentence_stats(frame["sentiment"].astype(float).tolist())
         shapes = [
@@ -190,14 +191,19 @@ def sentence_sentiment_figure(
     pad = 0.15 * ((high - low) or 1.0)  # room for the line labels above the top line
     layout = {
         "shapes": shapes,
-        "title": title,
-        "xaxis": {"title": "sentence", "tickmode": "linear" if len(frame) <= 30 else "auto", "dtick": 1},
-        "yaxis": {"title": y_label, "zeroline": True, "zerolinecolor": "#d5d8dc", "range": [low - pad, high + pad]},
+        "title": {"text": title},
+        "xaxis": {"title": {"text": "sentence"}, "tickmode": "linear" if len(frame) <= 30 else "auto", "dtick": 1},
+        "yaxis": {
+            "title": {"text": y_label},
+            "zeroline": True,
+            "zerolinecolor": "#d5d8dc",
+            "range": [low - pad, high + pad],
+        },
         "legend": {"orientation": "h", "yanchor": "top", "y": -0.18, "xanchor": "left", "x": 0},  # fits narrow columns
         "margin": {"t": 50, "b": 40, "l": 50, "r": 20},
         "hoverlabel": {"align": "left"},
     }
-    return go.Figure(data=_sentence_traces(frame, engine_names), layout=layout)
+    return go.Figure(data=_sentence_traces(frame, engine_names), layout=layout, _validate=False)
 
 
 def similarity_figure(frame: pd.DataFrame, *, selected: str | None = "dice") -> go.Figure:

@@ -197,3 +197,25 @@ def test_run_trend_figure_has_a_line_per_scorer_with_ci_error_bars() -> None:
     assert list(tone.error_y.arrayminus) == pytest.approx([0.1, 0.1])
     assert "&lt;b&gt;nightly&lt;/b&gt;" in fig.layout.title.text and "2 runs" in fig.layout.title.text
     assert run_trend_figure(trend.iloc[:0]).data == ()
+
+
+@pytest.mark.parametrize("engine", ["vader", "afinn", "e5"])
+@pytest.mark.parametrize("mode", ["stability", "comparison"])
+@pytest.mark.parametrize("text", [DRIFTING, "Fine.", 'Great <b>"work"</b> & more! ' * 30 + "Awful."])
+def test_sentence_figure_is_what_plotlys_validation_makes_of_it(engine: str, mode: str, text: str) -> None:
+    """The figure is built without plotly's validation (it was most of a dashboard update's time): every value
+    must already be in the form validation gives it, so the JSON the browser gets is the same."""
+    import json
+
+    reference = "We are happy to help!" if mode == "comparison" else None
+    pre = create_tone_scorer(reference, engine=engine).run(output=text).preprocess_step_result
+    fig = sentence_sentiment_figure(
+        sentence_frame(pre["sentences"], engine),  # type: ignore[arg-type]
+        reference=pre.get("referenceSentiment"),  # type: ignore[arg-type]
+        response=pre.get("responseSentiment"),  # type: ignore[arg-type]
+        title="Tone <i>chart</i>",
+        y_label="VADER compound",
+        engine_names=("VADER", "AFINN") if engine != "e5" else None,
+    )
+    validated = go.Figure(fig.to_dict())  # plotly's validators coerce every property they are given
+    assert json.loads(fig.to_json()) == json.loads(validated.to_json())
