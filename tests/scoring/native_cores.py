@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
+import sys
 import sysconfig
+from collections.abc import Callable
 from types import ModuleType
 
 import pytest
@@ -28,3 +31,11 @@ def required_core(core: ModuleType | None) -> ModuleType:
             pytest.skip("no C compiler on PATH: the compiled core cannot be built here")
         pytest.fail("the compiled core is not built: run `make setup` (python setup.py build_ext --inplace)")
     return core
+
+
+def assert_missing_core_warns(monkeypatch: pytest.MonkeyPatch, module: str, load: Callable[[], object]) -> None:
+    """``load()`` (a module's ``_load_core``) warns and gives None when the core ``module`` cannot be imported."""
+    monkeypatch.delenv(native.PURE_PYTHON_ENV, raising=False)
+    monkeypatch.setitem(sys.modules, module, None)  # import fails as if it was never built
+    with pytest.warns(native.NativeCoreWarning, match=re.escape(module) + ": the compiled core is not built"):
+        assert load() is None

@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import random
-import sys
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bench.throughput import source_texts
-from scoring import native
 from scoring.similarity import scorer as module
 from scoring.similarity.scorer import _normalise, _shared_pair_python, _without_whitespace, dice, dice_many
-from tests.scoring.native_cores import required_core
+from tests.scoring.native_cores import assert_missing_core_warns, required_core
 
 # One-byte (ASCII, Latin-1), two-byte (BMP) and four-byte (astral) characters, and lone surrogates, as
 # _without_whitespace leaves them (UTF-16 code units): each string width CPython stores, and mixes of them.
@@ -40,14 +38,10 @@ def test_the_core_is_built_and_used_for_every_text(monkeypatch: pytest.MonkeyPat
 
 
 def test_a_missing_core_warns_and_the_python_code_gives_the_same_scores(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(native.PURE_PYTHON_ENV, raising=False)
-    monkeypatch.setitem(sys.modules, "scoring.similarity._dice_core", None)  # import fails as if never built
-    with pytest.warns(native.NativeCoreWarning, match=r"scoring\.similarity\._dice_core: the compiled core is not"):
-        missing = module._load_core()
-    assert missing is None
+    assert_missing_core_warns(monkeypatch, "scoring.similarity._dice_core", module._load_core)
     first, second = source_texts()[:300], source_texts()[1:301]
     expected = [dice(a, b) for a, b in zip(first, second, strict=True)], dice_many(first, second)
-    monkeypatch.setattr(module, "_CORE", missing)
+    monkeypatch.setattr(module, "_CORE", None)  # the Python code alone
     assert ([dice(a, b) for a, b in zip(first, second, strict=True)], dice_many(first, second)) == expected
     assert expected[0] == expected[1]
 

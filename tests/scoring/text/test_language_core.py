@@ -7,7 +7,6 @@ the core failed to remove (or removed wrongly) shows up as a word in or out of a
 
 from __future__ import annotations
 
-import sys
 from types import ModuleType
 
 import pytest
@@ -18,7 +17,7 @@ from bench.engines_vs_humans import DEFAULT_DATA, load
 from bench.language import LATIN, load_languages
 from scoring import native
 from scoring.text import language
-from tests.scoring.native_cores import required_core
+from tests.scoring.native_cores import assert_missing_core_warns, required_core
 
 _DEFAULTS = (
     language.ENGLISH_WORD_SHARE,
@@ -109,15 +108,11 @@ def test_the_core_is_built_and_used_for_ascii_text(monkeypatch: pytest.MonkeyPat
 
 
 def test_a_missing_core_warns_and_the_python_code_gives_the_same_answers(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(native.PURE_PYTHON_ENV, raising=False)
-    monkeypatch.setitem(sys.modules, "scoring.text._language_core", None)  # import fails as if never built
-    with pytest.warns(native.NativeCoreWarning, match=r"scoring\.text\._language_core: the compiled core is not built"):
-        missing = language._load_core()
-    assert missing is None
+    assert_missing_core_warns(monkeypatch, "scoring.text._language_core", language._load_core)
     texts = [t for _, t in load_languages()[:60]] + ["@x :) 100%", "Thanks, you are great!", "", "   "]
     language.detect_language.cache_clear()
     expected = [(language.detect_language(t), language.english_by_fast_path(t)) for t in texts]
-    monkeypatch.setattr(language, "_CORE", missing)
+    monkeypatch.setattr(language, "_CORE", None)  # the Python code alone
     language.detect_language.cache_clear()
     try:
         assert [(language.detect_language(t), language.english_by_fast_path(t)) for t in texts] == expected

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -15,7 +14,7 @@ from bench.splitter import GOLD_PATH, HELDOUT_PATH, load_gold
 from scoring import native
 from scoring.text import splitters as module
 from scoring.text.splitters import Span, get_sentence_texts, split_smart
-from tests.scoring.native_cores import required_core
+from tests.scoring.native_cores import assert_missing_core_warns, required_core
 
 DATA = Path(__file__).parent.parent / "data"
 REAL = [i.text for i in load_gold(GOLD_PATH) + load_gold(HELDOUT_PATH)] + [
@@ -53,14 +52,10 @@ def test_the_core_is_built_and_used_for_ascii_text(monkeypatch: pytest.MonkeyPat
 
 
 def test_a_missing_core_warns_and_the_python_code_gives_the_same_spans(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(native.PURE_PYTHON_ENV, raising=False)
-    monkeypatch.setitem(sys.modules, "scoring.text._split_core", None)  # import fails as if it was never built
-    with pytest.warns(native.NativeCoreWarning, match=r"scoring\.text\._split_core: the compiled core is not built"):
-        missing = module._load_core()
-    assert missing is None
+    assert_missing_core_warns(monkeypatch, "scoring.text._split_core", module._load_core)
     texts = [*REAL[:40], "Dr. Smith paid $4.50 at 3 p.m. today. Great!\n- fast\n- cheap", "", "服务很好。谢谢！"]
     expected = [(split_smart(t), get_sentence_texts("smart")(t)) for t in texts]
-    monkeypatch.setattr(module, "_CORE", missing)
+    monkeypatch.setattr(module, "_CORE", None)  # the Python code alone
     assert [(split_smart(t), get_sentence_texts("smart")(t)) for t in texts] == expected
 
 
