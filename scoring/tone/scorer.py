@@ -226,11 +226,18 @@ def stability_note(sentences: Sequence[str]) -> str | None:
         worded += has_words(sentence)
         if worded >= MIN_STABILITY_SENTENCES:
             return None
-    what = "no sentence with words" if worded == 0 else "only 1 sentence with words"
+    return _STABILITY_NOTES[worded]
+
+
+def _stability_note_text(what: str) -> str:
     return (
         f"output has {what}: stability compares sentences with each other, so there is not enough text to "
         "measure it (its perfect score is the formula's value, not a finding)."
     )
+
+
+# By the number of sentences with words (0 or 1): one string each, not a new one for every text scored.
+_STABILITY_NOTES = (_stability_note_text("no sentence with words"), _stability_note_text("only 1 sentence with words"))
 
 
 #: A regular expression finding :func:`stability_note` in a row's warnings text (the batch table's
