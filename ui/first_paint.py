@@ -41,9 +41,11 @@ def painted(page: str) -> bool:
     """Whether ``page`` may draw the rest of its first screen now (the browser has painted what came before).
 
     False only on this session's first run of ``page`` in a browser: it then mounts the component that reruns
-    the page once that run is painted, and the page should stop. True in every other run.
+    the page once that run is painted, and the page should stop. True in every other run, so the page is whole
+    after the next run even where the component never reports (its script blocked): any click or edit draws it.
     """
     if st.session_state.get(f"{page}.painted") or not _from_browser():
         return True
+    _mark_painted(page)  # only this run waits for the paint
     _acknowledge(key=f"{page}.first_paint", on_painted_change=partial(_mark_painted, page))
     return False

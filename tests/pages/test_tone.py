@@ -307,3 +307,15 @@ def test_tone_page_in_a_browser_shows_the_score_first_and_the_rest_once_it_is_pa
     assert metrics(at)["Tone score"] == f"{expected.score:.3f}"
     at.text_area(key="tone.text").set_value("Great job. Awful wait!").run()  # every later run: the whole page
     assert at.get("plotly_chart") and at.tabs
+
+
+def test_tone_page_is_whole_after_the_next_run_even_if_the_browser_never_says_it_painted(
+    open_page: Open, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ui import first_paint
+
+    monkeypatch.setattr(first_paint, "_from_browser", lambda: True)
+    at = open_page(TONE)
+    assert not at.get("plotly_chart") and at.get("bidi_component")
+    at.text_area(key="tone.text").set_value("Great job. Awful wait!").run()  # an edit, the component silent
+    assert at.get("plotly_chart") and at.tabs and not at.get("bidi_component")
