@@ -32,7 +32,7 @@ static inline size_t slot_of(uint64_t key, size_t mask) {
 }
 
 /* The counts of every one-byte bigram. Always all zero between calls: the GIL is held from filling to resetting. */
-static int32_t byte_counts[1 << 16];
+static Py_ssize_t byte_counts[1 << 16]; /* a count as wide as a length: no text overflows it */
 
 static Py_ssize_t shared_one_byte(const Py_UCS1 *a, Py_ssize_t na, const Py_UCS1 *b, Py_ssize_t nb) {
     for (Py_ssize_t i = 0; i < na; i++) {
@@ -40,7 +40,7 @@ static Py_ssize_t shared_one_byte(const Py_UCS1 *a, Py_ssize_t na, const Py_UCS1
     }
     Py_ssize_t shared = 0;
     for (Py_ssize_t i = 0; i < nb; i++) {
-        int32_t *count = &byte_counts[b[i] << 8 | b[i + 1]];
+        Py_ssize_t *count = &byte_counts[b[i] << 8 | b[i + 1]];
         if (*count > 0) {
             --*count;
             shared++;
