@@ -65,6 +65,8 @@ def test_upload_score_see_cards_table_drill_down_and_download(
     grid = browser.locator(".st-key-batch-rows [data-testid=stDataFrame]")
     expect(grid).to_be_visible()
     screenshot(browser, "batch-rows")  # the reply text first, then the scores
+    # The canvas grid takes clicks once it has drawn its rows (its accessible table then holds the first row).
+    expect(grid.locator('[data-testid="glide-cell-1-0"]')).to_be_attached()
     box = grid.bounding_box()
     assert box is not None
     browser.mouse.click(box["x"] + 18, box["y"] + 35 + 17)  # the first row's selection checkbox

@@ -100,6 +100,8 @@ def test_judge_rows_fail_then_retry_completes_and_german_row_is_flagged(
     query.press("Enter")
     expect(browser.get_by_text("1 of 13 rows", exact=False)).to_be_visible()
     grid = browser.locator(".st-key-batch-rows [data-testid=stDataFrame]")
+    # The canvas grid takes clicks once it has drawn its rows (its accessible table then holds the first row).
+    expect(grid.locator('[data-testid="glide-cell-1-0"]')).to_be_attached()
     box = grid.bounding_box()
     assert box is not None
     browser.mouse.click(box["x"] + 18, box["y"] + 35 + 17)  # the first row's selection checkbox
