@@ -20,15 +20,24 @@ import pytest
 from tests.scoring.processes import cmdline, descendants, wait_until_gone
 
 ROOT = Path(__file__).resolve().parents[3]
-ROWS = 120_000
+ROWS = 300_000
 
 
 @pytest.fixture(scope="module")
 def big_csv(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A CSV large enough that scoring it takes many seconds (distinct texts: no dedup shortcut)."""
+    """A CSV large enough that scoring it takes many seconds (distinct texts: no dedup shortcut).
+
+    Every test stops the run early, so its size costs only the fixture: the run must outlast the moments between
+    its first written rows and the signal on a loaded machine. With two workers, 120,000 shorter rows left about
+    5 s between the two once the scorers got faster, and a loaded CI run once finished first; these leave 14 s.
+    """
     path = tmp_path_factory.mktemp("big") / "replies.csv"
     lines = ["input,output"]
-    lines += [f"Question {i}?,Thanks for asking {i}! Sadly item {i * 7} is late. We are sorry." for i in range(ROWS)]
+    lines += [
+        f"Question {i}?,Thanks for asking {i}! Sadly item {i * 7} is late. We are sorry about order {i * 3}. "
+        f"Your refund {i * 11} is on its way. Have a good day {i}!"
+        for i in range(ROWS)
+    ]
     path.write_text("\n".join(lines) + "\n")
     return path
 
