@@ -27,8 +27,13 @@ static inline uint64_t bigram(int kind, const void *data, Py_ssize_t i) {
     return (((uint64_t)PyUnicode_READ(kind, data, i) << 21) | (uint64_t)PyUnicode_READ(kind, data, i + 1)) + 1;
 }
 
-static inline size_t slot_of(uint64_t key, size_t mask) {
-    return (size_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & mask; /* Fibonacci hashing: bigrams differ in low bits */
+/* The slot holding key, or the empty slot where it would go (linear probing; the table is at most half full). */
+static inline Slot *find_slot(Slot *table, size_t mask, uint64_t key) {
+    size_t h = (size_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & mask; /* Fibonacci hashing: bigrams differ in low bits */
+    while (table[h].key != 0 && table[h].key != key) {
+        h = (h + 1) & mask;
+    }
+    return &table[h];
 }
 
 /* The counts of every one-byte bigram. Always all zero between calls: the GIL is held from filling to resetting. */
@@ -88,22 +93,15 @@ static PyObject *shared_bigrams(PyObject *Py_UNUSED(module), PyObject *const *ar
     const void *data_a = PyUnicode_DATA(a), *data_b = PyUnicode_DATA(b);
     for (Py_ssize_t i = 0; i < na; i++) {
         uint64_t key = bigram(kind_a, data_a, i);
-        size_t h = slot_of(key, mask);
-        while (table[h].key != 0 && table[h].key != key) {
-            h = (h + 1) & mask;
-        }
-        table[h].key = key;
-        table[h].count++;
+        Slot *slot = find_slot(table, mask, key);
+        slot->key = key;
+        slot->count++;
     }
     Py_ssize_t shared = 0;
     for (Py_ssize_t i = 0; i < nb; i++) {
-        uint64_t key = bigram(kind_b, data_b, i);
-        size_t h = slot_of(key, mask);
-        while (table[h].key != 0 && table[h].key != key) {
-            h = (h + 1) & mask;
-        }
-        if (table[h].key == key && table[h].count > 0) {
-            table[h].count--;
+        Slot *slot = find_slot(table, mask, bigram(kind_b, data_b, i));
+        if (slot->count > 0) { /* an empty slot's count is 0 */
+            slot->count--;
             shared++;
         }
     }
