@@ -14,8 +14,6 @@ by the web frontend.
 
 from __future__ import annotations
 
-from functools import partial
-
 import streamlit as st
 
 # After React has mounted the component (its run's elements are committed), the next animation frame is the one
@@ -26,10 +24,6 @@ export default function ({ setStateValue }) {
 }
 """
 _acknowledge = st.components.v2.component("tone_explorer_first_paint", js=_AFTER_PAINT_JS)
-
-
-def _mark_painted(page: str) -> None:
-    st.session_state[f"{page}.painted"] = True
 
 
 def _from_browser() -> bool:
@@ -46,6 +40,6 @@ def painted(page: str) -> bool:
     """
     if st.session_state.get(f"{page}.painted") or not _from_browser():
         return True
-    _mark_painted(page)  # only this run waits for the paint
-    _acknowledge(key=f"{page}.first_paint", on_painted_change=partial(_mark_painted, page))
+    st.session_state[f"{page}.painted"] = True  # only this run waits for the paint
+    _acknowledge(key=f"{page}.first_paint")  # its state change reruns the page (no callback needed)
     return False

@@ -301,8 +301,7 @@ def test_tone_page_in_a_browser_shows_the_score_first_and_the_rest_once_it_is_pa
     assert metrics(at)["Tone score"] == f"{expected.score:.3f}"
     assert not at.get("plotly_chart") and not at.tabs and not at.json  # not before the score is on screen
     assert at.get("bidi_component")  # the component that says so once the browser has painted it
-    at.session_state["tone.painted"] = True  # what its callback sets
-    at.run()
+    at.run()  # the rerun the component's state change asks for once the browser has painted
     assert at.get("plotly_chart") and at.tabs and at.json and not at.get("bidi_component")
     assert metrics(at)["Tone score"] == f"{expected.score:.3f}"
     at.text_area(key="tone.text").set_value("Great job. Awful wait!").run()  # every later run: the whole page
