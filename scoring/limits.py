@@ -184,8 +184,25 @@ def user_message(exc: BaseException) -> str:
 
 
 def max_text_chars() -> int:
-    """Return the text length limit in force (``TONE_EXPLORER_MAX_TEXT_CHARS``): read it once per batch."""
-    return int(_limit("max_text_chars", os.environ))
+    """Return the text length limit in force (``TONE_EXPLORER_MAX_TEXT_CHARS``).
+
+    Every text scored asks, so the limit is kept with the variable's stored value and worked out again only
+    when that value changes (``os.environ`` keeps the same object until the variable is set or unset).
+    """
+    global _text_limit_seen
+    if not isinstance(_ENVIRON_DATA, dict):
+        return int(_limit("max_text_chars", os.environ))
+    raw = _ENVIRON_DATA.get(_TEXT_LIMIT_VAR)
+    seen_raw, seen_limit = _text_limit_seen
+    if raw is seen_raw:
+        return seen_limit
+    limit = int(_limit("max_text_chars", os.environ))
+    _text_limit_seen = (raw, limit)
+    return limit
+
+
+_TEXT_LIMIT_VAR = _ENCODED[ENV_VARS["max_text_chars"][0]]
+_text_limit_seen: tuple[object, int] = (object(), 0)  # (the variable's stored value, its limit): nothing read yet
 
 
 def check_text_length(text: str, name: str = "output", *, limits: Limits | None = None) -> str:
@@ -197,7 +214,7 @@ def check_text_length(text: str, name: str = "output", *, limits: Limits | None 
     ...
     scoring.limits.LimitError: output is 30 characters long; at most 10 are scored (set TONE_EXPLORER_MAX_...).
     """
-    limit = limits.max_text_chars if limits else int(_limit("max_text_chars", os.environ))
+    limit = limits.max_text_chars if limits else max_text_chars()
     if len(text) > limit:
         var = ENV_VARS["max_text_chars"][0]
         what = f"{name} is {len(text):,} characters long; at most {limit:,} are scored"

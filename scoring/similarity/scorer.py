@@ -23,7 +23,7 @@ from rapidfuzz.distance import JaroWinkler, Levenshtein
 
 from scoring import native
 from scoring.inputs import check_scale, to_text
-from scoring.result import Columns, RowsDone, ScoreResult, new_run_id
+from scoring.result import Columns, RowsDone, ScoreResult, make_result
 from scoring.similarity.e5 import e5_similarities, e5_similarity
 from scoring.text.embeddings import EncoderUnavailable, require_encoder
 from scoring.text.jscompat import JS_WS_RE, JS_WS_RUN_RE, js_lower, js_trim, utf16_units
@@ -268,17 +268,17 @@ class ContentSimilarityScorer:
         processed_other = _normalise(other, self.ignore_case, self.ignore_whitespace)
         processed_output = _normalise(to_text(output, "output"), self.ignore_case, self.ignore_whitespace)
         similarity = _similarity(self.algorithm, processed_other, processed_output)
-        return ScoreResult(
-            scorer_id=self.id,
-            score=similarity * self.scale,  # keep in step with score_many
-            preprocess_step_result={key: processed_other, "processedOutput": processed_output},
-            analyze_step_result={"similarity": similarity},
+        return make_result(
+            self.id,
+            similarity * self.scale,  # keep in step with score_many
+            {key: processed_other, "processedOutput": processed_output},
+            {"similarity": similarity},
+            run_id,
             warnings=similarity_warnings(
                 processed_other,
                 processed_output,
                 ("ground_truth" if key == "processedGroundTruth" else "input", "output"),
             ),
-            run_id=run_id or new_run_id(),
         )
 
     def score_many(

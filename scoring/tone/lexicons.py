@@ -22,6 +22,7 @@ from vaderSentiment.vaderSentiment import (
 )
 
 from scoring import native
+from scoring.text.embeddings import CACHED_CHARS
 from scoring.tone import afinn
 
 if TYPE_CHECKING:
@@ -30,23 +31,22 @@ if TYPE_CHECKING:
 __all__ = ["LEXICONS", "AfinnEngine", "SentimentEngine", "VaderEngine", "lexicon_engine", "lexicon_scores"]
 
 _CACHE_SIZE = 200_000
-_CACHED_CHARS = 5_000  # longer texts are scored without the cache: they rarely repeat, and each would hold its text
 
 
 class _ShortTextCache:
-    """``score`` with an LRU cache of the texts up to ``_CACHED_CHARS`` characters long."""
+    """``score`` with an LRU cache of the texts up to ``CACHED_CHARS`` characters long (longer ones rarely repeat)."""
 
     def __init__(self, score: Callable[[str], float]) -> None:
         self._score = score
         self._cached = lru_cache(maxsize=_CACHE_SIZE)(score)
 
     def __call__(self, text: str) -> float:
-        return self._cached(text) if len(text) <= _CACHED_CHARS else self._score(text)
+        return self._cached(text) if len(text) <= CACHED_CHARS else self._score(text)
 
     def many(self, texts: Sequence[str]) -> list[float]:
         """Return ``[self(t) for t in texts]`` without a Python call per text."""
         cached, score = self._cached, self._score
-        return [cached(t) if len(t) <= _CACHED_CHARS else score(t) for t in texts]
+        return [cached(t) if len(t) <= CACHED_CHARS else score(t) for t in texts]
 
     def cache_clear(self) -> None:
         self._cached.cache_clear()

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scoring.inputs import check_scale, to_text
-from scoring.result import Columns, RowsDone, ScoreResult, VerdictCache, new_run_id
+from scoring.result import Columns, RowsDone, ScoreResult, VerdictCache, make_result
 from scoring.text.splitters import Span, split_smart
 from scoring.toxicity.batch import score_many
 from scoring.toxicity.classifier import KNOWN_GAPS as CLASSIFIER_GAPS
@@ -121,18 +121,14 @@ class ToxicityScorer:
             verdicts = self._judge(question, spans)
             score = score_from_counts(toxic_count(verdicts), len(verdicts), self.scale)
             reason = self.judge.reason(score, self.scale, verdicts)
-        return ScoreResult(
-            scorer_id=self.id,
-            score=score,
-            preprocess_step_result={"opinions": opinions, "engine": self.engine},
-            analyze_step_result={
-                "verdicts": verdicts,
-                "toxicCount": toxic_count(verdicts),
-                "opinionCount": len(verdicts),
-            },
-            run_id=run_id or new_run_id(),
-            reason=reason,
-            warnings=() if spans else ("output is empty: there are no opinions to judge.",),
+        return make_result(
+            self.id,
+            score,
+            {"opinions": opinions, "engine": self.engine},
+            {"verdicts": verdicts, "toxicCount": toxic_count(verdicts), "opinionCount": len(verdicts)},
+            run_id,
+            reason,
+            () if spans else ("output is empty: there are no opinions to judge.",),
         )
 
     def _classify(self, spans: list[Span]) -> list[dict[str, object]]:

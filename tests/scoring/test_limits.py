@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from scoring.inputs import to_text
 from scoring.limits import (
     ENV_VARS,
     STREAMLIT_CONFIG,
@@ -16,6 +17,7 @@ from scoring.limits import (
     check_text_length,
     check_upload_size,
     get_limits,
+    max_text_chars,
     user_message,
 )
 
@@ -71,6 +73,24 @@ def test_bad_values_name_the_variable(field: str, raw: str) -> None:
 def test_reads_os_environ_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TONE_EXPLORER_JUDGE_CONCURRENCY", "9")
     assert get_limits().judge_concurrency == 9
+
+
+def test_the_text_limit_follows_its_variable_as_it_changes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The limit is kept between texts, but setting, changing or unsetting the variable takes effect at once."""
+    var = "TONE_EXPLORER_MAX_TEXT_CHARS"
+    monkeypatch.delenv(var, raising=False)
+    assert max_text_chars() == 1_000_000
+    monkeypatch.setenv(var, "5")
+    assert max_text_chars() == 5 and max_text_chars() == 5
+    with pytest.raises(ValueError, match="output is 6 characters long; at most 5 are scored"):
+        to_text("123456")
+    monkeypatch.setenv(var, "6")
+    assert to_text("123456") == "123456"
+    monkeypatch.setenv(var, "zero")
+    with pytest.raises(ValueError, match=f"{var} must be a positive whole number; got 'zero'"):
+        to_text("1")
+    monkeypatch.delenv(var)
+    assert max_text_chars() == 1_000_000
 
 
 def test_checks_name_what_is_over_the_limit() -> None:

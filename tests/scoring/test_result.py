@@ -1,11 +1,25 @@
-"""Run ids: random UUID4 strings, never handed out twice, not even by a forked worker."""
+"""Results and run ids: random UUID4 strings, never handed out twice, not even by a forked worker."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import uuid
 
-from scoring.result import new_run_id
+import pytest
+
+from scoring.result import ScoreResult, make_result, new_run_id
+
+
+def test_make_result_builds_the_same_frozen_result_as_the_constructor() -> None:
+    fields = ("tone-scorer", 0.5, {"score": 0.5}, {"avgSentiment": 0.1}, "run-1", "a reason", ("a warning",))
+    made = make_result(*fields)
+    assert made == ScoreResult(*fields) and repr(made) == repr(ScoreResult(*fields))
+    assert made.to_dict() == ScoreResult(*fields).to_dict()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.score = 1.0  # type: ignore[misc]
+    fresh = make_result("tone-scorer", 1.0, {}, {})
+    assert uuid.UUID(fresh.run_id).version == 4 and fresh.reason is None and fresh.warnings == ()
 
 
 def test_run_ids_are_distinct_uuid4_strings() -> None:

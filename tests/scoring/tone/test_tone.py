@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import functools
+import operator
 import re
 
 import pytest
@@ -10,9 +12,19 @@ from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
 
 from scoring import create_tone_scorer
 from scoring.tone import afinn
-from scoring.tone.scorer import MIN_STABILITY_SENTENCES, UNMEASURED_NOTE, stability_note
+from scoring.tone.scorer import MIN_STABILITY_SENTENCES, UNMEASURED_NOTE, _mean_and_variance, stability_note
 
 VADER = SentimentIntensityAnalyzer()
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.floats(-1e6, 1e6) | st.sampled_from([0.0, -0.0, 1 / 3]), min_size=1, max_size=12))
+def test_mean_and_variance_add_left_to_right_from_zero_as_mastras_reduce(values: list[float]) -> None:
+    """``values.reduce((a, b) => a + b, 0) / n``, then the squares' the same way: the same bits, -0.0 included."""
+    total = functools.reduce(operator.add, values, 0.0)
+    mean = total / len(values)
+    variance = functools.reduce(operator.add, [(v - mean) ** 2 for v in values], 0.0) / len(values)
+    assert [repr(x) for x in _mean_and_variance(values)] == [repr(mean), repr(variance)]
 
 
 def test_tone_stability_afinn_mastra_example() -> None:
