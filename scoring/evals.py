@@ -10,11 +10,9 @@ from scoring.result import Scorer
 __all__ = ["Scorer", "run_evals"]
 
 
-def _item_field(item: Mapping[str, object], *names: str) -> object:
-    for name in names:
-        if name in item:
-            return item[name]
-    return None
+def _ground_truth(item: Mapping[str, object]) -> object:
+    """The item's ``groundTruth`` (Mastra's name), else its ``ground_truth``, else None."""
+    return item["groundTruth"] if "groundTruth" in item else item.get("ground_truth")
 
 
 def _check(data: object, scorers: object, target: object) -> None:
@@ -63,7 +61,7 @@ def run_evals(
     items: list[dict[str, object]] = []
     callback_errors = 0
     for index, item in enumerate(data):
-        if not isinstance(item, Mapping):
+        if type(item) is not dict and not isinstance(item, Mapping):  # a dict skips the slower ABC check
             raise TypeError(f"data[{index}] must be a dict with 'input' and 'output'; got {type(item).__name__}.")
         record = _score_item(index, item, scorers, target)
         for scorer_id, result in record["scorerResults"].items():  # type: ignore[attr-defined]
@@ -105,7 +103,7 @@ def _score_item(
         if error is not None:
             failed = {s.id: {"error": error} for s in scorers}
             return {"index": index, "item": dict(item), "output": None, "scorerResults": failed}
-    ground_truth = _item_field(item, "groundTruth", "ground_truth")
+    ground_truth = _ground_truth(item)
     results: dict[str, dict[str, object]] = {}
     for scorer in scorers:
         try:

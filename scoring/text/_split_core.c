@@ -583,6 +583,84 @@ static PyObject *texts(PyObject *module, PyObject *text) {
     return list;
 }
 
+/* @mastra/evals' split: the matches of /[^.!?]+[.!?]+/g, found by one scan of any str (every kind). A match
+   starts at a character that is not a terminal, runs to the next terminal and takes every terminal after it;
+   text after the last terminal belongs to no match. Offsets go to out (start, end pairs). */
+static int is_mastra_terminal(Py_UCS4 c) { return c == '.' || c == '!' || c == '?'; }
+
+static int mastra_offsets(PyObject *text, Offsets *out) {
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    while (n > 0 && !is_mastra_terminal(PyUnicode_READ(kind, data, n - 1))) {
+        n--; /* no match reaches past the last terminal */
+    }
+    Py_ssize_t i = 0;
+    while (i < n) {
+        if (is_mastra_terminal(PyUnicode_READ(kind, data, i))) {
+            i++; /* a match needs a non-terminal first */
+            continue;
+        }
+        Py_ssize_t start = i;
+        while (!is_mastra_terminal(PyUnicode_READ(kind, data, i))) {
+            i++; /* stops by n - 1: that character is a terminal */
+        }
+        while (i < n && is_mastra_terminal(PyUnicode_READ(kind, data, i))) {
+            i++;
+        }
+        if (offsets_push(out, start) < 0 || offsets_push(out, i) < 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+PyDoc_STRVAR(mastra_spans_doc, "mastra_spans(text, /)\n--\n\n"
+                               "The Spans of the matches of /[^.!?]+[.!?]+/g in a str ([] when none).");
+
+static PyObject *mastra_spans(PyObject *module, PyObject *text) {
+    if (!PyUnicode_Check(text)) {
+        PyErr_Format(PyExc_TypeError, "text must be a str; got %s.", Py_TYPE(text)->tp_name);
+        return NULL;
+    }
+    Offsets out;
+    offsets_init(&out);
+    PyObject *list = mastra_offsets(text, &out) < 0 ? NULL : PyList_New(out.len / 2);
+    for (Py_ssize_t k = 0; list != NULL && k < out.len / 2; k++) {
+        PyObject *span = make_span(text, out.at[2 * k], out.at[2 * k + 1]);
+        if (span == NULL) {
+            Py_CLEAR(list);
+        } else {
+            PyList_SET_ITEM(list, k, span);
+        }
+    }
+    offsets_free(&out);
+    return list;
+}
+
+PyDoc_STRVAR(mastra_texts_doc, "mastra_texts(text, /)\n--\n\n"
+                               "The matches of /[^.!?]+[.!?]+/g in a str, as strs ([] when none).");
+
+static PyObject *mastra_texts(PyObject *module, PyObject *text) {
+    if (!PyUnicode_Check(text)) {
+        PyErr_Format(PyExc_TypeError, "text must be a str; got %s.", Py_TYPE(text)->tp_name);
+        return NULL;
+    }
+    Offsets out;
+    offsets_init(&out);
+    PyObject *list = mastra_offsets(text, &out) < 0 ? NULL : PyList_New(out.len / 2);
+    for (Py_ssize_t k = 0; list != NULL && k < out.len / 2; k++) {
+        PyObject *sentence = PyUnicode_Substring(text, out.at[2 * k], out.at[2 * k + 1]);
+        if (sentence == NULL) {
+            Py_CLEAR(list);
+        } else {
+            PyList_SET_ITEM(list, k, sentence);
+        }
+    }
+    offsets_free(&out);
+    return list;
+}
+
 PyDoc_STRVAR(configure_doc,
              "configure(span, *, always_join, titles, before_number, can_end, german_months, starters)\n--\n\n"
              "Give the core the Span class and the splitter's word sets (lower case); call once before splitting.");
@@ -626,6 +704,8 @@ static PyMethodDef methods[] = {
     {"configure", (PyCFunction)(void (*)(void))configure, METH_VARARGS | METH_KEYWORDS, configure_doc},
     {"spans", spans, METH_O, spans_doc},
     {"texts", texts, METH_O, texts_doc},
+    {"mastra_spans", mastra_spans, METH_O, mastra_spans_doc},
+    {"mastra_texts", mastra_texts, METH_O, mastra_texts_doc},
     {NULL, NULL, 0, NULL},
 };
 

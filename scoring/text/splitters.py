@@ -38,11 +38,17 @@ def split_mastra(text: str) -> list[Span]:
     No match can start after the last terminal, so the search stops there: the same matches in
     linear time (the bare regex rescans an unpunctuated tail from every position: quadratic).
     """
-    spans = [Span(m.group(), m.start(), m.end()) for m in _MASTRA_RE.finditer(text, 0, _after_last_terminal(text))]
+    if _CORE is not None:  # the same matches, found by one scan in C (any text)
+        spans: list[Span] = _CORE.mastra_spans(text)
+    else:
+        spans = [Span(m.group(), m.start(), m.end()) for m in _MASTRA_RE.finditer(text, 0, _after_last_terminal(text))]
     return spans or [Span(text, 0, len(text))]
 
 
 def _mastra_texts(text: str) -> list[str]:
+    if _CORE is not None:
+        texts: list[str] = _CORE.mastra_texts(text)
+        return texts or [text]
     return _MASTRA_RE.findall(text, 0, _after_last_terminal(text)) or [text]
 
 

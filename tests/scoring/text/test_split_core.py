@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import re
 from pathlib import Path
 from types import ModuleType
 
@@ -13,7 +14,7 @@ from hypothesis import strategies as st
 from bench.splitter import GOLD_PATH, HELDOUT_PATH, load_gold
 from scoring import native
 from scoring.text import splitters as module
-from scoring.text.splitters import Span, get_sentence_texts, split_smart
+from scoring.text.splitters import Span, get_sentence_texts, split_mastra, split_smart
 from tests.scoring.native_cores import assert_missing_core_warns, required_core
 
 DATA = Path(__file__).parent.parent / "data"
@@ -174,3 +175,35 @@ def test_the_core_equals_the_python_code_on_every_short_string() -> None:
     for n in range(5):
         for chars in itertools.product(alphabet, repeat=n):
             _same("".join(chars))
+
+
+_MASTRA = re.compile(r"[^.!?]+[.!?]+")  # @mastra/evals' own regex, searched over the whole text
+
+
+def _same_as_mastras_regex(text: str) -> None:
+    expected = [Span(m.group(), m.start(), m.end()) for m in _MASTRA.finditer(text)]
+    core = _core()
+    assert core.mastra_spans(text) == expected
+    assert core.mastra_texts(text) == [s.text for s in expected]
+    assert split_mastra(text) == (expected or [Span(text, 0, len(text))])
+    assert get_sentence_texts("mastra")(text) == ([s.text for s in expected] or [text])
+
+
+@settings(max_examples=800, deadline=None, derandomize=True)
+@given(text=st.text(st.sampled_from("ab .!?\n\t…é中😀\ud800"), max_size=40) | st.text(max_size=200))
+def test_the_core_splits_as_mastras_regex_on_any_text(text: str) -> None:
+    _same_as_mastras_regex(text)
+
+
+@pytest.mark.parametrize("text", REAL[:60], ids=range(60))
+def test_the_core_splits_real_texts_as_mastras_regex(text: str) -> None:
+    _same_as_mastras_regex(text)
+
+
+def test_the_mastra_split_without_the_core_is_the_regexs(monkeypatch: pytest.MonkeyPatch) -> None:
+    texts = ["It was great. Thanks!", "no terminal", "", "...", "Wow!!! Really?? ok.", "服务很好。谢谢!"]
+    expected = [(split_mastra(t), get_sentence_texts("mastra")(t)) for t in texts]
+    with pytest.raises(TypeError, match="text must be a str; got bytes"):
+        _core().mastra_spans(b"a.")  # type: ignore[arg-type]
+    monkeypatch.setattr(module, "_CORE", None)
+    assert [(split_mastra(t), get_sentence_texts("mastra")(t)) for t in texts] == expected
