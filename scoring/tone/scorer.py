@@ -84,7 +84,8 @@ class ToneScorer:
         reference = self.reference_tone or (truth if truth.strip() else None)
         engine = get_engine(self.engine)
         spans = get_splitter(self.splitter)(text) or [Span(text, 0, len(text))]
-        polarities = engine.polarities([s.text for s in spans])  # one batch (the e5 engine embeds them together)
+        texts = [s.text for s in spans]
+        polarities = engine.polarities(texts)  # one batch (the e5 engine embeds them together)
         sentences = [
             {"text": s.text, "start": s.start, "end": s.end, "sentiment": p}
             for s, p in zip(spans, polarities, strict=True)
@@ -95,7 +96,7 @@ class ToneScorer:
             metrics, raw = _stability(list(map(float, polarities)))
         score = max(0.0, 1.0 - raw) * self.scale
         warnings = tone_warnings(text, reference, self.engine)
-        if not reference and text.strip() and (note := stability_note([s.text for s in spans])):
+        if not reference and text.strip() and (note := stability_note(texts)):
             warnings += (note,)  # Mastra's score is kept; the note says it measured nothing
         preprocessed = {"score": score, **metrics, "sentences": sentences}
         return make_result(self.id, score, preprocessed, dict(metrics), run_id, warnings=warnings)
@@ -201,10 +202,10 @@ def tone_warnings(output: str, reference: str | None, engine: str) -> tuple[str,
     """
     if not output.strip():
         return ("output is empty: there is no tone to score.",)
-    found = [coverage_warning(output, engine)]
-    if reference:
-        found.append(coverage_warning(reference, engine, field="reference"))
-    return tuple(w for w in found if w)
+    found = coverage_warning(output, engine)
+    if reference and (about_reference := coverage_warning(reference, engine, field="reference")):
+        return (found, about_reference) if found else (about_reference,)
+    return (found,) if found else ()
 
 
 def stability_note(sentences: Sequence[str]) -> str | None:
@@ -221,9 +222,10 @@ def stability_note(sentences: Sequence[str]) -> str | None:
     """
     worded = 0
     for sentence in sentences:  # stop at the second sentence with words: most replies have them early
-        worded += has_words(sentence)
-        if worded >= MIN_STABILITY_SENTENCES:
-            return None
+        if has_words(sentence):
+            worded += 1
+            if worded >= MIN_STABILITY_SENTENCES:
+                return None
     return _STABILITY_NOTES[worded]
 
 
