@@ -92,7 +92,6 @@ def analyze(text: str) -> AfinnAnalysis:
 
 
 _ASCII_PUNCT_TO_SPACE = bytes.maketrans((_PUNCTUATION + "\n").encode(), b" " * (len(_PUNCTUATION) + 1))
-_RARE_WS = re.compile("[\t\x0b\x0c\r]")  # JS whitespace that a single space in a run does not stand for
 
 
 @cache
@@ -109,7 +108,8 @@ def comparative(text: str) -> float:
     >>> comparative("good day"), comparative("not good"), comparative("")
     (1.5, -1.5, 0.0)
     """
-    if not text.isascii() or _RARE_WS.search(text):
+    # JS whitespace that a single space in a run does not stand for (four ``in`` scans: a regex took longer)
+    if not text.isascii() or "\t" in text or "\x0b" in text or "\x0c" in text or "\r" in text:
         return analyze(text).comparative
     labels, negators = _byte_lexicon()
     tokens = text.encode("ascii").lower().translate(_ASCII_PUNCT_TO_SPACE).split()
