@@ -615,10 +615,8 @@ static int mastra_offsets(PyObject *text, Offsets *out) {
     return 0;
 }
 
-PyDoc_STRVAR(mastra_spans_doc, "mastra_spans(text, /)\n--\n\n"
-                               "The Spans of the matches of /[^.!?]+[.!?]+/g in a str ([] when none).");
-
-static PyObject *mastra_spans(PyObject *module, PyObject *text) {
+/* The matches of /[^.!?]+[.!?]+/g in a str, each made by item(text, start, end). */
+static PyObject *mastra_list(PyObject *text, PyObject *(*item)(PyObject *, Py_ssize_t, Py_ssize_t)) {
     if (!PyUnicode_Check(text)) {
         PyErr_Format(PyExc_TypeError, "text must be a str; got %s.", Py_TYPE(text)->tp_name);
         return NULL;
@@ -627,39 +625,26 @@ static PyObject *mastra_spans(PyObject *module, PyObject *text) {
     offsets_init(&out);
     PyObject *list = mastra_offsets(text, &out) < 0 ? NULL : PyList_New(out.len / 2);
     for (Py_ssize_t k = 0; list != NULL && k < out.len / 2; k++) {
-        PyObject *span = make_span(text, out.at[2 * k], out.at[2 * k + 1]);
-        if (span == NULL) {
+        PyObject *made = item(text, out.at[2 * k], out.at[2 * k + 1]);
+        if (made == NULL) {
             Py_CLEAR(list);
         } else {
-            PyList_SET_ITEM(list, k, span);
+            PyList_SET_ITEM(list, k, made);
         }
     }
     offsets_free(&out);
     return list;
 }
+
+PyDoc_STRVAR(mastra_spans_doc, "mastra_spans(text, /)\n--\n\n"
+                               "The Spans of the matches of /[^.!?]+[.!?]+/g in a str ([] when none).");
+
+static PyObject *mastra_spans(PyObject *module, PyObject *text) { return mastra_list(text, make_span); }
 
 PyDoc_STRVAR(mastra_texts_doc, "mastra_texts(text, /)\n--\n\n"
                                "The matches of /[^.!?]+[.!?]+/g in a str, as strs ([] when none).");
 
-static PyObject *mastra_texts(PyObject *module, PyObject *text) {
-    if (!PyUnicode_Check(text)) {
-        PyErr_Format(PyExc_TypeError, "text must be a str; got %s.", Py_TYPE(text)->tp_name);
-        return NULL;
-    }
-    Offsets out;
-    offsets_init(&out);
-    PyObject *list = mastra_offsets(text, &out) < 0 ? NULL : PyList_New(out.len / 2);
-    for (Py_ssize_t k = 0; list != NULL && k < out.len / 2; k++) {
-        PyObject *sentence = PyUnicode_Substring(text, out.at[2 * k], out.at[2 * k + 1]);
-        if (sentence == NULL) {
-            Py_CLEAR(list);
-        } else {
-            PyList_SET_ITEM(list, k, sentence);
-        }
-    }
-    offsets_free(&out);
-    return list;
-}
+static PyObject *mastra_texts(PyObject *module, PyObject *text) { return mastra_list(text, PyUnicode_Substring); }
 
 PyDoc_STRVAR(configure_doc,
              "configure(span, *, always_join, titles, before_number, can_end, german_months, starters)\n--\n\n"
