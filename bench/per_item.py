@@ -8,12 +8,14 @@ library as it is at git revision REF (exported to a temporary folder, timed by t
 subprocess), so a change is measured before and after under the same load. Prints a markdown table of
 items/s and the ratio to Mastra's ``scorer.run`` for tone (VADER, AFINN) and content similarity, by wall clock
 and by CPU time (user + system of each process: on a machine shared with other jobs, the load moves it less;
-Node.js's count includes its JIT and GC threads).
+Node.js's count includes its JIT and GC threads). ``run_evals(keep_items=False)`` is Mastra's ``runEvals`` shape
+(the means and the summary, no records kept).
 """
 
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import os
 import subprocess
@@ -79,7 +81,12 @@ def ours(inputs: list[str], outputs: list[str], rounds: int) -> dict[str, tuple[
         def evals(s: object = scorer) -> None:
             run_evals(data, [s])  # type: ignore[list-item]
 
+        def evals_lean(s: object = scorer) -> None:
+            run_evals(data, [s], keep_items=False)  # type: ignore[list-item, call-arg]
+
         timed: dict[str, Callable[[], None]] = {"scorer.run": loop, "run_evals": evals}
+        if "keep_items" in inspect.signature(run_evals).parameters:  # a baseline may predate it
+            timed["run_evals(keep_items=False)"] = evals_lean
         for how, fn in timed.items():
             out[f"{label}|{how}"] = _best_of(rounds, fn)
     return out
@@ -155,7 +162,9 @@ def table(
         base = mastra["tone" if label.startswith("tone") else "content similarity"]
         per_item_wall, per_item_cpu = base["seconds"] / base["rows"], base["cpuSeconds"] / base["rows"]
         cells = []
-        for seconds, cpu_seconds in ([before[key]] if before else []) + [(wall, cpu)]:
+        if before and key not in before:  # a path the baseline does not have
+            cells += ["", "", ""]
+        for seconds, cpu_seconds in ([before[key]] if key in before else []) + [(wall, cpu)]:
             cells += [
                 f"{n / seconds:,.0f}",
                 f"{per_item_wall * n / seconds:,.1f}x",

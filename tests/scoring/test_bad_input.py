@@ -271,3 +271,27 @@ def test_any_text_gets_a_score_in_range(a: str, b: str) -> None:
     for run in SCORERS.values():
         assert 0.0 <= run(a).score <= 2.0
     assert 0.0 <= create_content_similarity_scorer().run(input=a, output=b).score <= 1.0
+
+
+def test_run_evals_without_keeping_items_gives_the_same_means_summary_and_records() -> None:
+    """``keep_items=False`` is Mastra's runEvals shape: the means and the summary; records only reach the callback."""
+    data = [
+        {"input": "a", "output": "Great, thanks! It works."},
+        {"input": "b", "output": None},
+        {"input": "c", "output": "Ok.", "groundTruth": "Thank you so much!"},
+    ]
+    scorers = [create_tone_scorer(), create_content_similarity_scorer()]
+    kept = run_evals(data, scorers)
+    streamed: list[dict[str, object]] = []
+    lean = run_evals(data, scorers, on_item_complete=streamed.append, keep_items=False)
+    assert set(lean) == {"scores", "summary"} and lean["summary"] == kept["summary"] == {
+        "totalItems": 3,
+        "errors": {"tone-scorer": 1, "content-similarity-scorer": 1},
+    }
+    assert lean["scores"] == kept["scores"]
+
+    def without_run_ids(record: dict[str, object]) -> object:
+        results = record["scorerResults"]
+        return {**record, "scorerResults": {k: {**v, "runId": None} for k, v in results.items()}}  # type: ignore[attr-defined]
+
+    assert [without_run_ids(r) for r in streamed] == [without_run_ids(r) for r in kept["items"]]  # type: ignore[attr-defined]
