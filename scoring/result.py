@@ -101,8 +101,8 @@ def make_result(
 ) -> ScoreResult:
     """``ScoreResult(...)`` for the scorers' per-item path: the same frozen result, and a new run id if none is given.
 
-    It fills the slots directly: the dataclass ``__init__`` calls ``object.__setattr__`` once per field,
-    which took 2.5-2.8 us a result against 1.1 us here.
+    It fills the slots directly: the dataclass ``__init__`` calls ``object.__setattr__`` once per field, which
+    took 15,200 instructions a result (callgrind, keyword arguments) against 7,000 here.
     """
     result = _new_object(ScoreResult)
     _SET_SCORER_ID(result, scorer_id)
