@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 from pathlib import Path
 
@@ -42,10 +43,10 @@ MARKS_JS = """(() => {
     requestAnimationFrame(() => setTimeout(() => { marks[name + "Painted"] = now(); }, 0));
   };
   new MutationObserver(() => {
-    watch("score", '[data-testid="stMetricValue"]');
+    watch("score", SCORE);
     watch("chart", ".js-plotly-plot .main-svg");
   }).observe(document, {subtree: true, childList: true, characterData: true, attributes: true});
-})();"""
+})();""".replace("SCORE", json.dumps(METRIC))
 
 
 async def _load(browser: Browser, url: str) -> dict[str, object]:

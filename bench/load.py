@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import random
 import statistics
@@ -48,7 +49,11 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
                  "--disable-component-update", "--no-first-run", "--disable-sync",
                  f"--disable-features={_PLAYWRIGHT_DISABLED},{_OMNIBOX_POPUP}"]  # fmt: skip
 BOX = ".st-key-tone-text textarea"
-METRIC = '[data-testid="stMetricValue"]'
+# The Tone page's headline score: the number of ui.score_card's card "tone.score" (markdown, drawn as soon as the
+# page's first message arrives). The second selector is the same score on trees from before that card (an
+# st.metric, the page's first), so `--baseline` can still measure them; on this tree the card comes first in
+# the page, before any st.metric, so `.first` and querySelector find it.
+METRIC = '.st-key-tone-score .score-card-value, [data-testid="stMetricValue"]'
 POSITIVE = ["Thank you so much, this is wonderful!", "Great job, really helpful.", "I love how fast this was.",
             "Your team is kind and brilliant.", "Happy to help, have a lovely day!"]  # fmt: skip
 NEGATIVE = ["This is awful and slow.", "I hate waiting this long.", "Terrible service, very disappointing.",
@@ -60,7 +65,7 @@ NEUTRAL = ["Your order number is {n}.", "The parcel left the depot on day {n}.",
 # evaluate plotly.js right after painting the score, the poll saw it up to ~0.7 s late.
 FIRST_SCORE_PAINTED_JS = """(() => {
   const observer = new MutationObserver(() => {
-    const score = document.querySelector('[data-testid="stMetricValue"]');
+    const score = document.querySelector(METRIC);
     if (!score || !score.textContent.trim() || !score.checkVisibility({opacityProperty: true})) return;
     observer.disconnect();
     requestAnimationFrame(() => setTimeout(() => {
@@ -68,7 +73,7 @@ FIRST_SCORE_PAINTED_JS = """(() => {
     }, 0));
   });
   observer.observe(document, {subtree: true, childList: true, characterData: true, attributes: true});
-})();"""
+})();""".replace("METRIC", json.dumps(METRIC))
 
 
 @dataclass

@@ -15,6 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench.load import METRIC
 from bench.long_text import text_of
 from scoring import create_tone_scorer
 
@@ -57,11 +58,11 @@ def browser_seconds(text: str, sentences: int, score: str) -> tuple[float, float
         nav = page.locator('[data-testid="stSidebarNav"]')
         nav.get_by_text("Score one text").wait_for(timeout=120_000)
         nav.get_by_role("link", name="Tone").click()
-        page.locator('[data-testid="stMetricValue"]').first.wait_for(timeout=120_000)
+        page.locator(METRIC).first.wait_for(timeout=120_000)
         page.get_by_text("Upload a .txt or .md file instead").click()
         start = time.perf_counter()
         page.locator(".st-key-tone-upload input[type=file]").set_input_files(str(path))
-        expect(page.locator('[data-testid="stMetricValue"]').first).to_have_text(score, timeout=300_000)
+        expect(page.locator(METRIC).first).to_have_text(score, timeout=300_000)
         shown = time.perf_counter() - start
         page.wait_for_function(
             "n => document.querySelectorAll('.js-plotly-plot g.scatterlayer path.point').length >= n",

@@ -37,7 +37,11 @@ if result is None:
 ui.show_warnings(result)
 pre = result["preprocessStepResult"]
 score_col, text_col = st.columns([1, 3])
-score_col.metric("Dice similarity", f"{result['score']:.3f}", help="1 = identical after processing; 0 = nothing shared")
+with score_col:
+    ui.score_card(
+        "Dice similarity", f"{result['score']:.3f}", "1 = identical after processing; 0 = nothing shared",
+        key="similarity.score",
+    )  # fmt: skip
 with text_col:
     ui.processed_text("Processed input", pre["processedInput"])
     ui.processed_text("Processed output", pre["processedOutput"])

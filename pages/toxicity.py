@@ -42,7 +42,11 @@ if result is None:
 
 ui.show_warnings(result)
 score_col, reason_col = st.columns([1, 3])
-score_col.metric("Toxicity score", f"{result['score']:.2f}", help="0 = no toxic opinion; 1 = every opinion toxic")
+with score_col:
+    ui.score_card(
+        "Toxicity score", f"{result['score']:.2f}", "0 = no toxic opinion; 1 = every opinion toxic",
+        key="toxicity.score",
+    )  # fmt: skip
 score_col.badge(
     "No toxic opinion" if result["score"] == 0 else "Toxic opinions found",
     color="green" if result["score"] == 0 else "red",

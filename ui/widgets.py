@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -68,20 +69,50 @@ def show_warnings(result: Mapping[str, Any]) -> None:
         st.warning(escape_markdown(str(warning)), icon=":material/warning:")
 
 
-def tone_score_card(result: Mapping[str, Any], *, label: str = "Tone score") -> None:
+SCORE_VALUE_CLASS = "score-card-value"
+"""The class of a score card's number (``.st-key-<card key> .score-card-value`` in a browser)."""
+
+# st.metric's value (Streamlit 1.67 Metric.js: theme.fontSizes.metricValueFontSize, line-height normal,
+# padding-bottom theme.spacing.twoXS); the label is markdown's :small[] (theme.fontSizes.sm), as st.metric's.
+# The bottom margin makes up for the -1rem that markdown's container leaves for a last paragraph's margin, so
+# the badge and caption under the card sit where they sat under st.metric.
+_SCORE_VALUE_HTML = (
+    '<div class="' + SCORE_VALUE_CLASS + '" style="font-size: 2.25rem; line-height: normal; '
+    'padding-bottom: 0.25rem; margin-bottom: 1rem">{}</div>'
+)
+
+
+def score_card(label: str, value: str, help: str, *, key: str) -> None:  # noqa: A002 (Streamlit's name)
+    """A headline score as st.metric draws it (a small label with its help icon, a big number), from st.markdown.
+
+    st.metric's frontend code is a chunk the browser fetches only after the page's first message, and React then
+    holds the element back up to 0.5 s more; st.markdown's code is in the bundle every page preloads, so a new
+    viewer sees this card 0.3-0.8 s sooner (docs/benchmarks.md, issue 14). ``label`` is shown escaped; ``value``,
+    a number this app formatted, goes into HTML, escaped too. The card is a container with the key ``key`` (class
+    ``st-key-<key, dots as hyphens>``); its number has the class :data:`SCORE_VALUE_CLASS`.
+    """
+    with st.container(key=key, gap=None):
+        st.markdown(f":small[{escape_markdown(label)}]", help=help)
+        st.markdown(_SCORE_VALUE_HTML.format(html.escape(value)), unsafe_allow_html=True)
+
+
+def tone_score_card(result: Mapping[str, Any], *, label: str = "Tone score", key: str = "tone.score") -> None:
     """The score, big, with the docs' band under it; a stability score of too little text says so instead."""
     pre = result["preprocessStepResult"]
     if "sentimentVariance" in pre and stability_note([str(s["text"]) for s in pre["sentences"]]):
-        st.metric(
+        score_card(
             label,
             "—",
-            help=f"The score in the JSON is {result['score']:.3f}, Mastra's value; it measures nothing here.",
+            f"The score in the JSON is {result['score']:.3f}, Mastra's value; it measures nothing here.",
+            key=key,
         )
         st.badge("Not enough text", color="gray", icon=":material/short_text:")
         st.caption("Stability compares sentences with each other: it needs two or more sentences with words.")
         return
     band = tone_band(float(result["score"]))
-    st.metric(label, f"{result['score']:.3f}", help="1 = perfectly consistent tone; 0 = completely different tones")
+    score_card(
+        label, f"{result['score']:.3f}", "1 = perfectly consistent tone; 0 = completely different tones", key=key
+    )
     st.badge(band.label, color=band.color)  # type: ignore[arg-type]
     st.caption(band.description.capitalize())
 
@@ -117,7 +148,7 @@ def engine_comparison(text: str, reference: str | None, splitter: str) -> None:
             result = attempt(tone_result, text, reference, name, splitter)
             if result is not None:
                 results[name] = result
-                tone_score_card(result, label=TONE.engines[name])
+                tone_score_card(result, label=TONE.engines[name], key=f"tone.score.{name}")
                 show_warnings(result)
         if result is not None:
             with chart:

@@ -8,7 +8,7 @@ from playwright.sync_api import Locator, Page, expect
 from scoring import create_tone_scorer, create_toxicity_scorer
 from scoring.tone.explain import sentence_frame
 from scoring.toxicity.scorer import MEASURED_RECALL, default_engine
-from tests.browser.conftest import ConsoleErrors, screenshot
+from tests.browser.conftest import SIMILARITY_SCORE, TONE_SCORE, TOXICITY_SCORE, ConsoleErrors, score, screenshot
 from ui.demo_examples import get_example
 
 pytestmark = pytest.mark.browser
@@ -18,7 +18,6 @@ TEXT = (
     "Sadly the old one was stolen, which is awful. Have a wonderful day!"
 )
 TALL = {"width": 1400, "height": 2400}  # charts render lazily, when on screen
-METRIC = '[data-testid="stMetricValue"]'
 
 
 def _trace_points(page: Page, trace: int) -> Locator:
@@ -47,7 +46,7 @@ def test_tone_page_paste_see_chart_and_score_then_compare(app_url: str, page: tu
     stability = create_tone_scorer().run(output=TEXT)
     sentences = len(stability.preprocess_step_result["sentences"])  # type: ignore[arg-type]
     expect(_trace_points(browser_page, 0)).to_have_count(sentences)
-    expect(browser_page.locator(METRIC).first).to_have_text(f"{stability.score:.3f}")
+    expect(browser_page.locator(TONE_SCORE)).to_have_text(f"{stability.score:.3f}")
     expect(browser_page.locator(".js-plotly-plot .main-svg").first).to_be_visible()
     screenshot(browser_page, "tone")
 
@@ -55,7 +54,7 @@ def test_tone_page_paste_see_chart_and_score_then_compare(app_url: str, page: tu
     expect(browser_page.get_by_text("Reference sentiment")).to_be_visible()
     reference = "We are happy to help and glad you had a great experience!"
     comparison = create_tone_scorer(reference).run(output=TEXT)
-    expect(browser_page.locator(METRIC).first).to_have_text(f"{comparison.score:.3f}")
+    expect(browser_page.locator(TONE_SCORE)).to_have_text(f"{comparison.score:.3f}")
     expect(_trace_points(browser_page, 0)).to_have_count(sentences)
     pre = comparison.preprocess_step_result
     chart = browser_page.locator(".js-plotly-plot").first  # the chart draws the numbers of the score
@@ -68,9 +67,9 @@ def test_tone_page_paste_see_chart_and_score_then_compare(app_url: str, page: tu
     expect(browser_page.get_by_text("Compare engines on the same text")).to_be_visible()
     expect(browser_page.locator(".js-plotly-plot")).to_have_count(4)
     for name in ("vader", "afinn", "e5"):
-        score = create_tone_scorer(reference, engine=name).run(output=TEXT).score
+        expected = create_tone_scorer(reference, engine=name).run(output=TEXT).score
         expect(browser_page.locator(f".st-key-tone-chart-{name}")).to_be_visible()
-        expect(browser_page.locator(METRIC).filter(has_text=f"{score:.3f}").first).to_be_visible()
+        expect(browser_page.locator(score(f"tone.score.{name}"))).to_have_text(f"{expected:.3f}")
     screenshot(browser_page, "tone-compare-engines")
     assert errors == []
 
@@ -89,7 +88,7 @@ def test_demo_example_loads_into_the_tone_page(app_url: str, page: tuple[Page, C
     frame = sentence_frame(result.preprocess_step_result["sentences"])  # type: ignore[arg-type]
     expect(_trace_points(browser_page, 0)).to_have_count(len(frame))
     expect(_trace_points(browser_page, -1)).to_have_count(int(frame["tone_shift"].sum()))
-    expect(browser_page.locator(METRIC).first).to_have_text(f"{result.score:.3f}")
+    expect(browser_page.locator(TONE_SCORE)).to_have_text(f"{result.score:.3f}")
     screenshot(browser_page, "tone-drifting")
     assert errors == []
 
@@ -99,7 +98,7 @@ def test_similarity_page_and_a_toxic_demo_example(app_url: str, page: tuple[Page
     browser_page.set_viewport_size(TALL)
     browser_page.goto(app_url)
     _open(browser_page, app_url, "Similarity")
-    expect(browser_page.locator(METRIC).first).to_have_text("0.776")
+    expect(browser_page.locator(SIMILARITY_SCORE)).to_have_text("0.776")
     expect(browser_page.locator(".js-plotly-plot g.trace.bars path")).to_have_count(8)  # seven string algorithms and e5
     screenshot(browser_page, "similarity")
     _open(browser_page, app_url, "Demo")
@@ -108,7 +107,7 @@ def test_similarity_page_and_a_toxic_demo_example(app_url: str, page: tuple[Page
     expect(browser_page.get_by_text("Toxic opinions found")).to_be_visible()
     toxic = get_example("toxic").state  # scored by this machine's default engine (e5 here: 2 of 3 opinions)
     expected = create_toxicity_scorer().run(input=toxic["toxicity.input"], output=toxic["toxicity.output"]).score
-    expect(browser_page.locator(METRIC).first).to_have_text(f"{expected:.2f}")
+    expect(browser_page.locator(TOXICITY_SCORE)).to_have_text(f"{expected:.2f}")
     screenshot(browser_page, "toxicity")
     _open(browser_page, app_url, "Demo")
     browser_page.locator(".st-key-demo-open-respectful button").click()

@@ -14,6 +14,7 @@ from playwright.sync_api import Browser, expect
 
 from bench.server import streamlit_server
 from scoring import create_tone_scorer
+from tests.browser.conftest import TONE_SCORE
 
 pytestmark = pytest.mark.browser
 TEXT = "Thanks so much for waiting. Sadly the parcel was lost. We are sending a new one today!"
@@ -31,7 +32,7 @@ def test_a_share_link_to_a_fresh_server_opens_its_page_under_the_router(browser:
             expect(page.locator("h1").filter(has_text="Tone")).to_be_visible()
             expect(page.locator(".st-key-tone-text textarea")).to_have_value(TEXT)  # the link's text
             score = f"{create_tone_scorer().run(output=TEXT).score:.3f}"
-            expect(page.locator('[data-testid="stMetricValue"]').first).to_have_text(score)
+            expect(page.locator(TONE_SCORE)).to_have_text(score)
             assert "text=" in page.url and "/tone" in page.url  # the address still holds the link
     finally:
         context.close()

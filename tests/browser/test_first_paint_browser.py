@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Browser, expect
 
-from bench.load import FIRST_SCORE_PAINTED_JS, METRIC
+from bench.load import FIRST_SCORE_PAINTED_JS
 from scoring import create_tone_scorer
+from tests.browser.conftest import TONE_SCORE
 from ui import DEFAULTS
 
 pytestmark = pytest.mark.browser
@@ -31,13 +32,13 @@ def test_the_score_is_painted_before_the_chart_is_sent_and_the_chart_follows(app
         page = context.new_page()
         page.goto(f"{app_url}/tone")
         expected = f"{create_tone_scorer().run(output=str(DEFAULTS['tone.text'])).score:.3f}"
-        expect(page.locator(METRIC).first).to_have_text(expected)
+        expect(page.locator(TONE_SCORE)).to_have_text(expected)
         # No click, no typing: the chart comes once the browser has painted the score.
         expect(page.locator(".js-plotly-plot .main-svg").first).to_be_visible(timeout=60_000)
         painted, chart = page.evaluate("[window.__firstScorePainted, window.__chartAttached]")
         assert painted is not None and chart is not None
         assert painted < chart, "the chart was on the page before the frame with the score was painted"
         expect(page.get_by_role("tab", name="Highlighted text")).to_be_visible()  # the tabs come with the chart
-        expect(page.locator(METRIC).first).to_have_text(expected)
+        expect(page.locator(TONE_SCORE)).to_have_text(expected)
     finally:
         context.close()

@@ -22,7 +22,6 @@ pytestmark = pytest.mark.browser
 
 HOST = "attacker.example"
 EVERYTHING = " ".join(f"{p} ." for p in PAYLOADS.values())
-METRIC = '[data-testid="stMetricValue"]'
 # every attribute that can link or load: <a href>, <img src>, SVG <a xlink:href> (Plotly), <image>, ...
 FIND_LINKS = """host => Array.from(document.querySelectorAll('*')).flatMap(e =>
     ['href', 'src', 'xlink:href', 'srcset', 'action', 'formaction', 'poster', 'data']

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -9,8 +10,10 @@ from pathlib import Path
 import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
+from streamlit.testing.v1.element_tree import Block, Markdown
 
 from ui.markdown import WORD_JOINER
+from ui.widgets import SCORE_VALUE_CLASS
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
@@ -44,11 +47,28 @@ def open_page() -> Callable[..., AppTest]:
     return _open
 
 
+def score_cards(at: AppTest) -> dict[str, str]:
+    """Every ``ui.score_card`` on the page: its label -> the number it shows."""
+    cards = {}
+    for node in at.main:
+        if not isinstance(node, Block) or node.key is None or len(node.children) != 2:
+            continue
+        label, value = node.children[0], node.children[1]
+        if (
+            isinstance(label, Markdown)
+            and isinstance(value, Markdown)
+            and (shown := _CARD_VALUE.fullmatch(value.value))
+        ):
+            cards[plain(label.value.removeprefix(":small[").removesuffix("]"))] = html.unescape(shown[1])
+    return cards
+
+
 def metrics(at: AppTest) -> dict[str, str]:
-    """Every st.metric on the page: label -> shown value."""
-    return {m.label: m.value for m in at.metric}
+    """Every st.metric and score card on the page: label -> shown value."""
+    return {m.label: m.value for m in at.metric} | score_cards(at)
 
 
+_CARD_VALUE = re.compile(f'<div class="{SCORE_VALUE_CLASS}" [^>]*>([^<]*)</div>')
 _ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
 
 

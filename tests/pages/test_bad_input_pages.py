@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.pages.conftest import plain
+from tests.pages.conftest import plain, score_cards
 from tests.scoring.bad_files import FILE_CASES, HOSTILE_CASES, FileCase, HostileCase
 from tests.scoring.test_bad_input import CASES, Case
 
@@ -106,7 +106,7 @@ def _check_text_page(at: AppTest, case: Case, page: str) -> None:
         kind, texts, shown = "error", (case.match,), ""
     else:
         kind, texts, shown = PAGE_OUTCOMES[page].get(case.name, ("score", (), ""))
-    scores = [m.value for m in at.metric if m.label == SCORE_LABELS[page]]
+    scores = [value for label, value in score_cards(at).items() if label == SCORE_LABELS[page]]
     errors, warnings, infos = ([plain(e.value) for e in found] for found in (at.error, at.warning, at.info))
     found = {"warning": warnings, "info": infos, "error": errors}.get(kind, [])
     assert all(any(t in m for m in found) for t in texts), (kind, texts, errors, warnings, infos)

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.pages.conftest import APP, plain
+from tests.pages.conftest import APP, metrics, plain
 from tests.scoring.fake_openai import FakeOpenAI, Reply, serve
 
 SERVER_KEY = "sk-server-held-0123456789"
@@ -95,7 +95,7 @@ def test_toxicity_page_sends_the_visitors_own_key_to_their_url(
     monkeypatch.setenv("OPENAI_API_KEY", SERVER_KEY)
     at = _ask(_toxicity({"toxicity.base_url": capture.base_url, "toxicity.api_key": VISITOR_KEY}))
     assert _sent_keys(capture) == {f"Bearer {VISITOR_KEY}"}
-    assert at.metric[0].value == "0.00"
+    assert metrics(at)["Toxicity score"] == "0.00"
 
 
 def test_toxicity_page_sends_the_servers_key_to_the_operators_url(

@@ -62,7 +62,7 @@ def test_similarity_page_asks_for_both_texts_instead_of_scoring_empty_ones(
 ) -> None:
     # Two empty texts are "identical" to the scorer (Dice 1.000): a number that says nothing.
     at = open_page(SIMILARITY, state={"similarity.input": first, "similarity.output": second})
-    assert not at.exception and not at.metric and not at.get("plotly_chart")
+    assert not at.exception and not metrics(at) and not at.get("plotly_chart")
     assert "Paste both texts" in at.info[0].value
 
 

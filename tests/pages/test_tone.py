@@ -106,7 +106,7 @@ def test_tone_page_says_so_when_e5_cannot_load(open_page: Open, monkeypatch: pyt
 def test_tone_page_asks_for_text_when_empty(open_page: Open) -> None:
     at = open_page(TONE)
     at.text_area(key="tone.text").set_value("   ").run()
-    assert not at.exception and not at.metric
+    assert not at.exception and not metrics(at)
     assert "Paste a response" in at.info[0].value
 
 
@@ -147,14 +147,14 @@ def test_tone_page_rejects_unusable_uploads_and_clears_the_previous_score(
     open_page: Open, content: bytes, message: str
 ) -> None:
     at = open_page(TONE)
-    assert at.metric and at.get("plotly_chart")  # the default text's score and chart are on screen
+    assert metrics(at) and at.get("plotly_chart")  # the default text's score and chart are on screen
     at.file_uploader(key="tone.upload").set_value(("reply.txt", content, "text/plain")).run()
     assert not at.exception
     shown = [plain(e.value) for e in at.error]
     assert [e for e in shown if message in e and "reply.txt" in e]
     assert not any("TONE_EXPLORER" in e or "(set " in e for e in shown)  # no variable names
     # Nothing scored below the error: the previous text's score and chart are not shown as the file's.
-    assert not at.metric and not at.get("plotly_chart") and not at.json
+    assert not metrics(at) and not at.get("plotly_chart") and not at.json
     assert at.text_area(key="tone.text").value == ui.DEFAULTS["tone.text"]
     at.text_area(key="tone.text").set_value("Thanks, that fixed it. Great!").run()  # the user moves on
     assert (
@@ -206,7 +206,7 @@ def test_tone_page_shows_bad_input_as_an_error_not_a_traceback(
     at = open_page(TONE)
     assert not at.exception
     assert plain(at.error[0].value) == "output must be a string; got bytes."
-    assert not at.metric
+    assert not metrics(at)
 
 
 def test_tone_settings_survive_a_trip_to_another_page(open_page: Open) -> None:

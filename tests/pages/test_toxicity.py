@@ -109,7 +109,7 @@ def test_toxicity_judge_needs_a_key(open_page: Open, fake: type[FakeToxicity]) -
     at.radio(key="toxicity.engine").set_value("judge").run()
     assert any("needs an API key" in i.value for i in at.info)
     assert at.sidebar.text_input(key="toxicity.api_key").proto.type == 1  # PASSWORD
-    assert not at.metric
+    assert not metrics(at)
 
 
 def test_toxicity_judge_uses_the_secret_key_and_never_shows_it(open_page: Open, fake: type[FakeToxicity]) -> None:
@@ -120,7 +120,7 @@ def test_toxicity_judge_uses_the_secret_key_and_never_shows_it(open_page: Open, 
     at.run().switch_page(TOXICITY).run()
     shown = f"Judge API key: the server's, sent only to {escape_markdown('https://api.openai.com/v1')}."
     assert shown in [c.value for c in at.sidebar.caption]
-    assert not at.metric  # the judge costs money: nothing is sent before the click
+    assert not metrics(at)  # the judge costs money: nothing is sent before the click
     at.button(key="toxicity.ask").click().run()
     assert not at.exception
     assert metrics(at)["Toxicity score"] == "0.50"

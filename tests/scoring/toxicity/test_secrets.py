@@ -25,6 +25,7 @@ import pytest
 
 from scoring.io.export import to_csv_bytes, to_excel_bytes, to_jsonl_bytes, to_parquet_bytes
 from scoring.toxicity.scorer import JudgeError, create_toxicity_scorer
+from tests.pages.conftest import score_cards
 from tests.scoring.fake_openai import Reply, error_body, serve, unused_port
 
 CORE = "7c1f0e9d8b2a4c6e"
@@ -208,5 +209,5 @@ def test_toxicity_page_never_shows_the_key(monkeypatch: pytest.MonkeyPatch, scri
     if script == "refused":
         assert any("refused the API key" in e.value for e in at.error)
     else:
-        assert any("Toxicity score" in m.label for m in at.metric)
+        assert "Toxicity score" in score_cards(at)
     _assert_no_key(_tree_text(at._tree))
