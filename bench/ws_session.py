@@ -2,11 +2,14 @@
 
 Used by bench/load.py to time the server alone (no page rendering): a session opens
 ``/_stcore/stream``, asks for the Tone page, then sends the text area's new value as a widget state and
-reads the score from the metric the rerun sends back.
+reads the score from the score card (``ui.score_card``: two markdown elements, label then number) or, on trees
+from before that card (``--baseline``), the st.metric the rerun sends back.
 """
 
 from __future__ import annotations
 
+import html
+import re
 import time
 from dataclasses import dataclass, field
 
@@ -15,11 +18,14 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 SCORE_LABEL = "Tone score"
+_CARD_LABEL = re.compile(r":small\[(.*)\]")
+_CARD_VALUE = re.compile(r'<div class="score-card-value"[^>]*>([^<]*)</div>')
 
 
 @dataclass
 class Run:
-    """What one script run sent: the metrics by label, the tone text area's id, the Tone page's hash."""
+    """What one script run sent: the scores (cards and metrics) by label, the tone text area's id, the Tone page's
+    hash."""
 
     metrics: dict[str, str] = field(default_factory=dict)
     text_id: str | None = None
@@ -30,6 +36,7 @@ class Run:
 async def _run(ws: websockets.ClientConnection, back: BackMsg) -> Run:
     await ws.send(back.SerializeToString())
     run = Run()
+    previous = ""  # the body of the last markdown element: a score card's label comes just before its number
     while True:
         msg = ForwardMsg()
         msg.ParseFromString(await ws.recv())
@@ -45,6 +52,11 @@ async def _run(ws: websockets.ClientConnection, back: BackMsg) -> Run:
                 run.text_id = element.text_area.id
             elif what == "metric":
                 run.metrics[element.metric.label] = element.metric.body
+            elif what == "markdown":
+                body = element.markdown.body
+                if (value := _CARD_VALUE.fullmatch(body)) and (label := _CARD_LABEL.fullmatch(previous)):
+                    run.metrics[label[1].replace("\\", "")] = html.unescape(value[1])
+                previous = body
             elif what == "exception":
                 run.exception = element.exception.message
         elif kind == "script_finished":
