@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import html
 import json
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -76,10 +76,13 @@ SCORE_VALUE_CLASS = "score-card-value"
 # padding-bottom theme.spacing.twoXS); the label is markdown's :small[] (theme.fontSizes.sm), as st.metric's.
 # The bottom margin makes up for the -1rem that markdown's container leaves for a last paragraph's margin, so
 # the badge and caption under the card sit where they sat under st.metric.
-_SCORE_VALUE_HTML = (
+SCORE_VALUE_HTML = (
     '<div class="' + SCORE_VALUE_CLASS + '" style="font-size: 2.25rem; line-height: normal; '
     'padding-bottom: 0.25rem; margin-bottom: 1rem">{}</div>'
 )
+"""The markdown (raw HTML) of a score card's number; ``{}`` is the number."""
+SHOWN_NUMBER = re.compile(r"-?[0-9]+(?:\.[0-9]+)?|—")
+"""What a score card's number may be: a formatted number, or "—" (nothing measured). Nothing else reaches HTML."""
 
 
 def score_card(label: str, value: str, help: str, *, key: str) -> None:  # noqa: A002 (Streamlit's name)
@@ -87,13 +90,19 @@ def score_card(label: str, value: str, help: str, *, key: str) -> None:  # noqa:
 
     st.metric's frontend code is a chunk the browser fetches only after the page's first message, and React then
     holds the element back up to 0.5 s more; st.markdown's code is in the bundle every page preloads, so a new
-    viewer sees this card 0.3-0.8 s sooner (docs/benchmarks.md, issue 14). ``label`` is shown escaped; ``value``,
-    a number this app formatted, goes into HTML, escaped too. The card is a container with the key ``key`` (class
+    viewer's Tone page paints its score sooner (docs/benchmarks.md, issue 14: median 2.11 -> 2.00 s, slowest
+    3.37 -> 2.10 s, over 16 loads). ``label`` is shown escaped. ``value`` goes into HTML, so it must be a number
+    this app formatted (:data:`SHOWN_NUMBER`). The card is a container with the key ``key`` (class
     ``st-key-<key, dots as hyphens>``); its number has the class :data:`SCORE_VALUE_CLASS`.
+
+    Raises:
+        ValueError: ``value`` is not a formatted number or "—".
     """
+    if not SHOWN_NUMBER.fullmatch(value):
+        raise ValueError(f"value must be a formatted number or '—' (it is drawn as HTML); got {value!r}.")
     with st.container(key=key, gap=None):
         st.markdown(f":small[{escape_markdown(label)}]", help=help)
-        st.markdown(_SCORE_VALUE_HTML.format(html.escape(value)), unsafe_allow_html=True)
+        st.markdown(SCORE_VALUE_HTML.format(value), unsafe_allow_html=True)
 
 
 def tone_score_card(result: Mapping[str, Any], *, label: str = "Tone score", key: str = "tone.score") -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -13,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.element_tree import Block, Markdown
 
 from ui.markdown import WORD_JOINER
-from ui.widgets import SCORE_VALUE_CLASS
+from ui.widgets import SCORE_VALUE_HTML
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
@@ -59,7 +58,7 @@ def score_cards(at: AppTest) -> dict[str, str]:
             and isinstance(value, Markdown)
             and (shown := _CARD_VALUE.fullmatch(value.value))
         ):
-            cards[plain(label.value.removeprefix(":small[").removesuffix("]"))] = html.unescape(shown[1])
+            cards[plain(label.value.removeprefix(":small[").removesuffix("]"))] = shown[1]
     return cards
 
 
@@ -68,7 +67,7 @@ def metrics(at: AppTest) -> dict[str, str]:
     return {m.label: m.value for m in at.metric} | score_cards(at)
 
 
-_CARD_VALUE = re.compile(f'<div class="{SCORE_VALUE_CLASS}" [^>]*>([^<]*)</div>')
+_CARD_VALUE = re.compile(re.escape(SCORE_VALUE_HTML).replace(re.escape("{}"), "(.*)"))
 _ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
 
 

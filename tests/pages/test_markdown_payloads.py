@@ -21,6 +21,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from ui.markdown import WORD_JOINER, escape_markdown
+from ui.widgets import SCORE_VALUE_HTML, SHOWN_NUMBER
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -65,6 +66,8 @@ def test_links_sees_the_raw_payload_and_not_the_escaped_one(payload: str) -> Non
 
 
 _PLAIN_ELEMENTS = {"Json", "Code", "Text", "Arrow", "PlotlyChart"}  # shown as text (or Plotly's escaped labels)
+# ui.score_card's number: our own HTML around a number (score_card refuses anything else), never user text
+_SCORE_VALUE = re.compile(re.escape(SCORE_VALUE_HTML).replace(re.escape("{}"), f"(?:{SHOWN_NUMBER.pattern})"))
 
 
 def _markdown_strings(proto: Any) -> Iterator[str]:
@@ -76,7 +79,11 @@ def _markdown_strings(proto: Any) -> Iterator[str]:
             for item in [value] if hasattr(value, "ListFields") else list(value):
                 if hasattr(item, "ListFields"):  # (a map's keys are not markdown)
                     yield from _markdown_strings(item)
-        elif descriptor.name in {"body", "label", "help"} and isinstance(value, str):
+        elif (
+            descriptor.name in {"body", "label", "help"}
+            and isinstance(value, str)
+            and not (descriptor.name == "body" and _SCORE_VALUE.fullmatch(value))
+        ):
             yield value
 
 
