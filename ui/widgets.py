@@ -90,8 +90,8 @@ def score_card(label: str, value: str, help: str, *, key: str) -> None:  # noqa:
 
     st.metric's frontend code is a chunk the browser fetches only after the page's first message, and React then
     holds the element back up to 0.5 s more; st.markdown's code is in the bundle every page preloads, so a new
-    viewer's Tone page paints its score sooner (docs/benchmarks.md, issue 14: median 2.11 -> 2.00 s, slowest
-    3.37 -> 2.10 s, over 16 loads). ``label`` is shown escaped. ``value`` goes into HTML, so it must be a number
+    viewer's Tone page paints its score sooner (docs/benchmarks.md, issue 14: 0.1 s at the median of 22 loads, and
+    without the metric's slow tail). ``label`` is shown escaped. ``value`` goes into HTML, so it must be a number
     this app formatted (:data:`SHOWN_NUMBER`). The card is a container with the key ``key`` (class
     ``st-key-<key, dots as hyphens>``); its number has the class :data:`SCORE_VALUE_CLASS`.
 
