@@ -32,6 +32,7 @@ from bench.revision import exported
 from bench.server import Server, health_latency, streamlit_server
 from bench.ws_session import score_texts
 from scoring import create_tone_scorer
+from ui.widgets import score_card_selector
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = "/usr/bin/chromium"
@@ -53,7 +54,7 @@ BOX = ".st-key-tone-text textarea"
 # page's first message arrives). The second selector is the same score on trees from before that card (an
 # st.metric, the page's first), so `--baseline` can still measure them; on this tree the card comes first in
 # the page, before any st.metric, so `.first` and querySelector find it.
-METRIC = '.st-key-tone-score .score-card-value, [data-testid="stMetricValue"]'
+METRIC = f'{score_card_selector("tone.score")}, [data-testid="stMetricValue"]'
 POSITIVE = ["Thank you so much, this is wonderful!", "Great job, really helpful.", "I love how fast this was.",
             "Your team is kind and brilliant.", "Happy to help, have a lovely day!"]  # fmt: skip
 NEGATIVE = ["This is awful and slow.", "I hate waiting this long.", "Terrible service, very disappointing.",

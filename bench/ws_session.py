@@ -8,8 +8,6 @@ from before that card (``--baseline``), the st.metric the rerun sends back.
 
 from __future__ import annotations
 
-import html
-import re
 import time
 from dataclasses import dataclass, field
 
@@ -17,9 +15,9 @@ import websockets
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
+from ui.widgets import SCORE_LABEL_PATTERN, SCORE_VALUE_PATTERN
+
 SCORE_LABEL = "Tone score"
-_CARD_LABEL = re.compile(r":small\[(.*)\]")
-_CARD_VALUE = re.compile(r'<div class="score-card-value"[^>]*>([^<]*)</div>')
 
 
 @dataclass
@@ -54,8 +52,9 @@ async def _run(ws: websockets.ClientConnection, back: BackMsg) -> Run:
                 run.metrics[element.metric.label] = element.metric.body
             elif what == "markdown":
                 body = element.markdown.body
-                if (value := _CARD_VALUE.fullmatch(body)) and (label := _CARD_LABEL.fullmatch(previous)):
-                    run.metrics[label[1].replace("\\", "")] = html.unescape(value[1])
+                label = SCORE_LABEL_PATTERN.fullmatch(previous)
+                if label and (value := SCORE_VALUE_PATTERN.fullmatch(body)):
+                    run.metrics[label[1].replace("\\", "")] = value[1]
                 previous = body
             elif what == "exception":
                 run.exception = element.exception.message

@@ -83,6 +83,17 @@ SCORE_VALUE_HTML = (
 """The markdown (raw HTML) of a score card's number; ``{}`` is the number."""
 SHOWN_NUMBER = re.compile(r"-?[0-9]+(?:\.[0-9]+)?|—")
 """What a score card's number may be: a formatted number, or "—" (nothing measured). Nothing else reaches HTML."""
+SCORE_LABEL_MARKDOWN = ":small[{}]"
+"""The markdown of a score card's label; ``{}`` is the escaped label."""
+SCORE_LABEL_PATTERN = re.compile(re.escape(SCORE_LABEL_MARKDOWN).replace(re.escape("{}"), "(.*)"))
+"""A score card's label element as it is sent to the browser, the escaped label captured."""
+SCORE_VALUE_PATTERN = re.compile(re.escape(SCORE_VALUE_HTML).replace(re.escape("{}"), f"({SHOWN_NUMBER.pattern})"))
+"""A score card's number element as it is sent to the browser, the number captured (tests and benchmarks read it)."""
+
+
+def score_card_selector(key: str) -> str:
+    """The CSS selector of the number on the score card with the key ``key`` (e.g. "tone.score")."""
+    return f".st-key-{key.replace('.', '-')} .{SCORE_VALUE_CLASS}"
 
 
 def score_card(label: str, value: str, help: str, *, key: str) -> None:  # noqa: A002 (Streamlit's name)
@@ -101,7 +112,7 @@ def score_card(label: str, value: str, help: str, *, key: str) -> None:  # noqa:
     if not SHOWN_NUMBER.fullmatch(value):
         raise ValueError(f"value must be a formatted number or '—' (it is drawn as HTML); got {value!r}.")
     with st.container(key=key, gap=None):
-        st.markdown(f":small[{escape_markdown(label)}]", help=help)
+        st.markdown(SCORE_LABEL_MARKDOWN.format(escape_markdown(label)), help=help)
         st.markdown(SCORE_VALUE_HTML.format(value), unsafe_allow_html=True)
 
 

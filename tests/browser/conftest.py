@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import Browser, ConsoleMessage, Page, expect, sync_playwright
 
 from bench.server import streamlit_server
-from ui.widgets import SCORE_VALUE_CLASS
+from ui.widgets import score_card_selector
 
 ROOT = Path(__file__).resolve().parents[2]
 # The README's screenshots are refreshed only on request (UPDATE_SCREENSHOTS=1); ordinary runs write to
@@ -18,13 +18,9 @@ ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / ("docs/screenshots" if os.environ.get("UPDATE_SCREENSHOTS") == "1" else "artifacts/screenshots")
 CHROMIUM = "/usr/bin/chromium"
 
-
-def score(card: str) -> str:
-    """The selector of the number on the score card with the key ``card`` (``ui.score_card``, e.g. "tone.score")."""
-    return f".st-key-{card.replace('.', '-')} .{SCORE_VALUE_CLASS}"
-
-
-TONE_SCORE, SIMILARITY_SCORE, TOXICITY_SCORE = score("tone.score"), score("similarity.score"), score("toxicity.score")
+TONE_SCORE, SIMILARITY_SCORE, TOXICITY_SCORE = (
+    score_card_selector(key) for key in ("tone.score", "similarity.score", "toxicity.score")
+)
 expect.set_options(timeout=20_000)  # the first chart of a fresh context loads and parses plotly.js (seconds here)
 CHROMIUM_ARGS = [
     "--headless",

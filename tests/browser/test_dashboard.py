@@ -8,8 +8,9 @@ from playwright.sync_api import Locator, Page, expect
 from scoring import create_tone_scorer, create_toxicity_scorer
 from scoring.tone.explain import sentence_frame
 from scoring.toxicity.scorer import MEASURED_RECALL, default_engine
-from tests.browser.conftest import SIMILARITY_SCORE, TONE_SCORE, TOXICITY_SCORE, ConsoleErrors, score, screenshot
+from tests.browser.conftest import SIMILARITY_SCORE, TONE_SCORE, TOXICITY_SCORE, ConsoleErrors, screenshot
 from ui.demo_examples import get_example
+from ui.widgets import score_card_selector
 
 pytestmark = pytest.mark.browser
 
@@ -69,7 +70,7 @@ def test_tone_page_paste_see_chart_and_score_then_compare(app_url: str, page: tu
     for name in ("vader", "afinn", "e5"):
         expected = create_tone_scorer(reference, engine=name).run(output=TEXT).score
         expect(browser_page.locator(f".st-key-tone-chart-{name}")).to_be_visible()
-        expect(browser_page.locator(score(f"tone.score.{name}"))).to_have_text(f"{expected:.3f}")
+        expect(browser_page.locator(score_card_selector(f"tone.score.{name}"))).to_have_text(f"{expected:.3f}")
     screenshot(browser_page, "tone-compare-engines")
     assert errors == []
 

@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.element_tree import Block, Markdown
 
 from ui.markdown import WORD_JOINER
-from ui.widgets import SCORE_VALUE_HTML
+from ui.widgets import SCORE_LABEL_PATTERN, SCORE_VALUE_PATTERN
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
@@ -56,9 +56,10 @@ def score_cards(at: AppTest) -> dict[str, str]:
         if (
             isinstance(label, Markdown)
             and isinstance(value, Markdown)
-            and (shown := _CARD_VALUE.fullmatch(value.value))
+            and (shown := SCORE_VALUE_PATTERN.fullmatch(value.value))
+            and (named := SCORE_LABEL_PATTERN.fullmatch(label.value))
         ):
-            cards[plain(label.value.removeprefix(":small[").removesuffix("]"))] = shown[1]
+            cards[plain(named[1])] = shown[1]
     return cards
 
 
@@ -67,7 +68,6 @@ def metrics(at: AppTest) -> dict[str, str]:
     return {m.label: m.value for m in at.metric} | score_cards(at)
 
 
-_CARD_VALUE = re.compile(re.escape(SCORE_VALUE_HTML).replace(re.escape("{}"), "(.*)"))
 _ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
 
 

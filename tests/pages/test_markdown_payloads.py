@@ -21,7 +21,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from ui.markdown import WORD_JOINER, escape_markdown
-from ui.widgets import SCORE_VALUE_HTML, SHOWN_NUMBER
+from ui.widgets import SCORE_VALUE_PATTERN
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -66,8 +66,6 @@ def test_links_sees_the_raw_payload_and_not_the_escaped_one(payload: str) -> Non
 
 
 _PLAIN_ELEMENTS = {"Json", "Code", "Text", "Arrow", "PlotlyChart"}  # shown as text (or Plotly's escaped labels)
-# ui.score_card's number: our own HTML around a number (score_card refuses anything else), never user text
-_SCORE_VALUE = re.compile(re.escape(SCORE_VALUE_HTML).replace(re.escape("{}"), f"(?:{SHOWN_NUMBER.pattern})"))
 
 
 def _markdown_strings(proto: Any) -> Iterator[str]:
@@ -82,7 +80,8 @@ def _markdown_strings(proto: Any) -> Iterator[str]:
         elif (
             descriptor.name in {"body", "label", "help"}
             and isinstance(value, str)
-            and not (descriptor.name == "body" and _SCORE_VALUE.fullmatch(value))
+            # ui.score_card's number: our HTML around a number (score_card refuses anything else), never user text
+            and not (descriptor.name == "body" and SCORE_VALUE_PATTERN.fullmatch(value))
         ):
             yield value
 
