@@ -114,7 +114,7 @@ def _score_item(
                 error = f"target raised {type(exc).__name__}: {exc}"
         if error is not None:
             failed = {s.id: {"error": error} for s in scorers}
-            return {"index": index, "item": dict(item), "output": None, "scorerResults": failed}
+            return {"index": index, "item": {**item}, "output": None, "scorerResults": failed}
     ground_truth = _ground_truth(item)
     results: dict[str, dict[str, object]] = {}
     for scorer in scorers:
@@ -122,4 +122,4 @@ def _score_item(
             results[scorer.id] = scorer.run(input=item_input, output=output, ground_truth=ground_truth).to_dict()
         except (ValueError, TypeError, RuntimeError, OSError) as exc:
             results[scorer.id] = {"error": f"{type(exc).__name__}: {exc}"}
-    return {"index": index, "item": dict(item), "output": output, "scorerResults": results}
+    return {"index": index, "item": {**item}, "output": output, "scorerResults": results}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from scoring.limits import check_text_length
+from scoring.limits import check_text_length, max_text_chars
 
 __all__ = ["MAX_SCALE", "check_scale", "to_text"]
 
@@ -59,7 +59,9 @@ def to_text(value: object, name: str = "output", *, required: bool = True, check
             (:func:`scoring.limits.check_text_length`).
     """
     text = value if type(value) is str else _to_text(value, name, required)
-    return check_text_length(text, name) if check_length else text
+    if check_length and len(text) > max_text_chars():  # every item asks: the limit's own check only when over it
+        check_text_length(text, name)
+    return text
 
 
 def _to_text(value: object, name: str, required: bool) -> str:

@@ -69,18 +69,22 @@ class ScoreResult:
     warnings: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, object]:
-        """Return the result as Mastra writes it (camelCase keys)."""
+        """Return the result as Mastra writes it (camelCase keys), with its own copies of the step results.
+
+        (``{**m}`` and ``[*t]`` copy as ``dict(m)`` and ``list(t)`` do, without a call: 2,600 of 4,500
+        instructions here, callgrind; ``run_evals`` calls this for every item.)
+        """
         out: dict[str, object] = {
             "runId": self.run_id,
             "scorerId": self.scorer_id,
-            "preprocessStepResult": dict(self.preprocess_step_result),
-            "analyzeStepResult": dict(self.analyze_step_result),
+            "preprocessStepResult": {**self.preprocess_step_result},
+            "analyzeStepResult": {**self.analyze_step_result},
             "score": self.score,
         }
         if self.reason is not None:
             out["reason"] = self.reason
         if self.warnings:
-            out["warnings"] = list(self.warnings)
+            out["warnings"] = [*self.warnings]
         return out
 
 

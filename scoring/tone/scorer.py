@@ -14,7 +14,7 @@ Stability mode (no reference)::
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from scoring.inputs import check_scale, to_text
@@ -82,8 +82,8 @@ class ToneScorer:
         # An empty or blank ground truth means "no reference" (stability), not "compare with neutral".
         truth = to_text(ground_truth, "ground_truth") if ground_truth is not None else ""
         reference = self.reference_tone or (truth if truth.strip() else None)
-        engine = get_engine(self.engine)
-        spans = get_splitter(self.splitter)(text) or [Span(text, 0, len(text))]
+        engine, split = _PARTS.get((self.engine, self.splitter)) or _parts(self.engine, self.splitter)
+        spans = split(text) or [Span(text, 0, len(text))]
         texts = [s.text for s in spans]
         polarities = engine.polarities(texts)  # one batch (the e5 engine embeds them together)
         sentences = [
@@ -99,7 +99,7 @@ class ToneScorer:
         if not reference and text.strip() and (note := stability_note(texts)):
             warnings += (note,)  # Mastra's score is kept; the note says it measured nothing
         preprocessed = {"score": score, **metrics, "sentences": sentences}
-        return make_result(self.id, score, preprocessed, dict(metrics), run_id, warnings=warnings)
+        return make_result(self.id, score, preprocessed, {**metrics}, run_id, warnings=warnings)
 
     def score_many(
         self,
@@ -266,6 +266,15 @@ def _compare_values(response: float, ref: float) -> tuple[dict[str, float], floa
 
 def _compare(engine: SentimentEngine, text: str, reference: str) -> tuple[dict[str, float], float]:
     return _compare_values(engine.polarity(text), engine.polarity(reference))
+
+
+_PARTS: dict[tuple[str, str], tuple[SentimentEngine, Callable[[str], list[Span]]]] = {}
+
+
+def _parts(engine: str, splitter: str) -> tuple[SentimentEngine, Callable[[str], list[Span]]]:
+    """The engine and the splitter a scorer names, looked up once per pair (each look-up checks its name)."""
+    found = _PARTS[engine, splitter] = get_engine(engine), get_splitter(splitter)
+    return found
 
 
 def _stability(sentiments: list[float]) -> tuple[dict[str, float], float]:
