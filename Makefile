@@ -47,7 +47,7 @@ $(VENV)/.dev: requirements.txt requirements-dev.txt | $(VENV)/bin/python
 
 # The compiled cores (C twins of hot code, scoring/native.py), built in place. Without a C compiler the build
 # fails, the package warns and runs its Python code instead (same results), and the next make tries again.
-$(VENV)/.native: setup.py $(wildcard scoring/*/*.c scoring/*/*.h) | $(VENV)/.runtime
+$(VENV)/.native: setup.py $(wildcard scoring/*.c scoring/*/*.c scoring/*/*.h) | $(VENV)/.runtime
 	$(PY) setup.py --quiet build_ext --inplace && touch $@ \
 	  || echo "warning: the compiled cores were not built; the Python code will run (same results, slower)" >&2
 
@@ -63,4 +63,4 @@ $(POSTGRES):
 	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
 
 clean:
-	rm -rf $(VENV) $(ORACLE)/node_modules build scoring/*/*.so
+	rm -rf $(VENV) $(ORACLE)/node_modules build scoring/*.so scoring/*/*.so

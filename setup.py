@@ -10,6 +10,7 @@ from glob import glob
 from setuptools import Extension, setup
 
 CORES: dict[str, str] = {  # module -> C source; scoring.native.load(module) imports it
+    "scoring._untrack_core": "scoring/_untrack_core.c",
     "scoring.similarity._dice_core": "scoring/similarity/_dice_core.c",
     "scoring.text._language_core": "scoring/text/_language_core.c",
     "scoring.text._split_core": "scoring/text/_split_core.c",

@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from types import ModuleType
 
+from scoring import native
 from scoring.result import Scorer
 
 __all__ = ["Scorer", "run_evals"]
 
 
-def _ground_truth(item: Mapping[str, object]) -> object:
-    """The item's ``groundTruth`` (Mastra's name), else its ``ground_truth``, else None."""
-    return item["groundTruth"] if "groundTruth" in item else item.get("ground_truth")
+def _load_core() -> ModuleType | None:
+    return native.load("scoring._untrack_core")
+
+
+_CORE = _load_core()
 
 
 def _check(data: object, scorers: object, target: object) -> None:
@@ -51,7 +55,15 @@ def run_evals(
 
     ``keep_items=False`` returns only the means and the summary, as Mastra's ``runEvals`` does: each record
     still goes to ``on_item_complete``, but none is kept, so a large dataset's records do not pile up in
-    memory (and the garbage collector does not walk them again and again: faster, see docs/benchmarks.md).
+    memory.
+
+    A kept record is a tree of plain dicts and lists, which cannot form a reference cycle, so Python's cyclic
+    garbage collector is told not to walk it (the compiled ``_untrack_core``; CPython does the same by itself
+    for dicts and tuples of plain values): walking every kept record at each full collection took 21-30% of a
+    run, and would slow every later collection of the caller's process (docs/benchmarks.md). Only containers
+    that the record alone holds are untracked; a value the caller shares (an output list) keeps its record
+    tracked. Putting a container in a record's dict tracks that dict again; do not build a reference cycle
+    through a record's lists, which the collector would then not free.
 
     Returns:
         ``{"scores": {scorer_id: mean}, "summary": {"totalItems": n, ...}, "items": [...]}``; no ``"items"``
@@ -71,21 +83,23 @@ def run_evals(
         if type(item) is not dict and not isinstance(item, Mapping):  # a dict skips the slower ABC check
             raise TypeError(f"data[{index}] must be a dict with 'input' and 'output'; got {type(item).__name__}.")
         record = _score_item(index, item, scorers, target)
+        if keep_items and _CORE is not None:  # a plain tree: the collector need not walk it at every full collection
+            _CORE.untrack_plain(record)  # now, while nothing but the record holds its parts
         for scorer_id, result in record["scorerResults"].items():  # type: ignore[attr-defined]
-            if "error" in result:
-                errors[scorer_id] += 1
-            else:
+            if "error" not in result:
                 totals[scorer_id] += float(result["score"])
                 counts[scorer_id] += 1
+            else:
+                errors[scorer_id] += 1
         total_items += 1
-        if keep_items:
-            items.append(record)
         if on_item_complete is not None:
             try:
                 on_item_complete(record)
             except Exception as exc:  # the user's callback: record it on the item, go on
                 record["onItemCompleteError"] = f"{type(exc).__name__}: {exc}"
                 callback_errors += 1
+        if keep_items:
+            items.append(record)
     summary: dict[str, object] = {"totalItems": total_items}
     if any(errors.values()):
         summary["errors"] = {k: v for k, v in errors.items() if v}
@@ -115,7 +129,7 @@ def _score_item(
         if error is not None:
             failed = {s.id: {"error": error} for s in scorers}
             return {"index": index, "item": {**item}, "output": None, "scorerResults": failed}
-    ground_truth = _ground_truth(item)
+    ground_truth = item["groundTruth"] if "groundTruth" in item else item.get("ground_truth")  # Mastra's name first
     results: dict[str, dict[str, object]] = {}
     for scorer in scorers:
         try:

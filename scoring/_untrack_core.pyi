@@ -1,0 +1,3 @@
+"""The records core (``_untrack_core.c``): stop the garbage collector walking a kept ``run_evals`` record."""
+
+def untrack_plain(record: dict[str, object] | list[object], /) -> bool: ...
