@@ -69,51 +69,46 @@ def show_warnings(result: Mapping[str, Any]) -> None:
         st.warning(escape_markdown(str(warning)), icon=":material/warning:")
 
 
-SCORE_VALUE_CLASS = "score-card-value"
-"""The class of a score card's number (``.st-key-<card key> .score-card-value`` in a browser)."""
-
-# st.metric's value (Streamlit 1.67 Metric.js: theme.fontSizes.metricValueFontSize, line-height normal,
-# padding-bottom theme.spacing.twoXS); the label is markdown's :small[] (theme.fontSizes.sm), as st.metric's.
-# The bottom margin makes up for the -1rem that markdown's container leaves for a last paragraph's margin, so
-# the badge and caption under the card sit where they sat under st.metric.
-SCORE_VALUE_HTML = (
-    '<div class="' + SCORE_VALUE_CLASS + '" style="font-size: 2.25rem; line-height: normal; '
-    'padding-bottom: 0.25rem; margin-bottom: 1rem">{}</div>'
-)
-"""The markdown (raw HTML) of a score card's number; ``{}`` is the number."""
+SCORE_VALUE_MARKDOWN = "###### {}"
+"""The markdown of a score card's number; ``{}`` is the number. A level-6 heading, which .streamlit/config.toml
+sizes and weighs as st.metric's value (``theme.headingFontSizes``, ``theme.headingFontWeights``: 2.25rem, 400;
+no other markdown in the app uses h6). Plain markdown, not HTML: markdown with HTML waits for Streamlit's
+``rehype-raw`` chunk (188 kB), which the browser fetches only once the element is on the page, so a new
+viewer's score came 0.3-0.9 s after the elements around it (docs/benchmarks.md, issue 14)."""
 SHOWN_NUMBER = re.compile(r"-?[0-9]+(?:\.[0-9]+)?|—")
-"""What a score card's number may be: a formatted number, or "—" (nothing measured). Nothing else reaches HTML."""
+"""What a score card's number may be: a formatted number, or "—" (nothing measured). Nothing else reaches it."""
 SCORE_LABEL_MARKDOWN = ":small[{}]"
 """The markdown of a score card's label; ``{}`` is the escaped label."""
 SCORE_LABEL_PATTERN = re.compile(re.escape(SCORE_LABEL_MARKDOWN).replace(re.escape("{}"), "(.*)"))
 """A score card's label element as it is sent to the browser, the escaped label captured."""
-SCORE_VALUE_PATTERN = re.compile(re.escape(SCORE_VALUE_HTML).replace(re.escape("{}"), f"({SHOWN_NUMBER.pattern})"))
+SCORE_VALUE_PATTERN = re.compile(re.escape(SCORE_VALUE_MARKDOWN).replace(re.escape("{}"), f"({SHOWN_NUMBER.pattern})"))
 """A score card's number element as it is sent to the browser, the number captured (tests and benchmarks read it)."""
 
 
 def score_card_selector(key: str) -> str:
     """The CSS selector of the number on the score card with the key ``key`` (e.g. "tone.score")."""
-    return f".st-key-{key.replace('.', '-')} .{SCORE_VALUE_CLASS}"
+    return f".st-key-{key.replace('.', '-')} h6"
 
 
 def score_card(label: str, value: str, help: str, *, key: str) -> None:  # noqa: A002 (Streamlit's name)
     """A headline score as st.metric draws it (a small label with its help icon, a big number), from st.markdown.
 
     st.metric's frontend code is a chunk the browser fetches only after the page's first message, and React then
-    holds the element back up to 0.5 s more; st.markdown's code is in the bundle every page preloads, so a new
-    viewer's Tone page paints its score sooner (docs/benchmarks.md, issue 14: 0.1 s at the median of 22 loads, and
-    without the metric's slow tail). ``label`` is shown escaped. ``value`` goes into HTML, so it must be a number
-    this app formatted (:data:`SHOWN_NUMBER`). The card is a container with the key ``key`` (class
-    ``st-key-<key, dots as hyphens>``); its number has the class :data:`SCORE_VALUE_CLASS`.
+    holds the element back up to 0.5 s more; st.markdown's code is in the bundle every page preloads, and plain
+    markdown (no HTML, no emoji shortcode, no LaTeX) needs none of its lazily loaded plugins, so a new viewer's
+    Tone page paints its score sooner (docs/benchmarks.md, issue 14). ``label`` is shown escaped. ``value`` is
+    the markdown of a heading, so it must be a number this app formatted (:data:`SHOWN_NUMBER`). The card is a
+    container with the key ``key`` (class ``st-key-<key, dots as hyphens>``); its number is its ``h6``
+    (:func:`score_card_selector`).
 
     Raises:
         ValueError: ``value`` is not a formatted number or "—".
     """
     if not SHOWN_NUMBER.fullmatch(value):
-        raise ValueError(f"value must be a formatted number or '—' (it is drawn as HTML); got {value!r}.")
+        raise ValueError(f"value must be a formatted number or '—' (it is drawn as a heading); got {value!r}.")
     with st.container(key=key, gap=None):
         st.markdown(SCORE_LABEL_MARKDOWN.format(escape_markdown(label)), help=help)
-        st.markdown(SCORE_VALUE_HTML.format(value), unsafe_allow_html=True)
+        st.markdown(SCORE_VALUE_MARKDOWN.format(value), anchors=False)
 
 
 def tone_score_card(result: Mapping[str, Any], *, label: str = "Tone score", key: str = "tone.score") -> None:

@@ -21,7 +21,6 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from ui.markdown import WORD_JOINER, escape_markdown
-from ui.widgets import SCORE_VALUE_PATTERN
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -77,12 +76,7 @@ def _markdown_strings(proto: Any) -> Iterator[str]:
             for item in [value] if hasattr(value, "ListFields") else list(value):
                 if hasattr(item, "ListFields"):  # (a map's keys are not markdown)
                     yield from _markdown_strings(item)
-        elif (
-            descriptor.name in {"body", "label", "help"}
-            and isinstance(value, str)
-            # ui.score_card's number: our HTML around a number (score_card refuses anything else), never user text
-            and not (descriptor.name == "body" and SCORE_VALUE_PATTERN.fullmatch(value))
-        ):
+        elif descriptor.name in {"body", "label", "help"} and isinstance(value, str):
             yield value
 
 
