@@ -1,7 +1,8 @@
 """Where a new viewer's first Tone score goes: when the score and the chart are attached and painted.
 
-Run ``python -m bench.first_paint`` (``--loads 4``, ``--baseline REF``). It starts the dashboard (and, with
-``--baseline``, the dashboard at git revision REF, in the same run), warms it with one page load, then opens
+Run ``python -m bench.first_paint`` (``--loads 4``, ``--baseline REF``, ``--baseline-python PATH``). It starts the
+dashboard (and, with ``--baseline``, the dashboard at git revision REF, in the same run, served by
+``--baseline-python``: by default this interpreter), warms it with one page load, then opens
 the Tone page ``--loads`` times, each in a new browser context (an empty cache, a new Streamlit session), in
 Debian's headless Chromium. The page records, in milliseconds from the start of navigation: when the first
 visible score and the chart entered the page and when the frame showing each was painted, when Streamlit's
@@ -15,6 +16,7 @@ import argparse
 import asyncio
 import json
 import os
+import sys
 from pathlib import Path
 
 from playwright.async_api import Browser, async_playwright
@@ -92,8 +94,8 @@ def _line(marks: dict[str, object]) -> str:
     )
 
 
-def measure_tree(root: Path, loads: int) -> list[dict[str, object]]:
-    with streamlit_server(root=root) as server:
+def measure_tree(root: Path, loads: int, python: str = sys.executable) -> list[dict[str, object]]:
+    with streamlit_server(root=root, python=python) as server:
         return asyncio.run(measure(server.url, loads))
 
 
@@ -101,11 +103,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.first_paint", description=__doc__.splitlines()[0])
     parser.add_argument("--loads", type=int, default=4, help="timed page loads per tree (4)")
     parser.add_argument("--baseline", metavar="REF", help="also measure the dashboard at this git revision, first")
+    parser.add_argument(
+        "--baseline-python", metavar="PATH", default=sys.executable,
+        help="the interpreter that runs the baseline's server (default: this one); to measure a dependency change, "
+        "one whose environment does not have it",
+    )  # fmt: skip
     args = parser.parse_args()
     results: dict[str, list[dict[str, object]]] = {}
     if args.baseline:
         with exported(args.baseline, prefix="first_paint_baseline_") as folder:
-            results[f"before ({args.baseline})"] = measure_tree(folder, args.loads)
+            results[f"before ({args.baseline})"] = measure_tree(folder, args.loads, args.baseline_python)
     results["after (this tree)" if args.baseline else "this tree"] = measure_tree(ROOT, args.loads)
     for label, rows in results.items():
         print(f"\n## {label}\n")

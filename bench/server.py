@@ -41,13 +41,16 @@ def health_latency(url: str) -> float:
 
 
 @contextmanager
-def streamlit_server(timeout: float = 90, root: Path = ROOT) -> Iterator[Server]:
+def streamlit_server(timeout: float = 90, root: Path = ROOT, python: str = sys.executable) -> Iterator[Server]:
     """Start the dashboard in ``root`` with no OpenAI key in its environment; yield it once healthy; stop it on exit.
+
+    ``python`` is the interpreter (and so the installed packages) that runs the server: this one unless a benchmark
+    compares environments (``bench.first_paint --baseline-python``).
 
     Its output goes to a temporary file (never a pipe nobody reads), quoted in the error if it fails to start.
     """
     port = free_port()
-    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port), "--server.address",
+    cmd = [python, "-m", "streamlit", "run", "app.py", "--server.port", str(port), "--server.address",
            "127.0.0.1", "--server.headless", "true", "--server.fileWatcherType", "none"]  # fmt: skip
     env = {**os.environ, "OPENAI_API_KEY": "", "PYTHONUNBUFFERED": "1", "PYTHONPATH": str(root)}
     with tempfile.TemporaryFile() as log:
