@@ -50,11 +50,18 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
                  "--disable-component-update", "--no-first-run", "--disable-sync",
                  f"--disable-features={_PLAYWRIGHT_DISABLED},{_OMNIBOX_POPUP}"]  # fmt: skip
 BOX = ".st-key-tone-text textarea"
-# The Tone page's headline score: the number of ui.score_card's card "tone.score" (markdown, drawn as soon as the
-# page's first message arrives). The second selector is the same score on trees from before that card (an
-# st.metric, the page's first), so `--baseline` can still measure them; on this tree the card comes first in
-# the page, before any st.metric, so `.first` and querySelector find it.
-METRIC = f'{score_card_selector("tone.score")}, [data-testid="stMetricValue"]'
+# The Tone page's headline score: the number of ui.score_card's card "tone.score" (a markdown heading, drawn as soon
+# as the page's first message arrives). The other selectors find the same score on the trees a `--baseline` may
+# name, and nothing else: the card's HTML number (d64c0be and before, back to 114b1ab), and before any card the
+# page's first st.metric, only where the page has no card (querySelector returns the first element present in
+# document order, so a plain st.metric fallback would pick the metric row beside a card whose number is late).
+METRIC = ", ".join(
+    (
+        score_card_selector("tone.score"),
+        ".st-key-tone-score .score-card-value",
+        'body:not(:has(.st-key-tone-score)) [data-testid="stMetricValue"]',
+    )
+)
 POSITIVE = ["Thank you so much, this is wonderful!", "Great job, really helpful.", "I love how fast this was.",
             "Your team is kind and brilliant.", "Happy to help, have a lovely day!"]  # fmt: skip
 NEGATIVE = ["This is awful and slow.", "I hate waiting this long.", "Terrible service, very disappointing.",
