@@ -14,6 +14,7 @@ CORES: dict[str, str] = {  # module -> C source; scoring.native.load(module) imp
     "scoring.similarity._dice_core": "scoring/similarity/_dice_core.c",
     "scoring.text._language_core": "scoring/text/_language_core.c",
     "scoring.text._split_core": "scoring/text/_split_core.c",
+    "scoring.tone._afinn_core": "scoring/tone/_afinn_core.c",
     "scoring.tone._vader_core": "scoring/tone/_vader_core.c",
 }
 

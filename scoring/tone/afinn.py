@@ -5,6 +5,9 @@ each emoji scored ``floor(5 * (pos/occ - neg/occ))`` and dropped when 0, as the 
 Tokens: lower-case, punctuation to spaces, whitespace runs collapsed, split on single spaces.
 A word right after a negator ("not", "don't", ...) has its score negated.
 ``comparative = score / number of tokens``.
+
+:func:`comparative` has a compiled twin for its ASCII fast path (``_afinn_core.c``, built by ``setup.py``;
+:mod:`scoring.native`), which gives the same float to the bit; other text, or a missing core, runs the Python code.
 """
 
 from __future__ import annotations
@@ -15,8 +18,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
+from typing import TYPE_CHECKING
 
+from scoring import native
 from scoring.text.jscompat import JS_WHITESPACE, js_lower, js_trim
+
+if TYPE_CHECKING:
+    from scoring.tone._afinn_core import Scorer as _CoreScorer
 
 __all__ = ["AfinnAnalysis", "analyze", "comparative", "comparatives", "lexicon", "tokenize"]
 
@@ -99,14 +107,39 @@ def _byte_lexicon() -> tuple[dict[bytes, int], frozenset[bytes]]:
     return {w.encode(): v for w, v in lexicon().items() if w.isascii()}, frozenset(n.encode() for n in NEGATORS)
 
 
+_AFINN_CORE = "scoring.tone._afinn_core"  # the C twin of _comparative_python's ASCII fast path (_afinn_core.c)
+
+
+@cache
+def _core_scorer() -> _CoreScorer | None:
+    """Return the compiled core's scorer on :func:`lexicon` and the negators, or None (warned) where not built."""
+    core = native.load(_AFINN_CORE)
+    if core is None:
+        return None
+    scorer: _CoreScorer = core.Scorer(lexicon=lexicon(), negators=NEGATORS, separators=_PUNCTUATION + "\n")
+    return scorer
+
+
 def comparative(text: str) -> float:
     """Return ``analyze(text).comparative``: the ``sentiment`` package's score per token.
 
-    ASCII text whose only whitespace is space and newline is scored on bytes, where JavaScript's
-    collapse-trim-split is ``bytes.split()`` (an empty text is one empty token, as ``"".split(" ")``).
+    ASCII text whose only whitespace is space and newline is scored by the compiled core, or else on bytes
+    (:func:`_comparative_python`); other text by :func:`analyze`. All three give the same float.
 
     >>> comparative("good day"), comparative("not good"), comparative("")
     (1.5, -1.5, 0.0)
+    """
+    core = _core_scorer()
+    if core is not None and (value := core.comparative(text)) is not None:
+        return value
+    return _comparative_python(text)
+
+
+def _comparative_python(text: str) -> float:
+    """Return ``analyze(text).comparative``, in Python.
+
+    ASCII text whose only whitespace is space and newline is scored on bytes, where JavaScript's
+    collapse-trim-split is ``bytes.split()`` (an empty text is one empty token, as ``"".split(" ")``).
     """
     # JS whitespace that a single space in a run does not stand for (four ``in`` scans: a regex took longer)
     if not text.isascii() or "\t" in text or "\x0b" in text or "\x0c" in text or "\r" in text:
@@ -122,9 +155,13 @@ def comparative(text: str) -> float:
 
 
 def comparatives(texts: Sequence[str]) -> list[float]:
-    """Return :func:`comparative` of each text.
+    """Return :func:`comparative` of each text (the compiled core's method called directly, where it is built).
 
     >>> comparatives(["good day", "not good", ""])
     [1.5, -1.5, 0.0]
     """
-    return list(map(comparative, texts))
+    core = _core_scorer()
+    if core is None:
+        return list(map(_comparative_python, texts))
+    score = core.comparative
+    return [value if (value := score(text)) is not None else _comparative_python(text) for text in texts]

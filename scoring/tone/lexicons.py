@@ -84,7 +84,10 @@ class AfinnEngine:
 
     def polarities(self, texts: Sequence[str]) -> list[float]:
         """Return :func:`afinn.comparative` of each text, as ``polarity``; a repeated text is scored once."""
-        by_text = {t: afinn.comparative(t) for t in dict.fromkeys(texts)}  # no per-text cache: one pass
+        distinct = dict.fromkeys(texts)  # no per-text cache: one pass
+        if len(distinct) == len(texts):
+            return afinn.comparatives(texts)
+        by_text = dict(zip(distinct, afinn.comparatives(list(distinct)), strict=True))
         return [by_text[t] for t in texts]
 
 
