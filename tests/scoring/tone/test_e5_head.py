@@ -1,9 +1,9 @@
 """The shipped e5 head is what ``python -m tools.train_e5_tone`` produces, and it never saw the NYT set.
 
-Recomputing the head needs the embeddings of the 25,703 rated texts (hours to embed on 2 busy cores), so
-the full check runs when they are in the embedding cache (``$TONE_E5_CACHE`` or
-``~/.cache/tone-explorer/e5``; ``python -m tools.e5_data`` fills it) and is skipped, saying so, when they
-are not. The checks of the file's own record (data hashes, held-out set, shapes) run wherever the shared
+Recomputing the head needs the embeddings of the 25,703 rated texts, and of NSMC's 2,000 with e5's ``query:``
+prefix for the Hangul head (hours to embed on 2 busy cores), so the full check runs when they are in the
+embedding cache (``$TONE_E5_CACHE`` or ``~/.cache/tone-explorer/e5``; ``python -m tools.e5_data`` and
+``python -m tools.e5_data query nsmc`` fill it) and is skipped, saying so, when they are not. The checks of the file's own record (data hashes, held-out set, shapes) run wherever the shared
 data folder is.
 """
 
@@ -19,9 +19,12 @@ from tools.e5_data import DEFAULT_DATA, HELD_OUT, SETS, TRAINING_SETS, cache_dir
 from tools.train_e5_tone import (
     ALPHAS,
     COMMAND,
+    HANGUL_PREFIX,
     HANGUL_SCALES,
     LEXICON,
     LEXICON_WEIGHT,
+    PREFIX,
+    embeddings_needed,
     heads_match,
     ngrams_match,
     run_training,
@@ -42,6 +45,7 @@ def test_head_records_its_command_and_shape() -> None:
     hangul = SHIPPED["hangul_head"]
     assert len(hangul["coef"]) == 384 and hangul["alpha"] in ALPHAS and hangul["scale"] in HANGUL_SCALES
     assert hangul["gain"] > 0 and hangul["ngrams_file"] == NGRAM_PATH.name and hangul["rows"] <= 2000
+    assert (SHIPPED["prefix"], hangul["prefix"]) == (PREFIX, HANGUL_PREFIX)  # e5's prefix each head was trained on
 
 
 def test_nyt_is_held_out_never_trained_on() -> None:
@@ -62,7 +66,7 @@ def test_head_was_trained_on_these_exact_files() -> None:
 
 
 def _cached() -> bool:
-    return HAVE_DATA and all(is_cached(load_set(name)) for name in SETS)
+    return HAVE_DATA and all(is_cached(load_set(name), prefix=prefix) for name, prefix in embeddings_needed())
 
 
 @pytest.mark.skipif(
@@ -70,7 +74,7 @@ def _cached() -> bool:
     reason=(
         f"skipped to keep CI cheap: the embeddings of the 25,703 rated texts are not cached in {cache_dir()}, "
         "and embedding them takes hours; the full check is python -m tools.train_e5_tone --check "
-        "(python -m tools.e5_data fills the cache first)"
+        "(it embeds what the cache lacks: the rated sets with e5's passage: prefix, NSMC with query: too)"
     ),
 )
 def test_shipped_head_equals_a_fresh_training_run() -> None:
