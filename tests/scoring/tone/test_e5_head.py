@@ -1,10 +1,10 @@
 """The shipped e5 head is what ``python -m tools.train_e5_tone`` produces, and it never saw the NYT set.
 
-Recomputing the head needs the embeddings of the 25,703 rated texts, and of NSMC's 2,000 with e5's ``query:``
-prefix for the Hangul head (hours to embed on 2 busy cores), so the full check runs when they are in the
-embedding cache (``$TONE_E5_CACHE`` or ``~/.cache/tone-explorer/e5``; ``python -m tools.e5_data`` and
-``python -m tools.e5_data query nsmc`` fill it) and is skipped, saying so, when they are not. The checks of the file's own record (data hashes, held-out set, shapes) run wherever the shared
-data folder is.
+Recomputing the head needs the e5 ``query:`` embeddings of the 25,703 rated texts (hours to embed on 2 busy
+cores), so the full check runs when they are in the embedding cache (``$TONE_E5_CACHE`` or
+``~/.cache/tone-explorer/e5``; ``python -m tools.e5_data`` fills it) and is skipped, saying so, when
+they are not. The checks of the file's own record (data hashes, held-out set, shapes, prefixes) run wherever
+the shared data folder is.
 """
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ def _cached() -> bool:
     reason=(
         f"skipped to keep CI cheap: the embeddings of the 25,703 rated texts are not cached in {cache_dir()}, "
         "and embedding them takes hours; the full check is python -m tools.train_e5_tone --check "
-        "(it embeds what the cache lacks: the rated sets with e5's passage: prefix, NSMC with query: too)"
+        "(python -m tools.e5_data fills the cache first)"
     ),
 )
 def test_shipped_head_equals_a_fresh_training_run() -> None:

@@ -102,9 +102,10 @@ def test_fit_hangul_ships_the_primal_form_of_its_dual_fit_deterministically() ->
 
 
 def test_fit_hangul_reads_the_embeddings_of_its_own_prefix() -> None:
-    """The Hangul head is trained on NSMC embedded with HANGUL_PREFIX ("query: "), the other heads on PREFIX."""
-    assert (PREFIX, HANGUL_PREFIX) == ("passage", "query")
-    assert ("nsmc", "query") in embeddings_needed() and ("nyt", "passage") in embeddings_needed()
+    """The Hangul head is trained on NSMC embedded with HANGUL_PREFIX, the other heads on PREFIX (both "query: ")."""
+    assert (PREFIX, HANGUL_PREFIX) == ("query", "query")
+    assert ("nsmc", "query") in embeddings_needed() and ("nyt", "query") in embeddings_needed()
+    assert len(embeddings_needed()) == 5  # each set once: the Hangul head reads NSMC's embeddings of the others
     plain = _made_up_training()
     other = _made_up_training()
     other.hangul_embeddings = other.embeddings["nsmc"]
