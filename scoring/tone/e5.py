@@ -20,8 +20,7 @@ per process, batched, cached per text), so a sentence is embedded once however o
 ``___``, which keeps the sentence's shape), and a word's value is how much the polarity drops without it
 (positive: the word pushed the sentence up), measured before the clip to [-1, 1] so that a sentence at +1
 still shows which words put it there. On 73 rated English sentences the blank agreed with the sign of
-VADER's strong lexicon words 92% of the time, deleting the word outright 86% (87% and 76% with the plain
-head alone; ``docs/engines.md``).
+VADER's strong lexicon words 89% of the time, deleting the word outright 86% (``docs/engines.md``).
 Chinese characters count as words, and runs of hiragana or katakana as one word each; punctuation is never left out.
 Sentences of more than :data:`MAX_EXPLAIN_WORDS` words are not explained (the cost grows with the
 length, and single words matter little in a long sentence), and words that move the polarity by less
