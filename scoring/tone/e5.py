@@ -8,7 +8,9 @@ records): they add what the embedding misses on short social text (emoticons, "!
 text (Chinese, Japanese, English without a lexicon word) keeps the plain head: a head that leans on
 the lexicons reads the embedding alone more timidly (its embedding weights are smaller), which would
 narrow the scores of the texts the lexicons cannot read. Mostly-Hangul text is scored by a third, Hangul
-head, which adds a character n-gram score (:mod:`scoring.tone.hangul`) to the embedding. The heads
+head, which adds a character n-gram score (:mod:`scoring.tone.hangul`) to the embedding. Every head reads
+the embedding with e5's ``query:`` prefix (it agreed with people better than ``passage:`` in cross-validation;
+each head records the prefix it was trained with, and :meth:`E5Head.embed` embeds each text with it). The heads
 (``data/e5_head.json``) are fitted by ``python -m tools.train_e5_tone`` on the VADER tweets, movie and
 Amazon snippets and the Korean NSMC reviews; the file holds the training command, the data's SHA-256 and
 the cross-validated and held-out scores. Embeddings come from :mod:`scoring.text.embeddings` (one model
@@ -18,8 +20,7 @@ per process, batched, cached per text), so a sentence is embedded once however o
 ``___``, which keeps the sentence's shape), and a word's value is how much the polarity drops without it
 (positive: the word pushed the sentence up), measured before the clip to [-1, 1] so that a sentence at +1
 still shows which words put it there. On 73 rated English sentences the blank agreed with the sign of
-VADER's strong lexicon words 92% of the time, deleting the word outright 86% (87% and 76% with the plain
-head alone; ``docs/engines.md``).
+VADER's strong lexicon words 89% of the time, deleting the word outright 86% (``docs/engines.md``).
 Chinese characters count as words, and runs of hiragana or katakana as one word each; punctuation is never left out.
 Sentences of more than :data:`MAX_EXPLAIN_WORDS` words are not explained (the cost grows with the
 length, and single words matter little in a long sentence), and words that move the polarity by less
@@ -39,7 +40,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from scoring.text.embeddings import CACHED_CHARS, embed, require_encoder
+from scoring.text.embeddings import CACHED_CHARS, PREFIXES, embed, require_encoder
 from scoring.tone.hangul import NgramWeights, load_ngrams, mostly_hangul
 from scoring.tone.lexicons import lexicon_scores
 
@@ -131,12 +132,16 @@ class LinearHead:
 
 @dataclass(frozen=True, slots=True)
 class HangulHead:
-    """The Hangul head: ``gain * (coef . x + ngrams.score(text) + intercept)`` (``scoring.tone.hangul``)."""
+    """The Hangul head: ``gain * (coef . x + ngrams.score(text) + intercept)`` (``scoring.tone.hangul``).
+
+    x is the text's embedding with e5's ``prefix`` (``"query"`` or ``"passage"``), the one it was trained on.
+    """
 
     coef: npt.NDArray[np.float64]
     intercept: float
     gain: float
     ngrams: NgramWeights
+    prefix: str = "passage"
 
     def raw(self, vectors: npt.NDArray[np.float32], texts: Sequence[str]) -> npt.NDArray[np.float64]:
         """The head's output before the clip, for embeddings and their texts (one row per text)."""
@@ -150,13 +155,36 @@ class E5Head:
     """The plain head, and the lexicon head for the texts :func:`lexicon_rows` picks (if the file has one).
 
     polarity = clip(head.raw(embedding, lexicon scores), -1, 1), head = ``lexical`` for mostly-Latin text in which
-    VADER or AFINN finds a sentiment word, else ``plain`` (which reads the embedding alone).
+    VADER or AFINN finds a sentiment word, else ``plain`` (which reads the embedding alone). The plain and the
+    lexicon head read embeddings with e5's ``prefix``, the Hangul head with its own (``hangul.prefix``):
+    :meth:`embed` embeds each text with the prefix of the head that scores it.
     """
 
     plain: LinearHead
     lexicon: tuple[str, ...] = ()
     lexical: LinearHead | None = None
     hangul: HangulHead | None = None
+    prefix: str = "passage"
+
+    def _hangul_rows(self, texts: Sequence[str]) -> npt.NDArray[np.bool_]:
+        """The texts the Hangul head scores (mostly Hangul; none if the file has no Hangul head)."""
+        if self.hangul is None:
+            return np.zeros(len(texts), dtype=bool)
+        return np.array([mostly_hangul(t) for t in texts], dtype=bool)
+
+    def prefixes(self, texts: Sequence[str]) -> list[str]:
+        """The e5 prefix each text is embedded with: that of the head that scores it."""
+        hangul = self.hangul.prefix if self.hangul is not None else self.prefix
+        return [hangul if k else self.prefix for k in self._hangul_rows(texts)]
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        """The embedding of each text with the prefix of the head that scores it (rows for ``raw``)."""
+        out = np.empty((len(texts), 384), dtype=np.float32)
+        prefixes = self.prefixes(texts)
+        for prefix in dict.fromkeys(prefixes):
+            rows = [i for i, p in enumerate(prefixes) if p == prefix]
+            out[rows] = embed([texts[i] for i in rows], prefix=prefix)
+        return out
 
     def raw(self, vectors: npt.NDArray[np.float32], texts: Sequence[str]) -> npt.NDArray[np.float64]:
         """The polarity of each row (the embedding of ``texts``) before the clip to [-1, 1]."""
@@ -169,7 +197,7 @@ class E5Head:
             if rows.any():
                 out[rows] = self.lexical.raw(vectors[rows], scores[rows])
         if self.hangul is not None:
-            korean = np.array([mostly_hangul(t) for t in texts], dtype=bool)
+            korean = self._hangul_rows(texts)
             if korean.any():
                 out[korean] = self.hangul.raw(vectors[korean], [t for t, k in zip(texts, korean, strict=True) if k])
         return out
@@ -186,17 +214,33 @@ def _vector(path: Path, data: dict[str, object], key: str, size: int) -> npt.NDA
     return value
 
 
+def _prefix(path: Path, data: dict[str, object], key: str) -> str:
+    """The e5 prefix a head was trained with; ``"passage"`` when the file does not say (files written before
+    heads recorded it were all trained on ``passage:`` embeddings)."""
+    value = data.get("prefix", "passage")
+    if value not in PREFIXES:
+        raise ValueError(f"{path}: {key} must be one of {list(PREFIXES)}; got {value!r}.")
+    return str(value)
+
+
 def load_head(path: Path = HEAD_PATH) -> E5Head:
     """Read the heads' weights from ``path`` (the file ``tools/train_e5_tone.py`` writes)."""
     data = json.loads(path.read_text(encoding="utf-8"))
     plain = LinearHead(_vector(path, data, "coef", 384), float(data["intercept"]), float(data["gain"]))
+    prefix = _prefix(path, data, "prefix")
     hangul = None
     if "hangul_head" in data:
         han = data["hangul_head"]
         ngrams = load_ngrams(path.parent / han["ngrams_file"], sha256=han["ngrams_sha256"])
-        hangul = HangulHead(_vector(path, han, "coef", 384), float(han["intercept"]), float(han["gain"]), ngrams)
+        hangul = HangulHead(
+            _vector(path, han, "coef", 384),
+            float(han["intercept"]),
+            float(han["gain"]),
+            ngrams,
+            _prefix(path, han, "hangul_head.prefix"),
+        )
     if "lexicon_head" not in data:
-        return E5Head(plain, hangul=hangul)
+        return E5Head(plain, hangul=hangul, prefix=prefix)
     lex = data["lexicon_head"]
     engines = tuple(lex["engines"])
     if not engines or set(engines) - set(LEXICON_ENGINES):
@@ -211,7 +255,7 @@ def load_head(path: Path = HEAD_PATH) -> E5Head:
         _vector(path, lex, "std", n),
         float(lex["weight"]),
     )
-    return E5Head(plain, engines, lexical, hangul)
+    return E5Head(plain, engines, lexical, hangul, prefix)
 
 
 @cache
@@ -281,7 +325,8 @@ class E5Engine:
             found = {t: v for t in dict.fromkeys(texts) if (v := self._cache.get(t)) is not None}
         new = [t for t in dict.fromkeys(texts) if t not in found]
         if new:
-            values = _head().apply(embed(new), new)
+            head = _head()
+            values = head.apply(head.embed(new), new)
             found.update(zip(new, values, strict=True))
             with self._lock:
                 self._cache.update((t, v) for t, v in zip(new, values, strict=True) if len(t) <= CACHED_CHARS)
@@ -310,7 +355,8 @@ class E5Engine:
             return []
         # Drops of the unclipped value: a sentence at the clip (+1) still shows which words put it there.
         every = [*texts, *variants]
-        scores = [float(v) for v in _head().raw(embed(every), every)]
+        head = _head()
+        scores = [float(v) for v in head.raw(head.embed(every), every)]
         full, rest = scores[: len(texts)], scores[len(texts) :]
         out: list[list[tuple[str, float]]] = []
         pos = 0

@@ -77,7 +77,10 @@ def test_chinese_example_is_positive_split_in_sentences_and_not_warned() -> None
     result = _tone("chinese")
     sentences = result.preprocess_step_result["sentences"]
     assert len(sentences) == 4  # type: ignore[arg-type]
-    assert all(s["sentiment"] > 0 for s in sentences)  # type: ignore[attr-defined,index]
+    thanks, refund, welcome, wishes = (s["sentiment"] for s in sentences)  # type: ignore[attr-defined,index]
+    assert min(thanks, welcome, wishes) > 0.2  # the thanks, the invitation to ask, the good wishes
+    # "your refund is approved, due in three working days": a fact, "positive or neutral" as the example says
+    assert abs(refund) < 0.1  # e5: +0.054 on passage: embeddings, -0.009 on query: ones
     assert result.score > 0.85 and result.warnings == ()
 
 

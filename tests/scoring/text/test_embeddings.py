@@ -54,6 +54,24 @@ def test_embed_caches_each_text_once() -> None:
 
 
 @needs_e5
+def test_query_prefix_embeds_other_vectors_and_caches_them_apart() -> None:
+    """e5 reads "query: " + text or "passage: " + text: close, not equal, and never served for each other."""
+    model = embeddings._get_model()
+    texts = ["정말 재밌다 ㅋㅋ", "Thanks a lot!"]
+    passage, query = embed(texts), embed(texts, prefix="query")
+    assert np.array_equal(query, np.asarray(model.query(texts), dtype=np.float32))
+    assert np.array_equal(passage, np.asarray(model.passage(texts), dtype=np.float32))
+    assert not np.allclose(passage, query, atol=1e-3) and (passage * query).sum(1).min() > 0.8
+    assert cache_info()["misses"] == 4 and cache_info()["size"] == 4
+    assert np.array_equal(embed(texts[:1], prefix="query")[0], query[0]) and cache_info()["hits"] == 1
+
+
+def test_embed_rejects_an_unknown_prefix() -> None:
+    with pytest.raises(ValueError, match=r"prefix must be one of \['passage', 'query'\]; got 'search'"):
+        embed(["text"], prefix="search")
+
+
+@needs_e5
 def test_cache_stays_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(embeddings, "CACHE_SIZE", 3)
     embed([f"sentence number {i}" for i in range(5)])

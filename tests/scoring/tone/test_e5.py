@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 import math
 import platform
@@ -59,20 +60,47 @@ def test_lexicon_head_scores_mostly_latin_text_with_a_lexicon_word_the_hangul_he
         "정말 최악의 서비스였어요 :(",
         "太好了 :)",
     ]
-    vectors = embed(texts).astype(float)
+    vectors = embed(texts, prefix=head.prefix).astype(float)
+    korean = embed(texts, prefix=head.hangul.prefix).astype(float)  # the Hangul head's own prefix
     lexicon = np.array([[get_engine(n).polarity(t) for n in ("vader", "afinn")] for t in texts])
     z = (lexicon - head.lexical.lexicon_mean) / head.lexical.lexicon_std * head.lexical.lexicon_weight
     lexical = head.lexical.gain * (vectors @ head.lexical.coef + z @ head.lexical.lexicon_coef + head.lexical.intercept)
     plain = head.plain.gain * (vectors @ head.plain.coef + head.plain.intercept)
     grams = np.array([head.hangul.ngrams.score(t) for t in texts])
-    hangul = head.hangul.gain * (vectors @ head.hangul.coef + grams + head.hangul.intercept)
+    hangul = head.hangul.gain * (korean @ head.hangul.coef + grams + head.hangul.intercept)
     uses_lexicon = [True, True, False, False, False]  # no lexicon word in the third; Hangul and Han text
     assert lexicon[2].tolist() == [0.0, 0.0] and lexicon[3, 0] < 0 and lexicon[4, 0] > 0
     expected = np.clip(np.where(uses_lexicon, lexical, plain), -1, 1)
     expected[3] = np.clip(hangul[3], -1, 1)  # Hangul: the Hangul head, whatever the lexicons read in ":("
     assert get_engine("e5").polarities(texts) == pytest.approx(expected, abs=1e-4)
-    # VADER's reading of "!!! :)" lifts the first above the second by more than the embedding alone does
-    assert lexical[0] - lexical[1] > plain[0] - plain[1] > 0
+    # VADER reads "!!! :)" as more positive than "great job", and the lexicon head's own term lifts the first for it
+    # (with passage: embeddings that lift was also larger than the plain head's; the query: embedding alone already
+    # separates this pair a little more: docs/engines.md, "The query prefix")
+    assert lexicon[0, 0] > lexicon[1, 0] and (z[0] - z[1]) @ head.lexical.lexicon_coef > 0
+    assert lexical[0] > lexical[1] > 0 and plain[0] > plain[1] > 0
+
+
+def test_each_text_is_embedded_with_the_prefix_its_head_was_trained_with() -> None:
+    """The shipped file records e5's prefix per head ("query: " for all three, chosen over "passage: " by nested CV
+    on the training sets, docs/engines.md); the engine embeds each text with the prefix of the head that scores it."""
+    head = load_head()
+    shipped = json.loads(e5_module.HEAD_PATH.read_text(encoding="utf-8"))
+    assert head.hangul is not None
+    recorded = (shipped["prefix"], shipped["hangul_head"]["prefix"])
+    assert (head.prefix, head.hangul.prefix) == recorded == ("query", "query")
+    texts = ["정말 최악의 서비스였어요", "Great job!", "太好了", "별로 ㅠㅠ"]
+    assert head.prefixes(texts) == ["query"] * 4
+    assert np.array_equal(head.embed(texts), embed(texts, prefix="query"))
+    mixed = dataclasses.replace(head, prefix="passage")  # a head whose Hangul head reads another prefix
+    assert mixed.prefixes(texts) == ["query", "passage", "passage", "query"]
+    together = mixed.embed(texts)
+    assert np.array_equal(together[[0, 3]], embed([texts[0], texts[3]], prefix="query"))
+    assert np.array_equal(together[[1, 2]], embed(texts[1:3], prefix="passage"))
+    for text in ("정말 최악의 서비스였어요", "The parcel came on a Tuesday."):
+        with_query = float(np.clip(head.raw(embed([text], prefix="query"), [text])[0], -1, 1))
+        with_passage = float(np.clip(head.raw(embed([text], prefix="passage"), [text])[0], -1, 1))
+        assert get_engine("e5").polarity(text) == pytest.approx(with_query, abs=1e-4)
+        assert abs(with_query - with_passage) > 1e-3  # the prefix matters: the wrong one would give another score
 
 
 @pytest.mark.parametrize(("text", "sign"), CLEAR, ids=[f"{s:+d}-{t[:12]}" for t, s in CLEAR])
@@ -217,4 +245,9 @@ def test_head_file_with_wrong_size_is_refused(tmp_path) -> None:  # type: ignore
     bad.write_text(json.dumps({"coef": [0.0] * 384, "intercept": 0, "gain": 1, "lexicon_head": lexical}))
     with pytest.raises(ValueError, match=r"lexicon_coef must hold 2 numbers; got \(1,\)"):
         load_head(bad)
+    bad.write_text(json.dumps({"coef": [0.0] * 384, "intercept": 0, "gain": 1, "prefix": "search"}))
+    with pytest.raises(ValueError, match=r"prefix must be one of \['passage', 'query'\]; got 'search'"):
+        load_head(bad)
+    bad.write_text(json.dumps({"coef": [0.0] * 384, "intercept": 0, "gain": 1}))
+    assert load_head(bad).prefix == "passage"  # files from before heads recorded it were all "passage: "
     assert e5_module.HEAD_PATH.name == "e5_head.json"

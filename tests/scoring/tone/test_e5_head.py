@@ -1,10 +1,10 @@
 """The shipped e5 head is what ``python -m tools.train_e5_tone`` produces, and it never saw the NYT set.
 
-Recomputing the head needs the embeddings of the 25,703 rated texts (hours to embed on 2 busy cores), so
-the full check runs when they are in the embedding cache (``$TONE_E5_CACHE`` or
-``~/.cache/tone-explorer/e5``; ``python -m tools.e5_data`` fills it) and is skipped, saying so, when they
-are not. The checks of the file's own record (data hashes, held-out set, shapes) run wherever the shared
-data folder is.
+Recomputing the head needs the e5 ``query:`` embeddings of the 25,703 rated texts (hours to embed on 2 busy
+cores), so the full check runs when they are in the embedding cache (``$TONE_E5_CACHE`` or
+``~/.cache/tone-explorer/e5``; ``python -m tools.e5_data`` fills it) and is skipped, saying so, when
+they are not. The checks of the file's own record (data hashes, held-out set, shapes, prefixes) run wherever
+the shared data folder is.
 """
 
 from __future__ import annotations
@@ -19,9 +19,12 @@ from tools.e5_data import DEFAULT_DATA, HELD_OUT, SETS, TRAINING_SETS, cache_dir
 from tools.train_e5_tone import (
     ALPHAS,
     COMMAND,
+    HANGUL_PREFIX,
     HANGUL_SCALES,
     LEXICON,
     LEXICON_WEIGHT,
+    PREFIX,
+    embeddings_needed,
     heads_match,
     ngrams_match,
     run_training,
@@ -42,6 +45,7 @@ def test_head_records_its_command_and_shape() -> None:
     hangul = SHIPPED["hangul_head"]
     assert len(hangul["coef"]) == 384 and hangul["alpha"] in ALPHAS and hangul["scale"] in HANGUL_SCALES
     assert hangul["gain"] > 0 and hangul["ngrams_file"] == NGRAM_PATH.name and hangul["rows"] <= 2000
+    assert (SHIPPED["prefix"], hangul["prefix"]) == (PREFIX, HANGUL_PREFIX)  # e5's prefix each head was trained on
 
 
 def test_nyt_is_held_out_never_trained_on() -> None:
@@ -62,7 +66,7 @@ def test_head_was_trained_on_these_exact_files() -> None:
 
 
 def _cached() -> bool:
-    return HAVE_DATA and all(is_cached(load_set(name)) for name in SETS)
+    return HAVE_DATA and all(is_cached(load_set(name), prefix=prefix) for name, prefix in embeddings_needed())
 
 
 @pytest.mark.skipif(

@@ -17,7 +17,16 @@ import pytest
 from scoring.tone.e5 import HEAD_PATH
 from scoring.tone.hangul import NGRAM_PATH, NgramWeights, char_ngrams, load_ngrams, mostly_hangul
 from tools.e5_data import DataSet
-from tools.train_e5_tone import Training, _kernel_ridge, fit_hangul, ngram_file, tfidf
+from tools.train_e5_tone import (
+    HANGUL_PREFIX,
+    PREFIX,
+    Training,
+    _kernel_ridge,
+    embeddings_needed,
+    fit_hangul,
+    ngram_file,
+    tfidf,
+)
 
 
 @pytest.mark.parametrize(
@@ -90,3 +99,16 @@ def test_fit_hangul_ships_the_primal_form_of_its_dual_fit_deterministically() ->
     assert fit.rows.all() and fit.cv_pred.shape == (60,) and fit.gain > 0
     assert np.corrcoef(fit.cv_pred, y)[0, 1] > 0.5  # the n-grams carry the made-up sentiment out of fold
     assert ngram_file(fit_hangul(_made_up_training())) == ngram_file(fit)
+
+
+def test_fit_hangul_reads_the_embeddings_of_its_own_prefix() -> None:
+    """The Hangul head is trained on NSMC embedded with HANGUL_PREFIX, the other heads on PREFIX (both "query: ")."""
+    assert (PREFIX, HANGUL_PREFIX) == ("query", "query")
+    assert ("nsmc", "query") in embeddings_needed() and ("nyt", "query") in embeddings_needed()
+    assert len(embeddings_needed()) == 5  # each set once: the Hangul head reads NSMC's embeddings of the others
+    plain = _made_up_training()
+    other = _made_up_training()
+    other.hangul_embeddings = other.embeddings["nsmc"]
+    other.embeddings = {"nsmc": np.zeros_like(other.hangul_embeddings)}  # what the other heads read: not used here
+    a, b = fit_hangul(plain), fit_hangul(other)
+    assert np.array_equal(a.coef, b.coef) and a.intercept == b.intercept and ngram_file(a) == ngram_file(b)
