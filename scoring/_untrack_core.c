@@ -4,9 +4,10 @@ A record is a tree of plain dicts and lists holding strings and numbers: it cann
 cycle, yet the collector walks every container of every kept record at each full collection (21-30% of a
 run_evals over 23,703 texts). CPython already stops tracking tuples and dicts that hold only such values
 (gc.is_tracked is then False); it never does it for lists, nor for a dict holding a list. untrack_plain does
-it for the whole tree, with one rule that keeps it safe: a container is entered only when the tree is the only
-holder of it (reference count 1), so nothing the caller shares (an item's output list, a cached verdict)
-is ever touched. A dict untracked here is tracked again by CPython as soon as a container is put in it.
+it for the whole tree, with one rule that keeps it safe: a list is untracked only when the tree is the only
+holder of it (reference count 1 all the way up), so a list the caller shares (an item's output) is never
+touched; a tuple or dict the caller shares is untracked only as CPython's own collector would untrack it.
+A dict untracked here is tracked again by CPython as soon as a container is put in it.
 */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
