@@ -208,3 +208,19 @@ _AFINN_WORDS = st.sampled_from(
 def test_afinn_comparative_equals_the_full_analysis(words: list[str]) -> None:
     text = "".join(words)
     assert repr(afinn.comparative(text)) == repr(afinn.analyze(text).comparative)
+
+
+def test_an_engine_giving_the_wrong_number_of_scores_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``run`` pairs each sentence with its score; a count that does not match is refused, never zipped short."""
+    from scoring.tone import scorer as tone_scorer
+
+    scorer = create_tone_scorer(engine="afinn")
+    engine, split = tone_scorer._parts("afinn", scorer.splitter)
+
+    class OneShort:
+        def polarities(self, texts: list[str]) -> list[float]:
+            return engine.polarities(texts)[:-1]
+
+    monkeypatch.setitem(tone_scorer._PARTS, ("afinn", scorer.splitter), (OneShort(), split))
+    with pytest.raises(RuntimeError, match="the afinn engine gave 1 scores for 2 sentences"):
+        scorer.run(output="It was fine. Thanks!")
