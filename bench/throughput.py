@@ -35,9 +35,10 @@ ROOT = Path(__file__).resolve().parent.parent
 #: folder beside the repository, then the bundled sample.
 DATA_DIRS = [
     *([Path(os.environ["BENCH_DATA_DIR"])] if os.environ.get("BENCH_DATA_DIR") else []),
-    ROOT.parent / "shared" / "data" / "vader-ground-truth",
+    *(parent / "shared" / "data" / "vader-ground-truth" for parent in ROOT.parents),  # beside the repo or a worktree
     ROOT / "tests" / "data",
 ]
+SAMPLE_DIR = ROOT / "tests" / "data"
 
 
 def source_texts() -> list[str]:
@@ -46,6 +47,9 @@ def source_texts() -> list[str]:
         paths = sorted(folder.glob("*Snippets.csv")) + sorted(folder.glob("tweets.csv"))
         paths = paths or sorted(folder.glob("vader*.csv"))
         if paths:
+            if folder == SAMPLE_DIR:  # the small sample in the repository: say so, a short run is not the full one
+                note = f"note: the shared data was not found; using the sample in {folder} (set BENCH_DATA_DIR)"
+                print(note, file=sys.stderr)
             texts: list[str] = []
             for path in paths:
                 with path.open(encoding="utf-8", newline="") as f:
