@@ -32,7 +32,7 @@ enum { IN_ENGLISH = 1, IN_OTHER = 2, IN_WEAK = 4 };
 
 
 static Slot table[TABLE_SIZE];
-static Py_ssize_t table_used;
+static size_t table_used;
 static PyObject *table_sets[SETS]; /* the frozensets the table was built from (strong references) */
 static int table_usable;
 
@@ -59,21 +59,11 @@ static int add_word(PyObject *word, int flag) {
     if (n > KEY_MAX) {
         return 0;
     }
-    size_t h = hash_bytes(s, n) & (TABLE_SIZE - 1);
-    while (table[h].len) {
-        if (table[h].len == n && memcmp(table[h].key, s, (size_t)n) == 0) {
-            table[h].flags |= (uchar)flag;
-            return 1;
-        }
-        h = (h + 1) & (TABLE_SIZE - 1);
-    }
-    if (2 * (table_used + 1) > TABLE_SIZE) {
+    Slot *slot = table_add(table, TABLE_SIZE, &table_used, s, n);
+    if (slot == NULL) {
         return 0;
     }
-    table[h].len = (uchar)n;
-    table[h].flags = (uchar)flag;
-    memcpy(table[h].key, s, (size_t)n);
-    table_used++;
+    slot->flags |= (uchar)flag;
     return 1;
 }
 

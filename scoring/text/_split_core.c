@@ -33,7 +33,7 @@ enum {
 
 static Slot table[TABLE_SIZE];   /* the words splitting reads */
 static Slot staged[TABLE_SIZE];  /* configure fills it, then copies it to table if every word was good */
-static Py_ssize_t staged_used;
+static size_t staged_used;
 static int configured;
 static PyObject *span_type;              /* scoring.text.splitters.Span */
 static PyObject *span_fields[3];         /* its member descriptors: text, start, end */
@@ -57,22 +57,12 @@ static int add_word(PyObject *word, int flag) {
         PyErr_Format(PyExc_ValueError, "words must have 1 to %d characters; got %R.", KEY_MAX, word);
         return -1;
     }
-    size_t h = hash_bytes(s, n) & (TABLE_SIZE - 1);
-    while (staged[h].len) {
-        if (staged[h].len == n && memcmp(staged[h].key, s, (size_t)n) == 0) {
-            staged[h].flags |= (uchar)flag;
-            return 0;
-        }
-        h = (h + 1) & (TABLE_SIZE - 1);
-    }
-    if (2 * (staged_used + 1) > TABLE_SIZE) {
+    Slot *slot = table_add(staged, TABLE_SIZE, &staged_used, s, n);
+    if (slot == NULL) {
         PyErr_SetString(PyExc_ValueError, "too many words for the core's table (TABLE_SIZE in _split_core.c).");
         return -1;
     }
-    staged[h].len = (uchar)n;
-    staged[h].flags = (uchar)flag;
-    memcpy(staged[h].key, s, (size_t)n);
-    staged_used++;
+    slot->flags |= (uchar)flag;
     return 0;
 }
 

@@ -32,16 +32,38 @@ static size_t hash_bytes(const char *s, Py_ssize_t n) {
     return h;
 }
 
-/* The slot of the word s[0:n] (1 to KEY_MAX bytes) whose hash_bytes is h, or NULL when it is in no set. */
-static inline const Slot *table_find(const Slot *table, size_t size, size_t h, const char *s, Py_ssize_t n) {
+/* Where the word s[0:n] (1 to KEY_MAX bytes) whose hash_bytes is h is: the index of its slot, or of the empty
+ * slot where it would go (the one probe that finding and filling share; a table always has an empty slot). */
+static inline size_t table_probe(const Slot *table, size_t size, size_t h, const char *s, Py_ssize_t n) {
     h &= size - 1;
-    while (table[h].len) {
-        if (table[h].len == n && memcmp(table[h].key, s, (size_t)n) == 0) {
-            return &table[h];
-        }
+    while (table[h].len && !(table[h].len == n && memcmp(table[h].key, s, (size_t)n) == 0)) {
         h = (h + 1) & (size - 1);
     }
-    return NULL;
+    return h;
+}
+
+/* The slot of the word s[0:n] (1 to KEY_MAX bytes) whose hash_bytes is h, or NULL when it is in no set. */
+static inline const Slot *table_find(const Slot *table, size_t size, size_t h, const char *s, Py_ssize_t n) {
+    const Slot *slot = &table[table_probe(table, size, h, s, n)];
+    return slot->len ? slot : NULL;
+}
+
+/* The slot for the word s[0:n] (1 to KEY_MAX bytes) in a table being filled: its own if it is already in, else
+ * an empty one with the word written in and no flags; NULL when a new word would fill the table over half.
+ * ``used`` counts the words in (NULL: the caller sized the table for every word it adds). */
+static inline Slot *table_add(Slot *table, size_t size, size_t *used, const char *s, Py_ssize_t n) {
+    Slot *slot = &table[table_probe(table, size, hash_bytes(s, n), s, n)];
+    if (!slot->len) {
+        if (used != NULL) {
+            if (2 * (*used + 1) > size) {
+                return NULL;
+            }
+            ++*used;
+        }
+        slot->len = (uchar)n;
+        memcpy(slot->key, s, (size_t)n);
+    }
+    return slot;
 }
 
 /* The flags of the word s[0:n] in table (size slots, a power of two), 0 when it is in no set. */

@@ -60,19 +60,10 @@ matchable(const Scorer *self, const char *field, PyObject *word, const char *s, 
 static void
 table_put(Scorer *self, const char *s, Py_ssize_t n, int flag, int value)
 {
-    size_t h = hash_bytes(s, n) & (self->size - 1);
-    Slot *table = self->table;
-    while (table[h].len) {
-        if (table[h].len == n && memcmp(table[h].key, s, (size_t)n) == 0) {
-            break;
-        }
-        h = (h + 1) & (self->size - 1);
-    }
-    table[h].len = (uchar)n;
-    memcpy(table[h].key, s, (size_t)n);
-    table[h].flags |= (uchar)flag;
+    Slot *slot = table_add(self->table, self->size, NULL, s, n); /* sized for every word in __init__ */
+    slot->flags |= (uchar)flag;
     if (flag == LEXICON) {
-        table[h].value = (signed char)value;
+        slot->value = (signed char)value;
     }
 }
 
