@@ -141,6 +141,15 @@ def scored_elsewhere(
 
 def _in_pool(jobs: Iterator[Job], workers: int) -> Iterator[ChunkResult]:
     """Run jobs in a process pool, at most 2 per worker in flight (memory stays flat), results in order."""
+    pool = worker_pool(workers)
+    try:
+        yield from scored_elsewhere(pool.submit, jobs, 2 * workers)
+    finally:  # also on Ctrl-C, an error or an early close: drop what has not started, let the rest finish
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def worker_pool(workers: int) -> ProcessPoolExecutor:
+    """A process pool of ``workers`` whose workers take their signals from :func:`_worker_signals`."""
     import multiprocessing
     import threading
 
@@ -148,26 +157,25 @@ def _in_pool(jobs: Iterator[Job], workers: int) -> Iterator[ChunkResult]:
     # (Streamlit, Dask): there the fork server starts clean workers.
     method = "fork" if threading.active_count() == 1 and sys.platform == "linux" else "forkserver"
     context = multiprocessing.get_context(method if method in multiprocessing.get_all_start_methods() else "spawn")
-    pool = ProcessPoolExecutor(
+    return ProcessPoolExecutor(
         max_workers=workers, mp_context=context, initializer=_worker_signals, initargs=(os.getpid(),)
     )
-    try:
-        yield from scored_elsewhere(pool.submit, jobs, 2 * workers)
-    finally:  # also on Ctrl-C, an error or an early close: drop what has not started, let the rest finish
-        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _worker_signals(parent: int | None = None) -> None:
-    """Workers leave Ctrl-C to the parent, which stops the pool in order, and die with the parent.
+    """Workers leave Ctrl-C to the parent, which stops the pool in order, die on SIGTERM, and die with the parent.
 
     A worker that dies mid-write (Ctrl-C reaches the whole process group) leaves the pool's queues
-    half-written and the parent waiting forever; a finishing chunk costs a moment. SIGTERM keeps its
-    default: the pool's own terminate() of a broken pool sends it (the CLI turns SIGTERM into an orderly
-    stop of the pool). A worker also ends when ``parent`` (the process that made the pool) ends: a parent
-    killed outright (SIGKILL, the kernel's out-of-memory killer) runs no cleanup, and its workers would wait
-    on the pool's queue forever, keeping the fork server alive too (its children hold the server's lifeline).
+    half-written and the parent waiting forever; a finishing chunk costs a moment. SIGTERM is set back to
+    its default: the pool's own terminate() of a broken pool sends it, and a forked worker would otherwise
+    keep the CLI's handler (SIGTERM raising an exception), survive mid-chunk, take the next chunk and block
+    writing its result to a queue nobody reads while the pool waits for it to end. A worker also ends when
+    ``parent`` (the process that made the pool) ends: a parent killed outright (SIGKILL, the kernel's
+    out-of-memory killer) runs no cleanup, and its workers would wait on the pool's queue forever, keeping
+    the fork server alive too (its children hold the server's lifeline).
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     if parent is not None:
         _die_with(parent)
 

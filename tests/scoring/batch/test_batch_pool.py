@@ -6,7 +6,9 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import ClassVar
 
@@ -15,6 +17,7 @@ import pytest
 
 from scoring.batch import runner as batch
 from scoring.batch.runner import iter_scored, make_spec
+from scoring.cli.main import _sigterm_unwinds
 from scoring.io.columns import ColumnMap
 from tests.scoring.processes import cmdline, descendants, wait_until_gone
 
@@ -58,10 +61,41 @@ def test_workers_ignore_ctrl_c_and_leave_it_to_the_parent() -> None:
         assert pool.submit(os.getpid).result() == pid  # the same worker, alive and still working
 
 
+def _report_then_wait(path: str) -> None:
+    """In a worker: write this process's id to ``path``, then wait (for a signal) far longer than any test."""
+    Path(path + ".tmp").write_text(str(os.getpid()))
+    os.replace(path + ".tmp", path)
+    time.sleep(600)
+
+
+def test_a_worker_busy_with_a_chunk_dies_on_sigterm_under_the_clis_handler(tmp_path: Path) -> None:
+    """The pool's terminate() of a broken pool (a worker killed by the kernel) sends SIGTERM to the others.
+
+    The CLI turns SIGTERM into an exception and a forked worker inherits that handler: a worker busy with a
+    chunk sent the exception back as the chunk's result and took the next one, then blocked writing its
+    result to a queue nobody read while the pool waited for it to end (a CLI run hung in CI).
+    """
+    with _sigterm_unwinds():
+        pool = batch.worker_pool(1)
+        try:
+            started = tmp_path / "pid"
+            future = pool.submit(_report_then_wait, str(started))
+            deadline = time.monotonic() + 120
+            while not started.exists():
+                assert time.monotonic() < deadline and not future.done(), "the worker never started the job"
+                time.sleep(0.01)
+            os.kill(int(started.read_text()), signal.SIGTERM)
+            with pytest.raises(BrokenProcessPool):
+                future.result(timeout=120)
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
 _ORPHAN = """
 import sys, threading, time
 import pandas as pd
 from scoring.batch.runner import iter_scored, make_spec
+from scoring.cli.main import _sigterm_unwinds
 if sys.argv[1] == "forkserver":  # a thread makes the pool start its workers from a fork server
     threading.Thread(target=time.sleep, args=(600,), daemon=True).start()
 chunk = pd.DataFrame({"output": [f"Thanks, that helps a lot {i}!" for i in range(200)]})
