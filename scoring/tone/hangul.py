@@ -7,8 +7,12 @@ as scikit-learn's ``analyzer="char_wb"``) to the embedding; ``python -m tools.tr
 the NSMC sample and writes its n-gram weights to ``data/e5_hangul_ngrams.json`` (the SHA-256 of that file
 is in ``data/e5_head.json``).
 
-``ngram_score(text) = sum over the text's known n-grams g of tfidf(g) * weight(g)``, where
-``tfidf(g) = (1 + ln count(g)) * idf(g)``, normalised to unit length over the known n-grams.
+``ngram_score(text) = sum over the text's known n-grams g of tfidf(g) * weight(g) + sum of ratio(g)``, where
+``tfidf(g) = (1 + ln count(g)) * idf(g)``, normalised to unit length over the known n-grams, and ``ratio(g)`` is
+g's naive-Bayes log-count ratio (positive over negative reviews; Wang & Manning 2012), counted once per distinct
+n-gram. The head averages two separately fitted models, the ridge on the embedding and the TF-IDF n-grams, and
+the naive-Bayes sum, each standardised; the average is linear, so the file holds it folded into one weight
+and one ratio per n-gram.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ import hashlib
 import json
 import math
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 __all__ = ["NGRAM_PATH", "NGRAM_RANGE", "NgramWeights", "char_ngrams", "load_ngrams", "mostly_hangul"]
@@ -58,16 +62,19 @@ def char_ngrams(text: str) -> Counter[str]:
 
 @dataclass(frozen=True, slots=True)
 class NgramWeights:
-    """Each known n-gram's idf and weight; ``score`` is the head's n-gram term for one text."""
+    """Each known n-gram's idf, weight and naive-Bayes ratio; ``score`` is the head's n-gram term for one text."""
 
     idf: dict[str, float]
     weight: dict[str, float]
+    ratio: dict[str, float] = field(default_factory=dict)  # none: the TF-IDF term alone
 
     def score(self, text: str) -> float:
-        """``sum tfidf(g) * weight(g)`` over the known n-grams of ``text``, tfidf of unit length (0 if none)."""
-        terms = [((1.0 + math.log(c)) * self.idf[g], g) for g, c in char_ngrams(text).items() if g in self.idf]
+        """``sum tfidf(g) * weight(g)`` (tfidf of unit length) ``+ sum ratio(g)`` over the known n-grams of ``text``."""
+        known = [(g, c) for g, c in char_ngrams(text).items() if g in self.idf]
+        terms = [((1.0 + math.log(c)) * self.idf[g], g) for g, c in known]
         norm = math.sqrt(sum(v * v for v, _ in terms))
-        return sum(v * self.weight[g] for v, g in terms) / norm if norm else 0.0
+        tfidf = sum(v * self.weight[g] for v, g in terms) / norm if norm else 0.0
+        return tfidf + sum(self.ratio.get(g, 0.0) for g, _ in known)
 
 
 def load_ngrams(path: Path = NGRAM_PATH, *, sha256: str | None = None) -> NgramWeights:
@@ -77,6 +84,6 @@ def load_ngrams(path: Path = NGRAM_PATH, *, sha256: str | None = None) -> NgramW
         raise ValueError(f"{path}: SHA-256 must be {sha256} (recorded in e5_head.json); got {found}. Retrain the head.")
     data = json.loads(raw)
     grams = data["ngrams"]
-    if not isinstance(grams, dict) or any(not isinstance(v, list) or len(v) != 2 for v in grams.values()):
-        raise ValueError(f"{path}: ngrams must map each n-gram to [idf, weight]; got {type(grams).__name__}.")
-    return NgramWeights({g: float(v[0]) for g, v in grams.items()}, {g: float(v[1]) for g, v in grams.items()})
+    if not isinstance(grams, dict) or any(not isinstance(v, list) or len(v) != 3 for v in grams.values()):
+        raise ValueError(f"{path}: ngrams must map each n-gram to [idf, weight, ratio]; got {type(grams).__name__}.")
+    return NgramWeights(*({g: float(v[i]) for g, v in grams.items()} for i in range(3)))

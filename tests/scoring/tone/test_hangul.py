@@ -24,6 +24,8 @@ from tools.train_e5_tone import (
     _kernel_ridge,
     embeddings_needed,
     fit_hangul,
+    nb_ratios,
+    nb_scores,
     ngram_file,
     tfidf,
 )
@@ -53,6 +55,19 @@ def test_ngram_score_equals_the_training_tfidf_row() -> None:
     assert scorer.score("") == 0.0 and scorer.score("zzz") == weight[" "]  # only the padding space is known
 
 
+def test_ngram_score_adds_each_distinct_known_ngrams_ratio_once() -> None:
+    """The naive-Bayes term: a repeated n-gram counts once, an unknown one not at all, as in training."""
+    texts = ["최고 최고 최고", "최악 별로", "최고 별로", "최악 정말"]
+    counts = [char_ngrams(t) for t in texts]
+    idf = tfidf(counts)[1]
+    ratios = nb_ratios(counts, np.array([1, 0, 1, 0]), list(idf))
+    assert ratios["최고"] > 0 > ratios["최악"]  # in positive / negative reviews only
+    scorer = NgramWeights(idf, dict.fromkeys(idf, 0.0), ratios)
+    assert [scorer.score(t) for t in texts] == pytest.approx(nb_scores(counts, ratios), abs=1e-12)
+    assert scorer.score("최고") == pytest.approx(sum(ratios[g] for g in char_ngrams("최고")), abs=1e-12)
+    assert scorer.score("최고 최고") == pytest.approx(scorer.score("최고"), abs=1e-12)
+
+
 def test_shipped_ngrams_file_is_the_one_the_head_records() -> None:
     record = json.loads(HEAD_PATH.read_text(encoding="utf-8"))["hangul_head"]
     assert record["ngrams_file"] == NGRAM_PATH.name
@@ -69,7 +84,7 @@ def test_a_changed_ngrams_file_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="SHA-256 must be"):
         load_ngrams(changed, sha256=hashlib.sha256(NGRAM_PATH.read_bytes()).hexdigest())
     changed.write_text('{"ngrams": {"a": [1.0]}}')
-    with pytest.raises(ValueError, match=r"ngrams must map each n-gram to \[idf, weight\]"):
+    with pytest.raises(ValueError, match=r"ngrams must map each n-gram to \[idf, weight, ratio\]"):
         load_ngrams(changed)
 
 
@@ -92,10 +107,14 @@ def test_fit_hangul_ships_the_primal_form_of_its_dual_fit_deterministically() ->
     fit = fit_hangul(run)
     ds, x = run.sets["nsmc"], run.embeddings["nsmc"].astype(np.float64)
     y = ds.frame["target"].to_numpy(float)
-    matrix, _ = tfidf([char_ngrams(t) for t in ds.texts])
+    counts = [char_ngrams(t) for t in ds.texts]
+    matrix, idf = tfidf(counts)
     k = fit.scale**2 * x @ x.T + (matrix @ matrix.T).toarray()
     dual = _kernel_ridge(k, k, y, [fit.alpha])[0][0]
-    assert fit.raw(run.embeddings["nsmc"], ds.texts) / fit.gain == pytest.approx(dual, abs=1e-6)
+    nb = nb_scores(counts, nb_ratios(counts, ds.frame["label"].to_numpy(), list(idf)))
+    b = fit.blend
+    blend = ((dual - b["ridge_mean"]) / b["ridge_std"] + (nb - b["nb_mean"]) / b["nb_std"]) / 2
+    assert fit.raw(run.embeddings["nsmc"], ds.texts) == pytest.approx(fit.gain * blend + y.mean(), abs=1e-5)
     assert fit.rows.all() and fit.cv_pred.shape == (60,) and fit.gain > 0
     assert np.corrcoef(fit.cv_pred, y)[0, 1] > 0.5  # the n-grams carry the made-up sentiment out of fold
     assert ngram_file(fit_hangul(_made_up_training())) == ngram_file(fit)
