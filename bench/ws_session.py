@@ -59,7 +59,11 @@ async def _run(ws: websockets.ClientConnection, back: BackMsg) -> Run:
             elif what == "exception":
                 run.exception = element.exception.message
         elif kind == "script_finished":
-            return run
+            if msg.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+                return run
+            # A new server's first session: the run stops early and reruns once the app's navigation is known;
+            # what it sent so far (the file-based page list) is not this page.
+            run = Run()
 
 
 async def score_texts(url: str, texts: list[str]) -> tuple[list[str], list[float]]:

@@ -6,12 +6,14 @@ correctness and isolation, never timings. 30 more sessions speak the websocket p
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
 
-from bench.load import CHROMIUM, Session, run_measure, run_protocol
+from bench.load import CHROMIUM, Session, plan, run_measure, run_protocol
 from bench.server import streamlit_server
+from bench.ws_session import score_texts
 
 pytestmark = [pytest.mark.load, pytest.mark.browser]
 SESSIONS = 10
@@ -32,3 +34,12 @@ def test_ten_concurrent_sessions_each_see_their_own_scores() -> None:
     assert len(set(shown)) == len(shown)  # all different: a result shown in the wrong session would fail
     assert result["health"], "the health probe never got an answer during the run"
     assert (len(base), len(loaded)) == (2, 3 * SESSIONS * 2)  # 30 browserless sessions: every update answered
+
+
+def test_a_new_servers_first_session_without_a_browser_gets_its_score() -> None:
+    """The first session a server ever has runs the app twice (its run stops early once the navigation is
+    known); the protocol client waits for the real run instead of giving up without a text area."""
+    (session,) = plan(1, rounds=2, seed=3)
+    with streamlit_server() as server:
+        shown, latencies = asyncio.run(score_texts(server.url, session.texts))
+    assert shown == session.expected and len(latencies) == 2
