@@ -53,7 +53,7 @@ Method, all on the training sets only:
   scores. It is solved in its dual form (kernel ridge: 1,988 rows, 13,580 n-grams). Naive Bayes on the same
   n-grams (``nb_ratios``: the sum of the log-count ratios of a review's distinct n-grams) is fitted beside it,
   and the head is the equal average of the two, each standardised by the mean and deviation of its
-  out-of-fold predictions (``_hangul_blend``); ``gain`` spreads the average as the ratings spread around their
+  out-of-fold predictions (``_hangul_choose``); ``gain`` spreads the average as the ratings spread around their
   mean. Shipped in its primal form: 384 embedding weights in the head file, the n-grams' idf, weights and ratios in
   ``scoring/tone/data/e5_hangul_ngrams.json``, whose SHA-256 the head file records. NSMC ROC AUC, nested CV:
   0.820 with the plain head, 0.862 with the Hangul head on ``passage:`` embeddings, 0.866 on ``query:`` ones,
@@ -418,7 +418,7 @@ class HangulFit:
 
     def raw(self, embeddings: np.ndarray, texts: Sequence[str]) -> np.ndarray:
         """The head's output before the clip, as the engine computes it."""
-        weights = NgramWeights(*({g: v[i] for g, v in self.ngrams.items()} for i in range(3)))
+        weights = NgramWeights.from_table(self.ngrams)
         grams = np.array([weights.score(t) for t in texts])
         return (embeddings.astype(np.float64) @ self.coef + grams + self.intercept) * self.gain
 
@@ -439,6 +439,13 @@ def nb_scores(counts: Sequence[dict[str, int]], ratios: dict[str, float]) -> np.
     return np.array([sum(ratios.get(g, 0.0) for g in c) for c in counts])
 
 
+def _nb_out_of_fold(
+    counts: list[dict[str, int]], labels: np.ndarray, a: np.ndarray, b: np.ndarray, vocabulary: Sequence[str]
+) -> np.ndarray:
+    """Naive Bayes fitted on rows ``a`` (n-grams of ``vocabulary``), its scores of rows ``b``."""
+    return nb_scores([counts[i] for i in b], nb_ratios([counts[i] for i in a], labels[a], vocabulary))
+
+
 def _hangul_parts(
     x: np.ndarray, counts: list[dict[str, int]], y: np.ndarray, labels: np.ndarray, a: np.ndarray, b: np.ndarray,
     scale: float, alpha: float,
@@ -447,23 +454,7 @@ def _hangul_parts(
     ta, idf = tfidf([counts[i] for i in a])
     tb, _ = tfidf([counts[i] for i in b], idf)
     k, kb = scale**2 * x[a] @ x[a].T + (ta @ ta.T).toarray(), scale**2 * x[b] @ x[a].T + (tb @ ta.T).toarray()
-    ratios = nb_ratios([counts[i] for i in a], labels[a], list(idf))
-    return _kernel_ridge(k, kb, y[a], [alpha])[0][0], nb_scores([counts[i] for i in b], ratios)
-
-
-def _hangul_blend(
-    x: np.ndarray, counts: list[dict[str, int]], y: np.ndarray, labels: np.ndarray, fold: np.ndarray,
-    use: Sequence[int], scale: float, alpha: float,
-) -> dict[str, float]:  # fmt: skip
-    """The means and deviations of the two models' out-of-fold predictions over the folds ``use``."""
-    ridge, nb = np.empty(len(y)), np.empty(len(y))
-    for k in use:
-        a, b = np.where(np.isin(fold, [j for j in use if j != k]))[0], np.where(fold == k)[0]
-        ridge[b], nb[b] = _hangul_parts(x, counts, y, labels, a, b, scale, alpha)
-    inside = np.isin(fold, list(use))
-    r, n = ridge[inside], nb[inside]
-    return {"ridge_mean": _round(r.mean()), "ridge_std": _round(r.std()), "nb_mean": _round(n.mean()),
-            "nb_std": _round(n.std())}  # fmt: skip
+    return _kernel_ridge(k, kb, y[a], [alpha])[0][0], _nb_out_of_fold(counts, labels, a, b, list(idf))
 
 
 def _blended(ridge: np.ndarray, nb: np.ndarray, blend: dict[str, float]) -> np.ndarray:
@@ -472,21 +463,30 @@ def _blended(ridge: np.ndarray, nb: np.ndarray, blend: dict[str, float]) -> np.n
 
 
 def _hangul_choose(
-    x: np.ndarray, counts: list[dict[str, int]], y: np.ndarray, fold: np.ndarray, use: Sequence[int]
-) -> tuple[float, float]:
-    """The ridge's (scale, alpha) of least squared error in cross-validation over the folds ``use``."""
+    x: np.ndarray, counts: list[dict[str, int]], y: np.ndarray, labels: np.ndarray, fold: np.ndarray,
+    use: Sequence[int],
+) -> tuple[float, float, dict[str, float]]:  # fmt: skip
+    """The ridge's (scale, alpha) of least squared error in cross-validation over the folds ``use``, and the
+    blend: the means and deviations of that ridge's and naive Bayes' out-of-fold predictions there."""
     errors = np.zeros((len(HANGUL_SCALES), len(ALPHAS)))
+    ridge, nb = np.empty((len(HANGUL_SCALES), len(ALPHAS), len(y))), np.empty(len(y))
     for k in use:
         a = np.where(np.isin(fold, [j for j in use if j != k]))[0]
         b = np.where(fold == k)[0]
         ta, idf = tfidf([counts[i] for i in a])
         tb, _ = tfidf([counts[i] for i in b], idf)
+        nb[b] = _nb_out_of_fold(counts, labels, a, b, list(idf))
         e, eb, t, tb2 = x[a] @ x[a].T, x[b] @ x[a].T, (ta @ ta.T).toarray(), (tb @ ta.T).toarray()
         for s, scale in enumerate(HANGUL_SCALES):
             preds, _, _ = _kernel_ridge(scale**2 * e + t, scale**2 * eb + tb2, y[a], ALPHAS)
             errors[s] += [float(((y[b] - p) ** 2).sum()) for p in preds]
+            ridge[s][:, b] = preds
     s, a_ = np.unravel_index(int(np.argmin(errors)), errors.shape)
-    return HANGUL_SCALES[int(s)], ALPHAS[int(a_)]
+    inside = np.isin(fold, list(use))
+    r, n = ridge[s, a_][inside], nb[inside]
+    blend = {"ridge_mean": _round(r.mean()), "ridge_std": _round(r.std()), "nb_mean": _round(n.mean()),
+             "nb_std": _round(n.std())}  # fmt: skip
+    return HANGUL_SCALES[int(s)], ALPHAS[int(a_)], blend
 
 
 def fit_hangul(run: Training) -> HangulFit:
@@ -504,13 +504,11 @@ def fit_hangul(run: Training) -> HangulFit:
         blended, choices = np.empty(len(y)), []
         for k in range(FOLDS):
             use = [j for j in range(FOLDS) if j != k]
-            scale, alpha = _hangul_choose(x, counts, y, fold, use)
+            scale, alpha, blend = _hangul_choose(x, counts, y, labels, fold, use)
             choices.append((scale, alpha))
             a, b = np.where(fold != k)[0], np.where(fold == k)[0]
-            ridge, nb = _hangul_parts(x, counts, y, labels, a, b, scale, alpha)
-            blended[b] = _blended(ridge, nb, _hangul_blend(x, counts, y, labels, fold, use, scale, alpha))
-        scale, alpha = _hangul_choose(x, counts, y, fold, range(FOLDS))
-        blend = _hangul_blend(x, counts, y, labels, fold, range(FOLDS), scale, alpha)
+            blended[b] = _blended(*_hangul_parts(x, counts, y, labels, a, b, scale, alpha), blend)
+        scale, alpha, blend = _hangul_choose(x, counts, y, labels, fold, range(FOLDS))
         t, idf = tfidf(counts)
         k_ = scale**2 * x @ x.T + (t @ t.T).toarray()
         _, values, vectors = _kernel_ridge(k_, k_[:1], y, [alpha])

@@ -21,6 +21,7 @@ import hashlib
 import json
 import math
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -68,6 +69,11 @@ class NgramWeights:
     weight: dict[str, float]
     ratio: dict[str, float] = field(default_factory=dict)  # none: the TF-IDF term alone
 
+    @classmethod
+    def from_table(cls, table: Mapping[str, Sequence[float]]) -> NgramWeights:
+        """The weights of ``{n-gram: [idf, weight, ratio]}``, the n-gram file's ``ngrams``."""
+        return cls(*({g: float(v[i]) for g, v in table.items()} for i in range(3)))
+
     def score(self, text: str) -> float:
         """``sum tfidf(g) * weight(g)`` (tfidf of unit length) ``+ sum ratio(g)`` over the known n-grams of ``text``."""
         known = [(g, c) for g, c in char_ngrams(text).items() if g in self.idf]
@@ -86,4 +92,4 @@ def load_ngrams(path: Path = NGRAM_PATH, *, sha256: str | None = None) -> NgramW
     grams = data["ngrams"]
     if not isinstance(grams, dict) or any(not isinstance(v, list) or len(v) != 3 for v in grams.values()):
         raise ValueError(f"{path}: ngrams must map each n-gram to [idf, weight, ratio]; got {type(grams).__name__}.")
-    return NgramWeights(*({g: float(v[i]) for g, v in grams.items()} for i in range(3)))
+    return NgramWeights.from_table(grams)
