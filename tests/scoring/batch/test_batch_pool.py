@@ -95,7 +95,6 @@ _ORPHAN = """
 import sys, threading, time
 import pandas as pd
 from scoring.batch.runner import iter_scored, make_spec
-from scoring.cli.main import _sigterm_unwinds
 if sys.argv[1] == "forkserver":  # a thread makes the pool start its workers from a fork server
     threading.Thread(target=time.sleep, args=(600,), daemon=True).start()
 chunk = pd.DataFrame({"output": [f"Thanks, that helps a lot {i}!" for i in range(200)]})
