@@ -278,6 +278,8 @@ def _drain(
             for frame in (chunk.skipped, chunk.errors):
                 if not frame.empty and sum(map(len, notes)) < 20:
                     notes.append(frame.head(20))
+            _raise_pending()
+        _raise_pending()  # before the file is renamed into place
     finally:  # also on Ctrl-C: a Parquet writer left open prints a traceback when collected after its file
         if sink is not None:
             sink.close()
@@ -467,23 +469,46 @@ def _verdict(summary: pd.DataFrame, under: Limits, over: Limits, out: TextIO) ->
     return 1 if failed else 0
 
 
+_PENDING: list[type[BaseException]] = []  # the stop signals that arrived while the run lasts (_sigterm_unwinds)
+
+
 def _terminate(signum: int, frame: FrameType | None) -> None:
-    raise Terminated
+    """SIGTERM raises :class:`Terminated`, Ctrl-C KeyboardInterrupt; each is also kept for :func:`_raise_pending`."""
+    stop = KeyboardInterrupt if signum == signal.SIGINT else Terminated
+    _PENDING.append(stop)
+    raise stop
+
+
+def _raise_pending() -> None:
+    """Raise the Ctrl-C or SIGTERM that arrived during the run, had library code swallowed it where it was raised.
+
+    A signal's exception is raised in whatever Python code runs next, and C code that clears any error it meets
+    (a look-up in a compiled library, say) can drop it: the run would go on and finish as if never stopped.
+    """
+    if _PENDING:
+        raise _PENDING[0]
 
 
 @contextlib.contextmanager
 def _sigterm_unwinds() -> Iterator[None]:
-    """While the run lasts, SIGTERM raises :class:`Terminated` in the main thread (elsewhere, nothing changes)."""
+    """While the run lasts, SIGTERM raises :class:`Terminated` in the main thread (elsewhere, nothing changes), and
+    SIGTERM and Ctrl-C (unless ignored) are remembered for :func:`_raise_pending`."""
     import threading
 
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGTERM, _terminate)
+    _PENDING.clear()
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
+    signal.signal(signal.SIGTERM, _terminate)
+    if previous[signal.SIGINT] is signal.default_int_handler:  # an ignored Ctrl-C (nohup) stays ignored
+        signal.signal(signal.SIGINT, _terminate)
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        _PENDING.clear()
 
 
 def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: TextIO | None = None) -> int:
