@@ -5,7 +5,9 @@ Both sides are run-shaped tables (:func:`scoring.runs.rows_frame`, :meth:`scorin
 Rows are paired on their input text when both runs answered the same inputs (each input once per run and
 at least 80% matched, as the A/B comparison requires); otherwise the test is unpaired and the row
 deltas match rows by number. A scorer *regressed* when the candidate is significantly worse (p < 0.05),
-where worse means lower, or higher for a lower-is-better scorer (toxicity).
+where worse means lower, or higher for a lower-is-better scorer (toxicity). Beside the scores, the measures
+of :data:`scoring.registry.MEASURES` (warmth: the tone scorer's average sentiment) are compared the same way,
+under their names, when both runs have their column.
 """
 
 from __future__ import annotations
@@ -18,9 +20,17 @@ import numpy as np
 import pandas as pd
 
 from scoring.batch.compare import Comparison, compare_groups
-from scoring.registry import SCORER_INFO, scorer_info
+from scoring.registry import MEASURES, SCORER_INFO, find_measure, scorer_info
 
-__all__ = ["RunComparison", "ScorerVerdict", "compare_runs", "item_deltas", "paired_on_input", "scorers_of"]
+__all__ = [
+    "RunComparison",
+    "ScorerVerdict",
+    "compare_runs",
+    "item_deltas",
+    "measures_of",
+    "paired_on_input",
+    "scorers_of",
+]
 
 PAIRED_SHARE = 0.8
 _STATUS_WORD = {"worse": "REGRESSION", "better": "improved", "same": "no significant change",
@@ -92,6 +102,15 @@ def scorers_of(rows: pd.DataFrame) -> list[str]:
     return [str(c) for c in rows.columns if str(c) in ids]
 
 
+def measures_of(rows: pd.DataFrame) -> list[str]:
+    """The names of the measures (:data:`scoring.registry.MEASURES`) whose column ``rows`` has with a value."""
+    return [
+        m.name
+        for m in MEASURES
+        if m.column in rows.columns and pd.to_numeric(rows[m.column], errors="coerce").notna().any()
+    ]
+
+
 def paired_on_input(baseline: pd.DataFrame, candidate: pd.DataFrame) -> bool:
     """Whether the two runs answered the same inputs: each input once per run, at least 80% matched."""
     sides = [
@@ -115,14 +134,18 @@ def compare_runs(
     if labels[0] == labels[1]:
         raise ValueError(f"labels must name the two runs apart; got {labels!r}.")
     both = [s for s in scorers_of(candidate) if s in scorers_of(baseline)]
+    both += [m for m in measures_of(candidate) if m in measures_of(baseline)]
     wanted = list(scorers) if scorers is not None else both
-    missing = tuple(s for s in dict.fromkeys([*scorers_of(baseline), *scorers_of(candidate), *wanted]) if s not in both)
+    named = [*scorers_of(baseline), *scorers_of(candidate), *wanted]
+    missing = tuple(s for s in dict.fromkeys(named) if s not in both)
     pair_on = "input" if paired_on_input(baseline, candidate) else None
     verdicts = []
     for scorer in (s for s in wanted if s in both):
+        measure = find_measure(scorer)
+        column = measure.column if measure is not None else scorer
         stacked = pd.concat(
             [
-                frame[["input", scorer]].assign(run=label)
+                frame[["input", column]].rename(columns={column: scorer}).assign(run=label)
                 for frame, label in ((baseline, labels[0]), (candidate, labels[1]))
             ],
             ignore_index=True,
@@ -130,7 +153,8 @@ def compare_runs(
         comparison = compare_groups(
             stacked, score=scorer, group="run", a=labels[0], b=labels[1], pair_on=pair_on, seed=seed
         )
-        verdicts.append(ScorerVerdict(scorer, comparison, scorer_info(scorer).lower_is_better))
+        lower = measure.lower_is_better if measure is not None else scorer_info(scorer).lower_is_better
+        verdicts.append(ScorerVerdict(scorer, comparison, lower))
     return RunComparison(labels[0], labels[1], tuple(verdicts), missing)
 
 

@@ -1,0 +1,21 @@
+"""Courtesy: how courteous a reply is toward the person it answers, per sentence and whole, from a learned e5 head."""
+
+from scoring.courtesy.scorer import (
+    DEFAULT_THRESHOLD,
+    ENGINES,
+    METRICS,
+    SCORER_ID,
+    SPEED,
+    CourtesyScorer,
+    create_courtesy_scorer,
+)
+
+__all__ = [
+    "DEFAULT_THRESHOLD",
+    "ENGINES",
+    "METRICS",
+    "SCORER_ID",
+    "SPEED",
+    "CourtesyScorer",
+    "create_courtesy_scorer",
+]
