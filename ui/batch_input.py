@@ -187,8 +187,13 @@ def run_options(loaded: Loaded, available: list[str] | None = None) -> RunOption
     _how(ref_col, guess, "ground_truth", reference)
     scorers = st.pills(
         "Scorers", available, key="batch.scorers", selection_mode="multi", format_func=lambda s: scorer_info(s).label,
-        default=[s for s in available if s != TOXICITY.short_name],
+        default=[s for s in available if s != TOXICITY.short_name and not _slow(s)],
     )  # fmt: skip
+    for name in scorers or ():
+        info = scorer_info(name)
+        if _slow(name) and (speed := info.speed_notes.get(info.batch_engine or "")):
+            st.caption(f"{info.label} embeds each distinct reply and sentence with e5: {speed}. Progress is shown as "
+                       "rows finish.")  # fmt: skip
     engine_col, mode_col = st.columns([1, 2])
     engine = engine_col.radio("Sentiment engine", list(TONE.engines), key="batch.engine", horizontal=True,
                               format_func=TONE.engines.get)  # fmt: skip
@@ -207,6 +212,12 @@ def run_options(loaded: Loaded, available: list[str] | None = None) -> RunOption
         tone_text if ref_mode == "text" else None,
     )  # fmt: skip
     return _toxicity_options(options) if TOXICITY.short_name in options.scorers else options
+
+
+def _slow(name: str) -> bool:
+    """Whether the scorer's batch engine is slow (e5 embeds every sentence): not chosen for a file unasked."""
+    info = scorer_info(name)
+    return info.batch_engine in info.slow_engines
 
 
 def plan(loaded: Loaded, options: RunOptions) -> BatchSpec | None:
