@@ -166,13 +166,15 @@ def item_deltas(baseline: pd.DataFrame, candidate: pd.DataFrame, scorer: str) ->
     delta, negated when higher is better; NaN when a side has no score), changed (the output or the
     score differs, or a side is missing).
     """
+    measure = find_measure(scorer)
+    column = measure.column if measure is not None else scorer  # a measure (warmth) reads its scorer's column
     for side, frame in (("baseline", baseline), ("candidate", candidate)):
-        if scorer not in frame.columns:
+        if column not in frame.columns:
             raise ValueError(f"the {side} run has no {scorer!r} scores; it has {scorers_of(frame)}.")
     key = "input" if paired_on_input(baseline, candidate) else "row"
-    keep = ["row", "input", "output", scorer]
-    left = baseline[keep].rename(columns={"row": "row_a", "output": "output_a", scorer: "score_a"})
-    right = candidate[keep].rename(columns={"row": "row_b", "output": "output_b", scorer: "score_b"})
+    keep = ["row", "input", "output", column]
+    left = baseline[keep].rename(columns={"row": "row_a", "output": "output_a", column: "score_a"})
+    right = candidate[keep].rename(columns={"row": "row_b", "output": "output_b", column: "score_b"})
     if key == "input":
         left, right = left.dropna(subset=["input"]), right.dropna(subset=["input"])
         merged = left.merge(right, on="input", how="outer")
@@ -182,7 +184,8 @@ def item_deltas(baseline: pd.DataFrame, candidate: pd.DataFrame, scorer: str) ->
     a = pd.to_numeric(merged["score_a"], errors="coerce")
     b = pd.to_numeric(merged["score_b"], errors="coerce")
     merged["delta"] = b - a
-    merged["regression"] = merged["delta"] if scorer_info(scorer).lower_is_better else -merged["delta"]
+    lower_is_better = measure.lower_is_better if measure is not None else scorer_info(scorer).lower_is_better
+    merged["regression"] = merged["delta"] if lower_is_better else -merged["delta"]
     same_output = merged["output_a"].fillna("\0none") == merged["output_b"].fillna("\0none")
     same_score = np.isclose(a.fillna(-1.0), b.fillna(-1.0), rtol=0.0, atol=1e-12) & (a.isna() == b.isna())
     merged["changed"] = ~(same_output & same_score) | merged["row_a"].isna() | merged["row_b"].isna()

@@ -149,3 +149,10 @@ def test_a_less_courteous_run_is_called_curter_in_words() -> None:
     )  # fmt: skip
     assert comparison.regressions == ["courtesy-scorer"]
     assert comparison.verdicts[0].comparison.verdict.startswith("v2 is curter (less courteous) than v1: v2 minus v1")
+
+
+def test_row_deltas_of_warmth_read_the_tone_scorers_average_sentiment() -> None:
+    base = _rows([0.9, 0.9, 0.9]).assign(**{"tone-scorer.avgSentiment": [0.5, 0.4, 0.3]})
+    colder = _rows([0.9, 0.9, 0.9]).assign(**{"tone-scorer.avgSentiment": [0.5, -0.4, 0.3]})
+    deltas = item_deltas(base, colder, "warmth")
+    assert deltas["row_b"].iloc[0] == 2 and deltas["regression"].iloc[0] == pytest.approx(0.8)
