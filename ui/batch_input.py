@@ -192,8 +192,8 @@ def run_options(loaded: Loaded, available: list[str] | None = None) -> RunOption
     for name in scorers or ():
         info = scorer_info(name)
         if _slow(name) and (speed := info.speed_notes.get(info.batch_engine or "")):
-            st.caption(f"{info.label} embeds each distinct reply and sentence with e5: {speed}. Progress is shown as "
-                       "rows finish.")  # fmt: skip
+            st.caption(f"{info.label} uses e5, far slower than the lexicons: {speed}. Progress is shown as rows "
+                       "finish.")  # fmt: skip
     engine_col, mode_col = st.columns([1, 2])
     engine = engine_col.radio("Sentiment engine", list(TONE.engines), key="batch.engine", horizontal=True,
                               format_func=TONE.engines.get)  # fmt: skip
