@@ -56,8 +56,8 @@ examples:
                                           # the LLM judge (also --judge-model M, --judge-base-url URL)
   python -m scoring evaluate replies.csv --save --name nightly       # keep the run (python -m scoring runs list)
   python -m scoring evaluate candidate.csv --baseline nightly --fail-on-regression   # gate CI on a saved run
-  python -m scoring evaluate candidate.csv --scorers tone,courtesy --baseline nightly --fail-on-regression \
-      --gate courtesy,warmth   # fail only when replies got curter or colder
+  # fail only when the replies got curter or colder:
+  python -m scoring evaluate new.csv --scorers tone,courtesy --baseline v1 --fail-on-regression --gate courtesy,warmth
 
 Output keeps every input column unchanged and adds, per scorer, a column named by its id (tone-scorer,
 content-similarity-scorer, toxicity-scorer) holding the score and <id>.<metric> columns. Columns are
