@@ -129,6 +129,9 @@ class CourtesyScorer:
 
         Every distinct reply and sentence is embedded once; ``on_row(done)`` is called every ``PIECE_ROWS`` rows.
         """
+        for name, given in (("inputs", inputs), ("ground_truths", ground_truths)):
+            if given is not None and len(given) != len(outputs):
+                raise ValueError(f"{name} must have one entry per output ({len(outputs)}); got {len(given)}.")
         split = get_sentence_texts(self.splitter)
         n = len(outputs)
         columns: Columns = {"score": [math.nan] * n, **{k: [math.nan] * n for k in METRICS}, "error": [""] * n}
