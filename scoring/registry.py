@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
+from scoring.errors import InputError
 from scoring.result import BatchScorer
 from scoring.similarity import scorer as similarity
 from scoring.tone import scorer as tone
@@ -164,11 +165,11 @@ def scorer_info(name: object) -> ScorerInfo:
     if (info := find_scorer(name)) is not None:
         return info
     shorts, ids = [i.short_name for i in SCORER_INFO], [i.id for i in SCORER_INFO]
-    raise ValueError(f"scorers must be among {sorted(shorts)} or their ids {sorted(ids)}; got {name!r}.")
+    raise InputError(f"scorers must be among {sorted(shorts)} or their ids {sorted(ids)}; got {name!r}.")
 
 
 def get_scorer(name: str, **options: object) -> BatchScorer:
     """Build the scorer called ``name`` (short name or Mastra id) with ``options``."""
     if not isinstance(name, str) or name not in SCORERS:
-        raise ValueError(f"scorer must be one of {sorted(SCORERS)}; got {name!r}.")
+        raise InputError(f"scorer must be one of {sorted(SCORERS)}; got {name!r}.")
     return SCORERS[name](**options)

@@ -17,11 +17,11 @@ import ui
 from scoring.batch.compare import stack_files
 from scoring.batch.rows import BatchSpec, make_spec
 from scoring.batch.runner import evaluate, retry_errors
+from scoring.errors import ScoringError
 from scoring.io.columns import HOW, ColumnGuess, ColumnMap, guess_columns
 from scoring.io.loaders import read_table, require_rows
 from scoring.limits import check_row_count, check_upload_size, get_limits
 from scoring.registry import SCORER_INFO, TONE, TOXICITY, scorer_info
-from scoring.text.embeddings import EncoderUnavailable
 from scoring.toxicity.judge.access import JudgeAccess
 from ui.markdown import escape_markdown
 
@@ -222,7 +222,7 @@ def plan(loaded: Loaded, options: RunOptions) -> BatchSpec | None:
     try:
         spec = make_spec(list(loaded.table.columns), scorers=list(options.scorers), column_map=options.columns,
                          reference_tone=options.reference_tone, engine=options.engine)  # fmt: skip
-    except ValueError as exc:
+    except ScoringError as exc:
         st.error(escape_markdown(str(exc)), icon=":material/error:")
         return None
     st.caption(f"**Will score** {plan_text(spec)}", help="Tone and similarity read the reference column exactly as "
@@ -290,7 +290,7 @@ def _with_progress(label: str, rows: int, run: Any) -> Any:
 
         try:
             result = run(progress)
-        except (ValueError, TypeError, OSError, EncoderUnavailable):
+        except ScoringError:
             status.update(label="Not scored: see the message below", state="error", expanded=False)
             raise
         failed = f"; {len(result.errors):,} failed (see below)" if len(result.errors) else ""

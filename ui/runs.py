@@ -16,13 +16,12 @@ import streamlit as st
 
 import ui
 from scoring.charts import run_trend_figure
+from scoring.errors import ScoringError
 from scoring.runs import (
     DB_ENV,
     JudgeCache,
     RunInfo,
     RunStore,
-    RunStoreError,
-    UnknownRunError,
     compare_runs,
     default_url,
     item_deltas,
@@ -55,7 +54,7 @@ def guard(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     """Call ``fn``; on a store problem or bad input show the message (no traceback) and return None."""
     try:
         return fn(*args, **kwargs)
-    except (RunStoreError, UnknownRunError, ValueError, TypeError, OSError) as exc:
+    except ScoringError as exc:
         st.error(escape_markdown(str(exc)))
         return None
 
@@ -65,7 +64,7 @@ def judge_cache() -> JudgeCache | None:
     try:
         store().list_runs(limit=1)  # opens (or creates) the store now, not inside the judge's rows
         return JudgeCache(store())
-    except (RunStoreError, ValueError) as exc:
+    except ScoringError as exc:
         st.warning(f"The judge cache is off: {escape_markdown(str(exc))}", icon=":material/database:")
         return None
 
@@ -106,7 +105,7 @@ def store_url_label() -> str:
     """Where the runs are kept, for a caption (the SQLite file, or the database URL without its password)."""
     try:
         return f"**{escape_markdown(store().location)}**"
-    except (RunStoreError, ValueError) as exc:
+    except ScoringError as exc:
         return f"an unusable store ({escape_markdown(str(exc))})"
 
 

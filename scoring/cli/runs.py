@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from scoring.batch.rows import BatchSpec, ChunkResult, uses_judge
+from scoring.errors import InputError
 from scoring.registry import SCORER_INFO
 
 if TYPE_CHECKING:  # the store's modules (SQLAlchemy, SciPy) load only when a command uses them
@@ -69,16 +70,16 @@ class History:
         from scoring.runs.record import check_name
 
         if args.name is not None and not args.save:
-            raise ValueError("--name names a saved run: add --save.")
+            raise InputError("--name names a saved run: add --save.")
         if args.fail_on_regression and args.baseline is None:
-            raise ValueError("--fail-on-regression needs --baseline RUN (the run to compare with).")
+            raise InputError("--fail-on-regression needs --baseline RUN (the run to compare with).")
         history = cls(args)
         if args.save:
             stem = Path(args.file).stem
             try:
                 history.name = check_name(args.name if args.name is not None else stem)
             except ValueError as exc:
-                raise ValueError(
+                raise InputError(
                     f"--name: {exc}" if args.name is not None else f"{exc} Give one with --name."
                 ) from None
         needs_cache = uses_judge(spec) and not args.no_cache
@@ -199,7 +200,7 @@ def run_command(args: argparse.Namespace, out: TextIO) -> int:
             _show(store, args.run, out)
         elif args.verb == "compare":
             if args.top < 0:
-                raise ValueError(f"--top must be 0 or more; got {args.top}.")
+                raise InputError(f"--top must be 0 or more; got {args.top}.")
             _compare(store, args.run_a, args.run_b, args.top, out)
         else:
             info = store.delete(args.run)
@@ -265,7 +266,7 @@ def _compare(store: RunStore, ref_a: str, ref_b: str, top: int, out: TextIO) -> 
 
     a, b = store.resolve(ref_a), store.resolve(ref_b)
     if a.id == b.id:
-        raise ValueError(f"RUN_A and RUN_B are the same run ({a.label}); name two different runs.")
+        raise InputError(f"RUN_A and RUN_B are the same run ({a.label}); name two different runs.")
     rows_a, rows_b = store.rows(a.id), store.rows(b.id)
     comparison = compare_runs(rows_a, rows_b, labels=(a.label, b.label))
     out.write(f"{b.label} against {a.label}: {_pairing(comparison)}\n")

@@ -30,6 +30,8 @@ from typing import Literal
 
 import pandas as pd
 
+from scoring.errors import InputError
+
 __all__ = ["HOW", "ROLE_LABELS", "ColumnGuess", "ColumnMap", "RoleGuess", "guess_columns", "looks_like"]
 
 Role = Literal["output", "input", "ground_truth"]
@@ -89,7 +91,7 @@ class ColumnGuess:
     def role(self, name: str) -> RoleGuess:
         """The guess for ``name`` ("output", "input" or "ground_truth")."""
         if name not in ROLE_LABELS:
-            raise ValueError(f"role must be one of {sorted(ROLE_LABELS)}; got {name!r}.")
+            raise InputError(f"role must be one of {sorted(ROLE_LABELS)}; got {name!r}.")
         guess: RoleGuess = getattr(self, name)
         return guess
 

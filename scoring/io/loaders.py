@@ -28,6 +28,7 @@ from typing import IO
 
 import pandas as pd
 
+from scoring.errors import InputError, InputTypeError
 from scoring.io.budget import FileRefused, ReadBudget
 from scoring.io.encodings import decode_line, display_name, mixed_lines
 from scoring.io.excel import read_workbook
@@ -53,8 +54,8 @@ _KEEP = 12  # cells named in a message
 MAX_JSON_DEPTH = 64
 
 
-def _fail(name: str, problem: str) -> ValueError:
-    return ValueError(f"{name}: {problem}. Accepted: {ACCEPTED}.")
+def _fail(name: str, problem: str) -> InputError:
+    return InputError(f"{name}: {problem}. Accepted: {ACCEPTED}.")
 
 
 def _sniff_format(name: str, head: bytes) -> str:
@@ -247,7 +248,7 @@ def _depth(value: object) -> int:
     return deepest
 
 
-def _too_deep(name: str, where: str) -> ValueError:
+def _too_deep(name: str, where: str) -> InputError:
     return _fail(name, f"{where} nests lists or objects more than {MAX_JSON_DEPTH} levels deep; a table cell holds "
                        f"at most {MAX_JSON_DEPTH}")  # fmt: skip
 
@@ -362,7 +363,7 @@ def read_table(source: Source, *, filename: str | None = None) -> pd.DataFrame:
         return next(_frames(filename or "uploaded file", io.BytesIO(bytes(source)), None))
     read = getattr(source, "read", None)
     if not callable(read):
-        raise TypeError(f"source must be a path, bytes or a binary file object; got {type(source).__name__}.")
+        raise InputTypeError(f"source must be a path, bytes or a binary file object; got {type(source).__name__}.")
     data = read()
     data = data.encode("utf-8") if isinstance(data, str) else bytes(data)
     return next(_frames(filename or str(getattr(source, "name", "uploaded file")), io.BytesIO(data), None))
@@ -371,13 +372,13 @@ def read_table(source: Source, *, filename: str | None = None) -> pd.DataFrame:
 def require_rows(rows: int, source: str) -> None:
     """Raise a ValueError naming ``source`` when it has no data rows (else a run "scores" nothing and looks done).
 
-    >>> require_rows(0, "replies.csv")
+    >>> require_rows(0, "replies.csv")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: replies.csv has no data rows to score (only a header?): add rows of responses below the header.
+    scoring.errors.InputError: replies.csv has no data rows to score (only a header?): add rows of ... below the header.
     """
     if rows == 0:
-        raise ValueError(
+        raise InputError(
             f"{source} has no data rows to score (only a header?): add rows of responses below the header."
         )
 
@@ -405,7 +406,7 @@ def iter_table_chunks(path: str | os.PathLike[str], chunksize: int = 50_000) -> 
     The index runs on across chunks (0, 1, ... over the whole file). Errors are as :func:`read_table`'s.
     """
     if not isinstance(chunksize, int) or isinstance(chunksize, bool) or chunksize < 1:
-        raise ValueError(f"chunksize must be a positive integer; got {chunksize!r}.")
+        raise InputError(f"chunksize must be a positive integer; got {chunksize!r}.")
     file = _existing(path)
     offset = 0
     with file.open("rb") as f:

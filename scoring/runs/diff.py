@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from scoring.batch.compare import Comparison, compare_groups
+from scoring.errors import InputError
 from scoring.registry import SCORER_INFO, scorer_info
 
 __all__ = ["RunComparison", "ScorerVerdict", "compare_runs", "item_deltas", "paired_on_input", "scorers_of"]
@@ -113,7 +114,7 @@ def compare_runs(
 ) -> RunComparison:
     """Compare ``candidate`` with ``baseline`` on each scorer both have (or ``scorers``)."""
     if labels[0] == labels[1]:
-        raise ValueError(f"labels must name the two runs apart; got {labels!r}.")
+        raise InputError(f"labels must name the two runs apart; got {labels!r}.")
     both = [s for s in scorers_of(candidate) if s in scorers_of(baseline)]
     wanted = list(scorers) if scorers is not None else both
     missing = tuple(s for s in dict.fromkeys([*scorers_of(baseline), *scorers_of(candidate), *wanted]) if s not in both)
@@ -144,7 +145,7 @@ def item_deltas(baseline: pd.DataFrame, candidate: pd.DataFrame, scorer: str) ->
     """
     for side, frame in (("baseline", baseline), ("candidate", candidate)):
         if scorer not in frame.columns:
-            raise ValueError(f"the {side} run has no {scorer!r} scores; it has {scorers_of(frame)}.")
+            raise InputError(f"the {side} run has no {scorer!r} scores; it has {scorers_of(frame)}.")
     key = "input" if paired_on_input(baseline, candidate) else "row"
     keep = ["row", "input", "output", scorer]
     left = baseline[keep].rename(columns={"row": "row_a", "output": "output_a", scorer: "score_a"})

@@ -29,6 +29,7 @@ from types import ModuleType
 from typing import Any
 
 from scoring import native
+from scoring.errors import InputError, InputTypeError
 
 __all__ = [
     "ENGINE_LANGUAGES",
@@ -240,7 +241,7 @@ def detect_language(text: str) -> LanguageGuess | None:
     True
     """
     if not isinstance(text, str):
-        raise TypeError(f"text must be a string; got {type(text).__name__}.")
+        raise InputTypeError(f"text must be a string; got {type(text).__name__}.")
     decision = _core_decision(text)
     if decision == _NO_LETTERS:
         return None
@@ -291,7 +292,7 @@ def coverage_warning(text: str, engine: str, *, field: str = "output") -> str | 
     output looks like French (fr, ...); the e5 engine was validated on English, Japanese, Korean, Chinese only, ...
     """
     if engine not in ENGINE_LANGUAGES:
-        raise ValueError(f"engine must be one of {sorted(ENGINE_LANGUAGES)}; got {engine!r}.")
+        raise InputError(f"engine must be one of {sorted(ENGINE_LANGUAGES)}; got {engine!r}.")
     guess = detect_language(text[:MAX_CHARS])  # the same guess (only these are read); a bounded cache key
     if is_english(guess) or guess is None or guess.code in ENGINE_LANGUAGES[engine]:
         return None

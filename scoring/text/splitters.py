@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from types import ModuleType
 
 from scoring import native
+from scoring.errors import InputError
 
 __all__ = ["SPLITTERS", "Span", "get_sentence_texts", "get_splitter", "has_words", "split_mastra", "split_smart"]
 
@@ -258,7 +259,7 @@ SPLITTERS: dict[str, Callable[[str], list[Span]]] = {"smart": split_smart, "mast
 def get_splitter(name: str) -> Callable[[str], list[Span]]:
     """Return the splitter called ``name`` ("smart" or "mastra")."""
     if not isinstance(name, str) or name not in SPLITTERS:
-        raise ValueError(f"splitter must be one of {sorted(SPLITTERS)}; got {name!r}.")
+        raise InputError(f"splitter must be one of {sorted(SPLITTERS)}; got {name!r}.")
     return SPLITTERS[name]
 
 

@@ -40,6 +40,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from scoring.errors import InputError
 from scoring.text.embeddings import CACHED_CHARS, PREFIXES, embed, require_encoder
 from scoring.tone.hangul import NgramWeights, load_ngrams, mostly_hangul
 from scoring.tone.lexicons import lexicon_scores
@@ -189,7 +190,7 @@ class E5Head:
     def raw(self, vectors: npt.NDArray[np.float32], texts: Sequence[str]) -> npt.NDArray[np.float64]:
         """The polarity of each row (the embedding of ``texts``) before the clip to [-1, 1]."""
         if len(vectors) != len(texts):
-            raise ValueError(f"vectors must hold one row per text; got {len(vectors)} rows for {len(texts)} texts.")
+            raise InputError(f"vectors must hold one row per text; got {len(vectors)} rows for {len(texts)} texts.")
         out = self.plain.raw(vectors, np.zeros((len(texts), 0)))
         if self.lexical is not None and len(texts):
             scores = lexicon_scores(self.lexicon, texts)
@@ -210,7 +211,7 @@ class E5Head:
 def _vector(path: Path, data: dict[str, object], key: str, size: int) -> npt.NDArray[np.float64]:
     value = np.asarray(data[key], dtype=np.float64)
     if value.shape != (size,):
-        raise ValueError(f"{path}: {key} must hold {size} numbers; got {value.shape}.")
+        raise InputError(f"{path}: {key} must hold {size} numbers; got {value.shape}.")
     return value
 
 
@@ -219,7 +220,7 @@ def _prefix(path: Path, data: dict[str, object], key: str) -> str:
     heads recorded it were all trained on ``passage:`` embeddings)."""
     value = data.get("prefix", "passage")
     if value not in PREFIXES:
-        raise ValueError(f"{path}: {key} must be one of {list(PREFIXES)}; got {value!r}.")
+        raise InputError(f"{path}: {key} must be one of {list(PREFIXES)}; got {value!r}.")
     return str(value)
 
 
@@ -244,7 +245,7 @@ def load_head(path: Path = HEAD_PATH) -> E5Head:
     lex = data["lexicon_head"]
     engines = tuple(lex["engines"])
     if not engines or set(engines) - set(LEXICON_ENGINES):
-        raise ValueError(f"{path}: lexicon_head.engines must be some of {list(LEXICON_ENGINES)}; got {list(engines)}.")
+        raise InputError(f"{path}: lexicon_head.engines must be some of {list(LEXICON_ENGINES)}; got {list(engines)}.")
     n = len(engines)
     lexical = LinearHead(
         _vector(path, lex, "coef", 384),

