@@ -8,7 +8,7 @@ programming error and surfaces as one. Each class also keeps the built-in base i
 
 >>> issubclass(LimitError, InputError) and issubclass(InputError, ValueError)
 True
->>> [c.__name__ for c in ScoringError.__subclasses__()]
+>>> [c.__name__ for c in ScoringError.__subclasses__() if c.__module__ == __name__]
 ['InputError', 'InputTypeError', 'EngineUnavailable', 'JudgeError', 'RunStoreError', 'UnknownRunError']
 """
 

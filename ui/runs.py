@@ -17,6 +17,7 @@ import streamlit as st
 import ui
 from scoring.charts import run_trend_figure
 from scoring.errors import ScoringError
+from scoring.registry import DEFAULT_TONE_ENGINE
 from scoring.runs import (
     DB_ENV,
     JudgeCache,
@@ -27,6 +28,7 @@ from scoring.runs import (
     item_deltas,
 )
 from scoring.runs.diff import RunComparison
+from scoring.text.splitters import DEFAULT_SPLITTER
 from ui.markdown import escape_markdown
 
 STATUS = {"worse": ("Regression", st.error, ":material/trending_down:"),
@@ -249,11 +251,11 @@ def drill_down(row: pd.Series, scorer: str, rows_a: pd.DataFrame, rows_b: pd.Dat
 
 
 def _tone_chart(found: pd.Series, info: RunInfo, *, key: str) -> None:
-    engine = str(info.options.get("engine") or "vader")
+    engine = str(info.options.get("engine") or DEFAULT_TONE_ENGINE)
     reference = (
         found.get("reference") if isinstance(found.get("reference"), str) else info.options.get("reference_tone")
     )
-    splitter = str(info.options.get("splitter") or "smart")
+    splitter = str(info.options.get("splitter") or DEFAULT_SPLITTER)
     result = ui.attempt(ui.tone_result, found["output"], reference or None, engine, splitter)
     if result is not None:
         ui.tone_chart(found["output"], reference or None, engine, splitter, key=key, title="Sentiment per sentence")

@@ -25,8 +25,9 @@ from scoring.errors import InputError, InputTypeError
 from scoring.inputs import to_text
 from scoring.io.columns import ColumnMap, guess_columns
 from scoring.limits import max_text_chars
-from scoring.registry import SCORER_INFO, TOXICITY, ScorerInfo, scorer_info
+from scoring.registry import DEFAULT_TONE_ENGINE, SCORER_INFO, TOXICITY, ScorerInfo, scorer_info
 from scoring.result import BatchScorer, Columns, RowsDone
+from scoring.text.splitters import DEFAULT_SPLITTER
 
 if TYPE_CHECKING:
     from scoring.result import VerdictCache
@@ -60,8 +61,8 @@ class BatchSpec:
     input: str | None = None
     reference_tone: str | None = None
     reference_column: str | None = None
-    engine: str = "vader"
-    splitter: str = "smart"
+    engine: str = DEFAULT_TONE_ENGINE
+    splitter: str = DEFAULT_SPLITTER
     #: ``create_toxicity_scorer`` options as sorted (name, value) pairs; never shown (it may hold a key)
     toxicity: tuple[tuple[str, object], ...] = field(default=(), repr=False)
 
@@ -171,8 +172,8 @@ def make_spec(
     column_map: ColumnMap | None = None,
     reference_tone: str | None = None,
     reference_column: str | None = None,
-    engine: str = "vader",
-    splitter: str = "smart",
+    engine: str = DEFAULT_TONE_ENGINE,
+    splitter: str = DEFAULT_SPLITTER,
     toxicity: Mapping[str, object] | None = None,
 ) -> BatchSpec:
     """Check the options against the table's ``columns`` and return the spec; raise ValueError naming the problem.

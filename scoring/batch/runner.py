@@ -29,6 +29,8 @@ from scoring.batch.retry import retry_errors
 from scoring.batch.rows import BatchSpec, ChunkResult, make_spec, reports_rows, score_frame, uses_judge
 from scoring.errors import InputError, InputTypeError
 from scoring.io.columns import ColumnMap, guess_columns
+from scoring.registry import DEFAULT_TONE_ENGINE
+from scoring.text.splitters import DEFAULT_SPLITTER
 
 if TYPE_CHECKING:
     from scoring.result import VerdictCache
@@ -220,8 +222,8 @@ def evaluate(
     columns: ColumnMap | None = None,
     reference_tone: str | None = None,
     reference_column: str | None = None,
-    engine: str = "vader",
-    splitter: str = "smart",
+    engine: str = DEFAULT_TONE_ENGINE,
+    splitter: str = DEFAULT_SPLITTER,
     on_progress: Progress | None = None,
     workers: int = 1,
     thresholds: Mapping[str, float] | None = None,

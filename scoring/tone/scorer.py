@@ -21,8 +21,8 @@ from scoring.errors import InputError, InputTypeError
 from scoring.inputs import check_scale, to_text
 from scoring.result import Columns, RowsDone, ScoreResult, make_result
 from scoring.text.language import coverage_warning
-from scoring.text.splitters import Span, get_sentence_texts, get_splitter, has_words
-from scoring.tone.engines import SentimentEngine, get_engine
+from scoring.text.splitters import DEFAULT_SPLITTER, Span, get_sentence_texts, get_splitter, has_words
+from scoring.tone.engines import DEFAULT_ENGINE, SLOW_ENGINES, SentimentEngine, get_engine
 
 __all__ = [
     "METRICS",
@@ -36,7 +36,6 @@ __all__ = [
 ]
 
 SCORER_ID = "tone-scorer"
-SLOW_ENGINES = frozenset({"e5"})  # engines whose batch path reports rows as it goes
 PIECE_ROWS = 64  # rows a slow engine scores between two progress reports
 
 MIN_STABILITY_SENTENCES = 2
@@ -288,8 +287,8 @@ def _stability(sentiments: list[float]) -> tuple[dict[str, float], float]:
 def create_tone_scorer(
     reference_tone: str | None = None,
     *,
-    engine: str = "vader",
-    splitter: str = "smart",
+    engine: str = DEFAULT_ENGINE,
+    splitter: str = DEFAULT_SPLITTER,
     scale: float = 1,
 ) -> ToneScorer:
     """Create a tone scorer (Mastra's ``createToneScorer``).
