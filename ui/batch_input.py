@@ -19,6 +19,7 @@ from scoring.batch.rows import BatchSpec, make_spec
 from scoring.batch.runner import evaluate, retry_errors
 from scoring.errors import ScoringError
 from scoring.io.columns import HOW, ColumnGuess, ColumnMap, guess_columns
+from scoring.io.formats import UPLOAD_TYPES
 from scoring.io.loaders import read_table, require_rows
 from scoring.limits import check_row_count, check_upload_size, get_limits
 from scoring.registry import SCORER_INFO, TONE, TOXICITY, scorer_info
@@ -26,7 +27,7 @@ from scoring.toxicity.judge.access import JudgeAccess
 from ui.markdown import escape_markdown
 
 SAMPLE_PATH = Path(__file__).resolve().parents[1] / "scoring" / "data" / "sample_responses.csv"
-FILE_TYPES = ["csv", "tsv", "txt", "jsonl", "ndjson", "parquet", "xlsx", "xls"]
+FILE_TYPES = UPLOAD_TYPES  # what the loader reads (scoring/io/formats.py)
 NONE = "(none)"
 _RESULTS_KEPT = 8
 

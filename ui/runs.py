@@ -17,7 +17,7 @@ import streamlit as st
 import ui
 from scoring.charts import run_trend_figure
 from scoring.errors import ScoringError
-from scoring.registry import DEFAULT_TONE_ENGINE
+from scoring.registry import DEFAULT_TONE_ENGINE, TONE, TOXICITY
 from scoring.runs import (
     DB_ENV,
     JudgeCache,
@@ -73,10 +73,10 @@ def judge_cache() -> JudgeCache | None:
 
 def cache_note(result: Any) -> None:
     """Say how many rows the judge cache answered (nothing when the run did not use the judge cache)."""
-    if "cached" not in result.summary.columns or "toxicity-scorer.cached" not in result.table.columns:
+    if "cached" not in result.summary.columns or f"{TOXICITY.id}.cached" not in result.table.columns:
         return
     hits = int(result.summary["cached"].sum())
-    asked = int(result.summary.loc["toxicity-scorer", "count"]) - hits
+    asked = int(result.summary.loc[TOXICITY.id, "count"]) - hits
     st.caption(f":material/database: Judge cache: **{hits:,}** row(s) answered from the cache (no request), "
                f"{asked:,} asked the judge.")  # fmt: skip
 
@@ -246,7 +246,7 @@ def drill_down(row: pd.Series, scorer: str, rows_a: pd.DataFrame, rows_b: pd.Dat
             scores = {c: float(found[c]) for c in (scorer,) if pd.notna(found.get(c))}
             if scores:
                 ui.metric_row(scores)
-            if scorer == "tone-scorer":
+            if scorer == TONE.id:
                 _tone_chart(found, info, key=f"runs.drill.chart.{'a' if info is a else 'b'}")
 
 

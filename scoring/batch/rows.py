@@ -149,7 +149,7 @@ def toxicity_options(options: object, scorer_ids: Sequence[str]) -> tuple[tuple[
     so every worker uses the same one and the result says which it was.
     """
     if options is None:
-        options = {} if "toxicity-scorer" in scorer_ids else None
+        options = {} if TOXICITY.id in scorer_ids else None
     if options is None:
         return ()
     if not isinstance(options, Mapping):

@@ -147,7 +147,7 @@ def build_parser(prog: str = "python -m scoring") -> argparse.ArgumentParser:
                       "guessed from names like expected/reference/gold/ideal/target/ground truth)")  # fmt: skip
     refs.add_argument("--no-reference", action="store_true", help="use no reference column even if one is guessed: "
                       "tone measures stability, similarity compares the response with the input")  # fmt: skip
-    ev.add_argument("--out", metavar="PATH", help="write results to PATH: .csv, .jsonl or .parquet")
+    ev.add_argument("--out", metavar="PATH", help=f"write results to PATH: {', '.join(OUT_FORMATS)}")
     ev.add_argument("--raw-csv", action="store_true", help="write CSV cells as they are (no ' before =, +, -, @)")
     ev.add_argument("--fail-under", metavar="ID=X", type=_threshold, action="append", default=[],
                     help="exit 1 if the scorer's mean is below X (repeatable); X is its summary threshold")  # fmt: skip
@@ -296,7 +296,7 @@ def _open_input(args: argparse.Namespace, err: TextIO) -> tuple[BatchSpec, Itera
     for warning in first.attrs.get("warnings", []):
         err.write(f"warning: {warning}\n")
     spec = _spec(args, first, err)
-    if "toxicity-scorer" in spec.scorers:
+    if TOXICITY.id in spec.scorers:
         err.write(f"toxicity engine: {_engine_note(dict(spec.toxicity), named=args.toxicity_engine is not None)}\n")
     if uses_judge(spec) and args.dask is not None:
         raise InputError("--dask does not run the LLM judge (it waits on the network, not the CPU): drop --dask.")

@@ -7,10 +7,11 @@ from typing import IO, Any
 import pandas as pd
 
 from scoring.errors import InputError
+from scoring.io.formats import STREAMED
 
 __all__ = ["OUT_FORMATS", "Sink"]
 
-OUT_FORMATS = {".csv": "csv", ".jsonl": "jsonl", ".parquet": "parquet"}
+OUT_FORMATS = STREAMED  # --out suffix -> format: the formats written chunk by chunk (scoring/io/formats.py)
 
 
 class Sink:

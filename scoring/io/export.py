@@ -40,6 +40,7 @@ import pandas as pd
 
 from scoring.errors import InputError, InputTypeError
 from scoring.io.atomic import atomic_write
+from scoring.io.formats import EXPORTS
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -63,13 +64,8 @@ __all__ = [
 #: Leading characters that make Excel, LibreOffice or Google Sheets treat a cell as a formula (the full-width
 #: forms too: some spreadsheets fold them to ASCII).
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r", "\x00", "\uff1d", "\uff0b", "\uff0d", "\uff20")
-#: Format name -> (file extension, MIME type).
-FORMATS: dict[str, tuple[str, str]] = {
-    "csv": (".csv", "text/csv"),
-    "xlsx": (".xlsx", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"),
-    "jsonl": (".jsonl", "application/x-ndjson"),
-    "parquet": (".parquet", "application/vnd.apache.parquet"),
-}
+#: Format name -> (file extension, MIME type): the table of formats' writable ones (scoring/io/formats.py).
+FORMATS: dict[str, tuple[str, str]] = EXPORTS
 EXCEL_MAX_ROWS = 1_048_576  # header included
 EXCEL_MAX_COLUMNS = 16_384
 EXCEL_MAX_CELL_CHARS = 32_767

@@ -32,21 +32,15 @@ from scoring.errors import InputError, InputTypeError
 from scoring.io.budget import FileRefused, ReadBudget
 from scoring.io.encodings import decode_line, display_name, mixed_lines
 from scoring.io.excel import read_workbook
+from scoring.io.formats import ACCEPTED, FORMATS, REFUSED, REFUSED_MAGIC, format_of_suffix, sniff_magic
 from scoring.io.parquet import iter_parquet, read_parquet
 from scoring.limits import LimitError
 
 __all__ = ["ACCEPTED", "MAX_JSON_DEPTH", "iter_table_chunks", "read_table", "require_rows"]
 
-ACCEPTED = "CSV/TSV (.csv, .tsv, .txt), JSON Lines (.jsonl, .ndjson, .json), Parquet (.parquet) or Excel (.xlsx)"
 Source = str | os.PathLike[str] | bytes | bytearray | IO[bytes]
 
 
-_FORMATS = {
-    ".csv": "csv", ".tsv": "csv", ".txt": "csv", ".tab": "csv",
-    ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl",
-    ".parquet": "parquet", ".pq": "parquet",
-    ".xlsx": "excel", ".xlsm": "excel",
-}  # fmt: skip
 _DELIMITERS = (",", ";", "\t", "|")
 _SAMPLE = 1 << 16
 _KEEP = 12  # cells named in a message
@@ -60,20 +54,20 @@ def _fail(name: str, problem: str) -> InputError:
 
 def _sniff_format(name: str, head: bytes) -> str:
     """Return the format from the file's first bytes (magic numbers win over the extension)."""
-    if head.startswith(b"PAR1"):
-        return "parquet"
-    if head.startswith(b"PK\x03\x04"):
-        return "excel"
+    if (binary := sniff_magic(head)) is not None:
+        return binary.name
     suffix = Path(name).suffix.lower()
-    if suffix == ".xls" or head.startswith(b"\xd0\xcf\x11\xe0"):
-        raise _fail(name, "old binary Excel (.xls) files are not supported; save it as .xlsx")
-    if suffix in _FORMATS and _FORMATS[suffix] in {"parquet", "excel"}:
+    refused = REFUSED.get(suffix) or next((why for magic, why in REFUSED_MAGIC.items() if head.startswith(magic)), "")
+    if refused:
+        raise _fail(name, refused)
+    by_suffix = format_of_suffix(suffix)
+    if by_suffix is not None and any(f.name == by_suffix and f.magic for f in FORMATS):
         raise _fail(name, f"the file is not a valid {suffix} file (its first bytes are {head[:8]!r})")
     starts = head.lstrip(b"\xef\xbb\xbf \t\r\n")
     if starts.startswith(b"{"):  # JSON objects, whatever the extension says (a CSV header never starts so)
         return "jsonl"
-    if suffix in _FORMATS:
-        return _FORMATS[suffix]
+    if by_suffix is not None:
+        return by_suffix
     return "jsonl" if starts.startswith(b"[") else "csv"
 
 

@@ -79,7 +79,7 @@ class RunComparison:
         for v in self.verdicts:
             c = v.comparison
             rows.append({
-                "scorer": v.scorer, "status": v.status, "better": "lower" if v.lower_is_better else "higher",
+                "scorer": v.scorer, "status": v.status, "better": scorer_info(v.scorer).better,
                 "baseline mean": c.a.mean, "candidate mean": c.b.mean, "difference": c.difference,
                 "ci low": c.diff_ci[0], "ci high": c.diff_ci[1], "p": c.p_value, "effect": c.effect_size,
                 "effect name": c.effect_name, "paired": c.paired, "n pairs": c.n_pairs, "verdict": c.verdict,

@@ -28,6 +28,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from scoring.batch.result import BatchResult
 from scoring.errors import InputError, InputTypeError, UnknownRunError
+from scoring.registry import TONE
 from scoring.runs.db import (
     display_url,
     ensure_schema,
@@ -327,7 +328,7 @@ def _rows(conn: Connection, info: RunInfo) -> pd.DataFrame:
 
 def _warned_scorers(warnings: Sequence[dict[str, str]], scorers: Sequence[str]) -> set[str]:
     """Scorers with a warnings column: tone always (as in a batch table), others when a row has one."""
-    return {s for s in scorers if s == "tone-scorer" or any(s in w for w in warnings)}
+    return {s for s in scorers if s == TONE.id or any(s in w for w in warnings)}
 
 
 def _score_order(columns: Sequence[object], scorers: Sequence[str]) -> list[str]:
