@@ -17,7 +17,7 @@ import ui
 from scoring.batch.compare import stack_files
 from scoring.batch.rows import BatchSpec, make_spec
 from scoring.batch.runner import evaluate, retry_errors
-from scoring.errors import ScoringError
+from scoring.errors import InputError, ScoringError
 from scoring.io.columns import HOW, ColumnGuess, ColumnMap, guess_columns
 from scoring.io.formats import UPLOAD_TYPES
 from scoring.io.loaders import read_table, require_rows
@@ -72,7 +72,7 @@ class RunOptions:
         if not self.uses_judge:
             return {"engine": self.toxicity_engine, "threshold": self.toxicity_threshold}
         if access.problem:
-            raise ValueError(access.problem)
+            raise InputError(access.problem)
         return {"engine": "judge", "model": self.judge_model or None, "base_url": access.base_url,
                 "api_key": access.api_key}  # fmt: skip
 

@@ -43,7 +43,7 @@ def dask_client(address: str | None = None, *, workers: int = 2) -> Iterator[Any
     try:
         dd: Any = importlib.import_module("distributed")  # untyped package
     except ImportError as exc:  # pragma: no cover - dask is pinned in requirements.txt
-        raise InputError("Dask is not installed: pip install dask distributed (see requirements.txt).") from exc
+        raise InputError("Dask is not installed: pip install 'tone-explorer[dask]' (or dask distributed).") from exc
     if (address := parse_address(address)) is not None:
         try:
             client = dd.Client(address, timeout="10s")

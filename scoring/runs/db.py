@@ -190,8 +190,9 @@ def make_engine(url: str | None = None) -> Engine:
             return sa.create_engine(parsed, pool_pre_ping=True)
     except (NoSuchModuleError, ImportError) as exc:
         raise InputError(
-            f"no driver for {parsed.render_as_string(hide_password=True)!r}: {exc}. PostgreSQL URLs use psycopg "
-            "(postgresql://user@host/db); other databases need their SQLAlchemy driver installed."
+            f"no driver for {parsed.render_as_string(hide_password=True)!r}: {exc}. PostgreSQL URLs use "
+            "psycopg (postgresql://user@host/db; pip install 'tone-explorer[postgres]'); other databases need "
+            "their SQLAlchemy driver installed."
         ) from None
     engine = sa.create_engine(parsed, connect_args={"timeout": BUSY_TIMEOUT_S})
 
