@@ -143,9 +143,7 @@ def _reset_mapping(loaded: Loaded) -> ColumnGuess:
         ("input", "batch.col.input"),
         ("ground_truth", "batch.col.reference"),
     ):
-        found = guess.role(role)
-        unsettled = found.how == "ambiguous" or (role == "output" and found.column is None)
-        st.session_state[key] = None if unsettled else found.column or NONE
+        st.session_state[key] = guess.role(role).column or NONE if guess.settled(role) else None
     st.session_state["batch.ref_mode"] = "column"
     st.session_state["batch.guess"] = guess
     st.session_state["batch.mapped_for"] = loaded.digest

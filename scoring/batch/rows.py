@@ -226,7 +226,7 @@ def make_spec(
 def _guessed(names: list[str]) -> ColumnMap:
     """The columns guessed from ``names``; a ValueError when the output column is not clear."""
     guess = guess_columns(names)
-    if guess.mapping.output is None:
+    if not guess.settled("output"):
         raise InputError(f"{guess.output.note} Found {names}: name the output column (columns=ColumnMap(output=...)).")
     return guess.mapping
 

@@ -208,8 +208,8 @@ def _guessed(df: pd.DataFrame, reference_column: str | None) -> ColumnMap:
     A ``reference_column`` given by the caller replaces the guessed reference (and its ambiguity).
     """
     guess = guess_columns(df)
-    roles = [guess.output, guess.input] + ([guess.ground_truth] if reference_column is None else [])
-    if unclear := [g.note for g in roles if g.how == "ambiguous" or (g is guess.output and g.column is None)]:
+    roles = ["output", "input"] + (["ground_truth"] if reference_column is None else [])
+    if unclear := [guess.role(r).note for r in roles if not guess.settled(r)]:
         raise InputError(f"{' '.join(unclear)} Found {[str(c) for c in df.columns]}: name the columns with "
                          "columns=ColumnMap(output=..., input=..., ground_truth=...).")  # fmt: skip
     return ColumnMap(guess.output.column, guess.input.column, reference_column or guess.ground_truth.column)

@@ -212,10 +212,8 @@ _FLAGS = {
 def _settled(guess: ColumnGuess, role: str, args: argparse.Namespace, columns: list[str]) -> str | None:
     """The guessed column for ``role``; a ValueError naming the columns when the guess is not settled."""
     found = guess.role(role)
-    if found.how == "ambiguous" and not (role == "ground_truth" and args.no_reference):
+    if not guess.settled(role) and not (role == "ground_truth" and args.no_reference):
         raise InputError(f"{args.file}: {found.note} Columns: {columns}. Name it with {_FLAGS[role]}.")
-    if role == "output" and found.column is None:
-        raise InputError(f"{args.file}: {found.note} Columns: {columns}. Name it with --output-column.")
     return found.column
 
 

@@ -95,6 +95,18 @@ class ColumnGuess:
         guess: RoleGuess = getattr(self, name)
         return guess
 
+    def settled(self, name: str) -> bool:
+        """Whether the guess for ``name`` can be used without asking: not ambiguous, and for the output a column.
+
+        The one answer to "is the guessed column settled?" for the CLI, the batch runner and the Batch page.
+
+        >>> guess = guess_columns(["Answer A", "Answer B", "prompt"])
+        >>> guess.settled("output"), guess.settled("input"), guess.settled("ground_truth")
+        (False, True, True)
+        """
+        found = self.role(name)
+        return found.how != "ambiguous" and (name != "output" or found.column is not None)
+
     def notes(self) -> list[str]:
         """Plain sentences on every role that was not simply found by its name."""
         return [g.note for g in (self.output, self.input, self.ground_truth) if g.note]
