@@ -23,6 +23,7 @@ __all__ = [
     "RunStoreError",
     "ScoringError",
     "UnknownRunError",
+    "error_name",
 ]
 
 
@@ -68,3 +69,16 @@ class RunStoreError(ScoringError, RuntimeError):
 
 class UnknownRunError(ScoringError, LookupError):
     """No run matches the id, name or ``latest`` asked for."""
+
+
+def error_name(exc: BaseException) -> str:
+    """The class name a message shows for ``exc``: :class:`InputError` and :class:`InputTypeError` by the built-in
+    they took over from (``ValueError``, ``TypeError``), so every message reads as it did; others by their own.
+
+    >>> error_name(InputError("x")), error_name(InputTypeError("x")), error_name(LimitError("x", "y"))
+    ('ValueError', 'TypeError', 'LimitError')
+    """
+    return _SHOWN_AS.get(type(exc), type(exc).__name__)
+
+
+_SHOWN_AS: dict[type[BaseException], str] = {InputError: "ValueError", InputTypeError: "TypeError"}

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import ModuleType
 
 from scoring import native
-from scoring.errors import InputError, InputTypeError
+from scoring.errors import InputError, InputTypeError, error_name
 from scoring.result import Scorer
 
 __all__ = ["Scorer", "run_evals"]
@@ -97,7 +97,7 @@ def run_evals(
             try:
                 on_item_complete(record)
             except Exception as exc:  # the user's callback: record it on the item, go on
-                record["onItemCompleteError"] = f"{type(exc).__name__}: {exc}"
+                record["onItemCompleteError"] = f"{error_name(exc)}: {exc}"
                 callback_errors += 1
         if keep_items:
             items.append(record)
@@ -126,7 +126,7 @@ def _score_item(
             try:
                 output = target(item_input)
             except Exception as exc:  # the user's function failing on one item fails that item only
-                error = f"target raised {type(exc).__name__}: {exc}"
+                error = f"target raised {error_name(exc)}: {exc}"
         if error is not None:
             failed = {s.id: {"error": error} for s in scorers}
             return {"index": index, "item": {**item}, "output": None, "scorerResults": failed}
@@ -136,5 +136,5 @@ def _score_item(
         try:
             results[scorer.id] = scorer.run(input=item_input, output=output, ground_truth=ground_truth).to_dict()
         except (ValueError, TypeError, RuntimeError, OSError) as exc:
-            results[scorer.id] = {"error": f"{type(exc).__name__}: {exc}"}
+            results[scorer.id] = {"error": f"{error_name(exc)}: {exc}"}
     return {"index": index, "item": {**item}, "output": output, "scorerResults": results}

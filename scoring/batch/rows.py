@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from scoring.errors import InputError, InputTypeError
+from scoring.errors import InputError, InputTypeError, error_name
 from scoring.inputs import to_text
 from scoring.io.columns import ColumnMap, guess_columns
 from scoring.limits import max_text_chars
@@ -354,7 +354,7 @@ def _run_scorer(
     try:
         result = dict(scorer.score_many(outputs=outputs, inputs=inputs, ground_truths=ground_truths, on_row=on_rows))
     except Exception as exc:
-        message = f"{type(exc).__name__}: {exc}"
+        message = f"{error_name(exc)}: {exc}"
         return {"score": [math.nan] * len(outputs)}, dict.fromkeys(range(len(outputs)), message)
     messages = result.pop("error", None) or [None] * len(outputs)
     failed = {k: str(m) for k, m in enumerate(messages) if m}

@@ -28,7 +28,7 @@ from typing import IO
 
 import pandas as pd
 
-from scoring.errors import InputError, InputTypeError
+from scoring.errors import InputError, InputTypeError, error_name
 from scoring.io.budget import FileRefused, ReadBudget
 from scoring.io.encodings import decode_line, display_name, mixed_lines
 from scoring.io.excel import read_workbook
@@ -321,7 +321,7 @@ def _read_binary(name: str, fmt: str, handle: IO[bytes], chunksize: int | None) 
             error = LimitError(str(error), f"{name}: {exc.user_message}.")
         raise error from exc
     except Exception as exc:  # pyarrow, zipfile and openpyxl raise their own types for corrupt files
-        raise _fail(name, f"cannot read it as {fmt} ({type(exc).__name__}: {exc})") from exc
+        raise _fail(name, f"cannot read it as {fmt} ({error_name(exc)}: {exc})") from exc
     yield from _slices(frame, chunksize)
 
 

