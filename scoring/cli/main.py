@@ -124,7 +124,7 @@ def build_parser(prog: str = "python -m scoring") -> argparse.ArgumentParser:
     """Return the argument parser of ``python -m scoring`` (``tone-explorer``, installed: ``prog``)."""
     parser = argparse.ArgumentParser(prog=prog, description="Score LLM agent responses in bulk.")
     sub = parser.add_subparsers(dest="command", required=True)
-    ev = sub.add_parser("evaluate", help="score a file of responses", epilog=EPILOG,
+    ev = sub.add_parser("evaluate", help="score a file of responses", epilog=EPILOG.replace("python -m scoring", prog),
                         formatter_class=argparse.RawDescriptionHelpFormatter,
                         description=f"Score every row of FILE: {ACCEPTED}.")  # fmt: skip
     ev.add_argument("file", metavar="FILE", help="the table of responses (format from its content and extension)")
