@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from scoring.batch.rows import BatchSpec, ChunkResult, uses_judge
 from scoring.errors import InputError
-from scoring.registry import SCORER_INFO
+from scoring.registry import SCORER_INFO, find_scorer
 
 if TYPE_CHECKING:  # the store's modules (SQLAlchemy, SciPy) load only when a command uses them
     import pandas as pd
@@ -210,6 +210,12 @@ def run_command(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def _better(scorer: str, stored_lower: bool) -> str:
+    """Which end of ``scorer`` is better: the registry's word; the run's own record for a scorer it no longer has."""
+    info = find_scorer(scorer)
+    return info.better if info is not None else ("lower" if stored_lower else "higher")
+
+
 def _num(value: object, width: int = 8) -> str:
     number = float(value) if isinstance(value, (int, float)) and value is not None else math.nan
     return f"{'-':>{width}}" if math.isnan(number) else f"{number:>{width}.4f}"
@@ -249,7 +255,7 @@ def _show(store: RunStore, ref: str, out: TextIO) -> None:
         ci = f"{_num(r['ci_low'], 0).strip()} to {_num(r['ci_high'], 0).strip()}"
         out.write(f"{scorer!s:<27}{_num(r['mean'])}{ci:>20}{_num(r['median'])}{_num(r['min'])}{_num(r['max'])}"
                   f"{int(r['count']):>8,}{int(r['skipped']):>9,}{int(r['errors']):>8,}{int(r['warned']):>8,}  "
-                  f"{'lower' if r['lower_is_better'] else 'higher'}\n")  # fmt: skip
+                  f"{_better(str(scorer), bool(r['lower_is_better']))}\n")  # fmt: skip
     if not run.problems.empty:
         out.write(f"not scored ({len(run.problems):,}; first 20):\n")
         for p in run.problems.head(20).to_dict("records"):
