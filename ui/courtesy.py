@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import streamlit as st
 
+from scoring.courtesy import CURT_AGENT_EXAMPLE
 from scoring.registry import COURTESY, WARMTH
 from ui.cached import courtesy_figure, courtesy_frame, courtesy_result
 from ui.markdown import escape_markdown
@@ -15,7 +15,7 @@ from ui.widgets import attempt
 
 __all__ = ["AGENT_FILES", "agent_comparison", "show_agent_comparison", "show_courtesy"]
 
-AGENT_FILES = tuple(Path(__file__).resolve().parents[1] / "examples" / "curt_agent" / f"{v}.csv" for v in ("v1", "v2"))
+AGENT_FILES = tuple(CURT_AGENT_EXAMPLE / f"{v}.csv" for v in ("v1", "v2"))
 AGENT_LABELS = ("warm agent", "curt agent")
 
 
@@ -69,5 +69,5 @@ def show_agent_comparison() -> None:
         shown(escape_markdown(v["line"]))
     st.caption("Tone stability (Mastra's measure) calls the curt agent better: short, flat replies are stable. "
                "Courtesy and warmth say what changed. The same files fail `python -m scoring evaluate "
-               "examples/curt_agent/v2.csv --baseline v1 --fail-on-regression` (README).")  # fmt: skip
+               "scoring/data/curt_agent/v2.csv --baseline v1 --fail-on-regression` (README).")  # fmt: skip
     st.dataframe(side, hide_index=True, key="demo.agents.table")

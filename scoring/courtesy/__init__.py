@@ -1,6 +1,7 @@
 """Courtesy: how courteous a reply is toward the person it answers, per sentence and whole, from a learned e5 head."""
 
 from scoring.courtesy.scorer import (
+    CURT_AGENT_EXAMPLE,
     DEFAULT_THRESHOLD,
     ENGINES,
     METRICS,
@@ -11,6 +12,7 @@ from scoring.courtesy.scorer import (
 )
 
 __all__ = [
+    "CURT_AGENT_EXAMPLE",
     "DEFAULT_THRESHOLD",
     "ENGINES",
     "METRICS",

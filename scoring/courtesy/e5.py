@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from scoring.errors import InputError
 from scoring.text.embeddings import embed
 from scoring.tone.e5 import BLANK, occlusion_words
 
@@ -87,10 +88,10 @@ def load_head(path: Path = HEAD_PATH) -> CourtesyHead:
     features = data["features"]
     encoder, prefix, size = features["encoder"], features["prefix"], int(features["dimensions"])
     if encoder not in ENCODERS:
-        raise ValueError(f"{path}: features.encoder must be one of {sorted(ENCODERS)}; got {encoder!r}.")
+        raise InputError(f"{path}: features.encoder must be one of {sorted(ENCODERS)}; got {encoder!r}.")
     coef = np.asarray(data["head"]["coef"], dtype=np.float64)
     if coef.shape != (size,):
-        raise ValueError(f"{path}: head.coef must hold {size} numbers (features.dimensions); got {coef.shape}.")
+        raise InputError(f"{path}: head.coef must hold {size} numbers (features.dimensions); got {coef.shape}.")
     meta = {k: v for k, v in data.items() if k != "head"}
     return CourtesyHead(encoder, str(prefix), coef, float(data["head"]["intercept"]), float(data["threshold"]), meta)
 

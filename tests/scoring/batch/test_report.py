@@ -131,12 +131,10 @@ def test_report_rejects_unknown_score_columns(table: pd.DataFrame) -> None:
 
 
 def test_report_of_the_curt_agent_ab_says_colder_in_words() -> None:
-    from pathlib import Path
-
     from scoring.batch.views import with_measures
+    from scoring.courtesy import CURT_AGENT_EXAMPLE as agents
     from scoring.io.columns import ColumnMap
 
-    agents = Path(__file__).resolve().parents[3] / "examples" / "curt_agent"
     df = pd.concat([pd.read_csv(agents / f"{v}.csv").assign(agent=v) for v in ("v1", "v2")], ignore_index=True)
     result = evaluate(df, scorers=["tone"], columns=ColumnMap("reply", "question", None))
     table, compared = with_measures(result.table.assign(agent=df["agent"].to_numpy()))

