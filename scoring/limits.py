@@ -12,6 +12,7 @@ LLM judge concurrent requests   ``TONE_EXPLORER_JUDGE_CONCURRENCY``  4
 LLM judge reply size (KB)       ``TONE_EXPLORER_JUDGE_MAX_REPLY_KB`` 1,024 (a reply is a few KB)
 unpacked archive size (MB)      ``TONE_EXPLORER_MAX_UNPACKED_MB``    1,024 (an .xlsx's zip, a Parquet file)
 characters read into a table    ``TONE_EXPLORER_MAX_TABLE_CHARS``    200,000,000 (every cell counts as >= 1)
+columns of a table              ``TONE_EXPLORER_MAX_COLUMNS``        1,000 (checked before a row is parsed)
 ==============================  ==================================  ===========================================
 
 The upload limit is Streamlit's own setting, read the way Streamlit reads it (its environment variable
@@ -67,6 +68,7 @@ ENV_VARS: dict[str, tuple[str, float | None, type]] = {
     "judge_max_reply_kb": ("TONE_EXPLORER_JUDGE_MAX_REPLY_KB", 1024, int),
     "max_unpacked_mb": ("TONE_EXPLORER_MAX_UNPACKED_MB", 1024, int),
     "max_table_chars": ("TONE_EXPLORER_MAX_TABLE_CHARS", 200_000_000, int),
+    "max_columns": ("TONE_EXPLORER_MAX_COLUMNS", 1000, int),
 }
 
 
@@ -90,6 +92,7 @@ class Limits:
     max_unpacked_mb: int = 1024
     max_table_chars: int = 200_000_000
     judge_max_reply_kb: int = 1024
+    max_columns: int = 1000
 
     @property
     def max_unpacked_bytes(self) -> int:
@@ -171,6 +174,7 @@ def get_limits(environ: Mapping[str, str] | None = None) -> Limits:
         judge_max_reply_kb=int(_limit("judge_max_reply_kb", env)),
         max_unpacked_mb=int(_limit("max_unpacked_mb", env)),
         max_table_chars=int(_limit("max_table_chars", env)),
+        max_columns=int(_limit("max_columns", env)),
     )
 
 

@@ -20,6 +20,7 @@ import csv
 import io
 import json
 import os
+import re
 import stat
 import unicodedata
 from collections.abc import Iterable, Iterator
@@ -125,6 +126,67 @@ def _sniff_delimiter(text: str) -> str:
     return best
 
 
+def _first_widths(stream: IO[bytes], encoding: str, delimiter: str, most: int) -> list[int]:
+    """Fields in the first two records (the header and the first row), read in blocks as pandas' C reader splits them.
+
+    A record stops being counted past ``most`` fields (the header's limit, then the header's width), so a
+    line of a million delimiters costs a few blocks: pandas would take a first row's extra fields as the
+    index and build it before any check (1 MB of commas: 4.4 GB, 252 s). Quotes open only at a field's start;
+    ``""`` inside quotes is a quote; CR, LF and CRLF end a record.
+    """
+    decoder = codecs.getincrementaldecoder(encoding)(errors="replace")
+    token = re.compile('["\r\n]|' + re.escape(delimiter))
+    widths: list[int] = []
+    fields, start, base, last_cr, quoted, closing = 1, 0, 0, -2, False, -2
+    while len(widths) < 2:
+        block = stream.read(1 << 16)
+        text = decoder.decode(block, final=not block)
+        for match in token.finditer(text):
+            pos, char = base + match.start(), match.group()
+            if quoted:
+                if closing < 0:  # inside quotes: only a quote matters, and it may close them
+                    closing = pos if char == '"' else closing
+                    continue
+                if closing == pos - 1 and char == '"':  # "" inside quotes
+                    closing = -2
+                    continue
+                quoted, closing = False, -2  # the quote closed at ``closing``: this token is outside quotes
+            if char == '"':
+                quoted = pos == start
+            elif char == delimiter:
+                fields, start = fields + 1, pos + 1
+                if fields > (most if not widths else widths[0]):
+                    widths.append(fields)
+                    fields = 1
+            elif char == "\n" and last_cr == pos - 1:
+                start = pos + 1
+            else:
+                last_cr = pos if char == "\r" else last_cr
+                widths.append(fields)
+                fields, start = 1, pos + 1
+            if len(widths) == 2 or (widths and widths[0] > most):
+                return widths
+        base += len(text)
+        if not block:
+            break
+    if base > start and len(widths) < 2:  # the last record has no line end
+        widths.append(fields)
+    return widths
+
+
+def _check_widths(name: str, stream: IO[bytes], encoding: str, delimiter: str) -> None:
+    """Refuse a header over ``TONE_EXPLORER_MAX_COLUMNS`` or a first row longer than the header, before pandas."""
+    budget = ReadBudget()
+    widths = _first_widths(stream, encoding, delimiter, budget.max_columns)
+    try:
+        budget.check_columns(widths[0] if widths else 0, "header")
+    except FileRefused as exc:
+        raise LimitError(str(_fail(name, str(exc))), f"{name}: {exc.user_message}.") from exc
+    if len(widths) == 2 and widths[1] > widths[0]:
+        raise _fail(name, f"the first data row has more fields than the header's {widths[0]:,} (a row with too many "
+                          "fields is refused, not cut)")  # fmt: skip
+
+
 def _check_text(name: str, text: str) -> None:
     # Count control characters only: ZWNJ in Persian, ZWJ in emoji, and emoji newer than Python's
     # Unicode tables are not printable() either, yet they are text. A stray NUL is one of a few.
@@ -220,6 +282,10 @@ def _read_csv(name: str, handle: IO[bytes], chunksize: int | None) -> Iterator[p
             warnings.append(f"{name} is not UTF-8: it was read as {display_name(encoding)} (from {how}).")
     _check_text(name, text)
     delimiter = _sniff_delimiter(text)
+    _check_widths(name, stream, encoding, delimiter)
+    handle.seek(0)
+    if stream is not handle:  # the line-by-line transcoder reads on from where it stopped: start a new one
+        stream = mixed_lines(name, handle)[0]
     nul = encoding.startswith("utf-16") or blocks.has_nul()
     if nul and chunksize is not None:  # a first pass finds the cells, so the first chunk can name them
         count, shown = _nul_cells(_csv_frames(name, stream, encoding, delimiter, chunksize))
