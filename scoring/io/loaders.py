@@ -22,6 +22,7 @@ import json
 import os
 import re
 import stat
+import sys
 import unicodedata
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -318,16 +319,45 @@ def _too_deep(name: str, where: str) -> ValueError:
                        f"at most {MAX_JSON_DEPTH}")  # fmt: skip
 
 
+class _DuplicateKey(ValueError):
+    """A JSON object names the same key twice (Python's reader would keep the last value silently)."""
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    record = dict(pairs)
+    if len(record) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return record
+
+
+def _loads(name: str, where: str, text: str) -> object:
+    """``json.loads`` with every way it fails said in the file's words, naming ``where`` (e.g. "line 3")."""
+    try:
+        return json.loads(text, object_pairs_hook=_unique_keys)
+    except json.JSONDecodeError as exc:
+        raise _fail(name, f"{where} is not valid JSON ({exc.msg})") from exc
+    except RecursionError as exc:  # Python's JSON reader gives up near 1,000 levels
+        raise _too_deep(name, where) from exc
+    except _DuplicateKey as exc:
+        raise _fail(name, f"{where} names the key {exc.args[0]!r} more than once in one object; each key must be "
+                          "given once (which value counts would be a guess)") from None  # fmt: skip
+    except ValueError as exc:  # Python refuses integers of more than 4,300 digits ("int_max_str_digits")
+        if "digits" not in str(exc):
+            raise
+        raise _fail(name, f"{where} holds an integer of more than {sys.get_int_max_str_digits():,} digits; write "
+                          "such a number as a string") from None  # fmt: skip
+
+
 def _json_object(name: str, number: int, raw: bytes) -> dict[str, object] | None:
     try:
         line = raw.decode("utf-8-sig" if number == 1 else "utf-8").strip()
-        record = json.loads(line) if line else None
     except UnicodeDecodeError as exc:
         raise _fail(name, f"line {number} is not UTF-8 text (JSON Lines must be UTF-8)") from exc
-    except json.JSONDecodeError as exc:
-        raise _fail(name, f"line {number} is not valid JSON ({exc.msg})") from exc
-    except RecursionError as exc:  # Python's JSON reader gives up near 1,000 levels
-        raise _too_deep(name, f"line {number}") from exc
+    record = _loads(name, f"line {number}", line) if line else None
     if record is not None and not isinstance(record, dict):
         raise _fail(name, f"line {number} must be a JSON object like {{'output': ...}}; got {type(record).__name__}")
     if record and _depth(record) > MAX_JSON_DEPTH:
@@ -342,11 +372,10 @@ def _read_jsonl(name: str, handle: IO[bytes], chunksize: int | None) -> Iterator
         raise _fail(name, "the file is empty (expected one JSON object per line)")
     if head.startswith(b"["):  # a JSON array of objects (.json)
         try:
-            records = json.loads(handle.read().decode("utf-8-sig"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            text = handle.read().decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
             raise _fail(name, f"not a valid JSON array of objects ({exc})") from exc
-        except RecursionError as exc:  # Python's JSON reader gives up near 1,000 levels
-            raise _too_deep(name, "the JSON array") from exc
+        records = _loads(name, "the JSON array", text)
         if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
             raise _fail(name, "a JSON array must hold objects like {'output': ...}")
         if any(_depth(r) > MAX_JSON_DEPTH - 1 for r in records):  # the array is one level itself
