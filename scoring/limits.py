@@ -247,7 +247,8 @@ def check_e5_length(text: str, name: str = "output", *, limits: Limits | None = 
 
     e5 embeds every sentence: one 300,000-character text cost about 90 s of a shared server's CPU, and four
     at once slowed every other visitor's checks 50-fold. The pages score at most ``max_e5_chars`` characters
-    per text with e5 (20,000 characters of distinct sentences: 4.9 s of CPU); the CLI, on the user's own machine, is bound by ``max_text_chars`` only.
+    per text with e5 (20,000 characters of distinct sentences: 4.9 s of CPU); the CLI, on the user's own
+    machine, is bound by ``max_text_chars`` only.
 
     >>> check_e5_length("x" * 30, limits=get_limits({"TONE_EXPLORER_MAX_E5_CHARS": "10"})) # doctest: +ELLIPSIS
     Traceback (most recent call last):
