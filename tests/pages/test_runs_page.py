@@ -119,6 +119,7 @@ def test_a_corrupt_store_is_an_error_on_the_page_not_a_crash(open_page: Open) ->
         handle.write(bytes(range(256)) * 16)
     at = open_page(RUNS)  # asserts that nothing raised
     assert any("is not a usable database" in e.value for e in at.error), [e.value for e in at.error]
+    assert not at.info  # not "No saved runs match yet": the store could not be read
 
 
 def test_a_database_url_never_shows_a_query_password(open_page: Open, monkeypatch: pytest.MonkeyPatch) -> None:
