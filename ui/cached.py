@@ -17,7 +17,7 @@ import streamlit as st
 
 from scoring import create_content_similarity_scorer, create_tone_scorer, create_toxicity_scorer
 from scoring.charts import sentence_sentiment_figure
-from scoring.limits import check_e5_length
+from scoring.limits import check_e5_length, check_text_length
 from scoring.registry import TONE, TOXICITY
 from scoring.similarity.scorer import similarities
 from scoring.tone.explain import OTHER_ENGINE, sentence_frame, word_drivers
@@ -37,6 +37,7 @@ def _slow_engine(engine: str, scorer: Any, **texts: str | None) -> Iterator[None
         yield
         return
     for name, text in texts.items():
+        check_text_length(text or "", name)  # over the general limit, that is the message
         check_e5_length(text or "", name)
     with _SLOW_WORK:
         yield
