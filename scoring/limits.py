@@ -15,6 +15,7 @@ characters read into a table    ``TONE_EXPLORER_MAX_TABLE_CHARS``    200,000,000
 columns of a table              ``TONE_EXPLORER_MAX_COLUMNS``        1,000 (checked before a row is parsed)
 dashboard score caches (MB)     ``TONE_EXPLORER_PAGE_CACHE_MB``      256 (all pages and visitors together)
 e5 characters per page request  ``TONE_EXPLORER_MAX_E5_CHARS``       20,000 (the dashboard's learned engines)
+e5 characters per Batch run     ``TONE_EXPLORER_MAX_E5_BATCH_CHARS`` 1,000,000 (the Batch page, all rows)
 ==============================  ==================================  ===========================================
 
 The upload limit is Streamlit's own setting, read the way Streamlit reads it (its environment variable
@@ -49,6 +50,7 @@ __all__ = [
     "ENV_VARS",
     "LimitError",
     "Limits",
+    "check_e5_batch",
     "check_e5_length",
     "check_row_count",
     "check_text_length",
@@ -74,6 +76,7 @@ ENV_VARS: dict[str, tuple[str, float | None, type]] = {
     "max_columns": ("TONE_EXPLORER_MAX_COLUMNS", 1000, int),
     "page_cache_mb": ("TONE_EXPLORER_PAGE_CACHE_MB", 256, int),
     "max_e5_chars": ("TONE_EXPLORER_MAX_E5_CHARS", 20_000, int),
+    "max_e5_batch_chars": ("TONE_EXPLORER_MAX_E5_BATCH_CHARS", 1_000_000, int),
 }
 
 
@@ -100,6 +103,7 @@ class Limits:
     max_columns: int = 1000
     page_cache_mb: int = 256
     max_e5_chars: int = 20_000
+    max_e5_batch_chars: int = 1_000_000
 
     @property
     def page_cache_bytes(self) -> int:
@@ -189,6 +193,7 @@ def get_limits(environ: Mapping[str, str] | None = None) -> Limits:
         max_columns=int(_limit("max_columns", env)),
         page_cache_mb=int(_limit("page_cache_mb", env)),
         max_e5_chars=int(_limit("max_e5_chars", env)),
+        max_e5_batch_chars=int(_limit("max_e5_batch_chars", env)),
     )
 
 
@@ -265,6 +270,21 @@ def check_e5_length(text: str, name: str = "output", *, limits: Limits | None = 
             "or score the whole text with the command line (python -m scoring evaluate).",
         )
     return text
+
+
+def check_e5_batch(chars: int, source: str, *, limits: Limits | None = None) -> None:
+    """Raise a :class:`LimitError` naming ``source`` if a dashboard Batch run would embed more than
+    ``max_e5_batch_chars`` characters with e5 (1,000,000: about 4 minutes of a CPU at the measured 4.9 s per
+    20,000 characters)."""
+    limit = (limits or get_limits()).max_e5_batch_chars
+    if chars > limit:
+        var = ENV_VARS["max_e5_batch_chars"][0]
+        what = f"{source} holds {chars:,} characters for the e5 engine to read; a run here reads at most {limit:,}"
+        raise LimitError(
+            f"{what} (set {var} to change it).",
+            f"{what}, to keep this shared server quick for everyone: choose the classifier or VADER, split the "
+            "file, or score it with the command line (python -m scoring evaluate).",
+        )
 
 
 def check_row_count(rows: int, source: str, *, limits: Limits | None = None) -> None:

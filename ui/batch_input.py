@@ -19,7 +19,7 @@ from scoring.batch.rows import BatchSpec, make_spec
 from scoring.batch.runner import evaluate, retry_errors
 from scoring.io.columns import HOW, ColumnGuess, ColumnMap, guess_columns
 from scoring.io.loaders import read_table, require_rows
-from scoring.limits import check_row_count, check_upload_size, get_limits
+from scoring.limits import check_e5_batch, check_row_count, check_upload_size, get_limits
 from scoring.registry import SCORER_INFO, TONE, TOXICITY, scorer_info
 from scoring.text.embeddings import EncoderUnavailable
 from scoring.toxicity.judge.access import JudgeAccess
@@ -310,6 +310,7 @@ def scored(loaded: Loaded, options: RunOptions) -> Any:
         if key in results:
             results.move_to_end(key)
             return results[key]
+    check_e5_batch(_e5_chars(loaded.table, options), loaded.name)
     toxicity = options.toxicity(ui.judge_access(options.judge_base_url))
     from ui.runs import judge_cache  # the judge's verdicts are kept in the run store: the same rows never pay twice
 
@@ -320,6 +321,20 @@ def scored(loaded: Loaded, options: RunOptions) -> Any:
     ))  # fmt: skip
     _keep(key, result)
     return result
+
+
+def _e5_chars(table: pd.DataFrame, options: RunOptions) -> int:
+    """Characters the run's e5 engines would read: the responses once per e5 scorer, and tone's references."""
+
+    def chars(column: str | None) -> int:
+        if column is None or column not in table.columns:
+            return 0
+        return int(table[column].dropna().astype(str).str.len().sum())
+
+    tone_e5 = TONE.short_name in options.scorers and options.engine in TONE.slow_engines
+    toxicity_e5 = TOXICITY.short_name in options.scorers and options.toxicity_engine in TOXICITY.slow_engines
+    total = (tone_e5 + toxicity_e5) * chars(options.columns.output)
+    return total + (chars(options.reference_column) if tone_e5 else 0)
 
 
 def retry_button(loaded: Loaded, options: RunOptions, result: Any) -> None:
