@@ -90,8 +90,7 @@ def _sheet_rows(sheet: Any, budget: ReadBudget, title: str) -> list[list[object]
         while values and values[-1] == "":
             values.pop()
         budget.check_columns(len(values), f"sheet {title!r} (row {number + 1:,})")
-        cost = 1 + sum(map(_size, values))
-        budget.spend(cost)
+        budget.spend(1 + sum(map(_size, values)))
         spent += len(values)
         if values:
             last = number
