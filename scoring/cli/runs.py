@@ -85,6 +85,8 @@ class History:
         needs_cache = uses_judge(spec) and not args.no_cache
         if args.save or args.baseline is not None or needs_cache:
             history.store = RunStore()
+        if args.save and history.store is not None:
+            history.store.list_runs(limit=1)  # an unusable store is found before the scoring, not after it
         if args.baseline is not None:
             assert history.store is not None
             history.baseline = history.store.resolve(args.baseline)

@@ -93,3 +93,13 @@ def test_line_breaks_in_file_names_are_escaped_wherever_printed(
     bad.write_bytes(b"")
     code, _, err = _main("evaluate", bad, "--no-progress")
     assert code == 2 and err.count("\n") == 1 and "\r" not in err and "x.csv\\rerror: all fine" in err, err
+
+
+def test_save_to_an_unusable_store_stops_before_scoring(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "runs.sqlite"
+    _garbage(path)
+    monkeypatch.setenv("TONE_EXPLORER_DB", f"sqlite:///{path}")
+    replies = tmp_path / "replies.csv"
+    pd.DataFrame({"output": ["Thanks, that helped.", "Fine."]}).to_csv(replies, index=False)
+    code, out, err = _main("evaluate", replies, "--scorers", "tone", "--no-progress", "--save")
+    assert code == 2 and "is not a usable database" in err and "tone-scorer" not in out, (out, err)
