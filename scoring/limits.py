@@ -252,7 +252,7 @@ def check_e5_length(text: str, name: str = "output", *, limits: Limits | None = 
     >>> check_e5_length("x" * 30, limits=get_limits({"TONE_EXPLORER_MAX_E5_CHARS": "10"})) # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    scoring.limits.LimitError: output is 30 characters long; the e5 engine scores at most 10 per text here (set ...).
+    scoring.errors.LimitError: output is 30 characters long; the e5 engine scores at most 10 per text here (set ...).
     """
     limit = (limits or get_limits()).max_e5_chars
     if len(text) > limit:
