@@ -28,8 +28,11 @@ def script_seconds(text: str) -> tuple[float, float]:
     import streamlit as st
     from streamlit.testing.v1 import AppTest
 
+    from ui import page_cache
+
     st.cache_data.clear()
     st.cache_resource.clear()
+    page_cache.clear()
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=600)
     at.run()
     at.session_state["tone.text"] = text
