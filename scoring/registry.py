@@ -105,7 +105,12 @@ TONE = ScorerInfo(
     lower_is_better=False,
     higher_means="more on-tone",
     metrics=tone.METRICS,
-    engines={"vader": "VADER", "afinn": "AFINN (as Mastra)", "e5": "e5 (learned, multilingual)"},
+    engines={
+        "vader": "VADER",
+        "afinn": "AFINN (as Mastra)",
+        "e5": "e5 (learned, multilingual)",
+        "e5-lite": "e5-lite (learned, multilingual, fast)",
+    },
     compares=("reference tone", "reference"),
     alone="stability across the output's sentences",
     batch_options=("reference_tone", "engine", "splitter"),

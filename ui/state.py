@@ -14,12 +14,20 @@ from scoring.toxicity.e5 import default_threshold
 from scoring.toxicity.scorer import default_engine
 
 SPLITTER_LABELS = {"smart": "Smart", "mastra": "Mastra's regex"}
-Y_LABELS = {"vader": "VADER compound", "afinn": "AFINN comparative (per token)", "e5": "e5 polarity (rating / 4)"}
+Y_LABELS = {
+    "vader": "VADER compound",
+    "afinn": "AFINN comparative (per token)",
+    "e5": "e5 polarity (rating / 4)",
+    "e5-lite": "e5-lite polarity (rating / 4)",
+}
 DRIVER_NOTES = {
     "afinn": "AFINN: each word's AFINN-165 value after negation; a sentence's sentiment is their sum "
     "divided by its number of tokens (npm sentiment's comparative).",
     "vader": "VADER: each word's valence after VADER's rules (boosters, CAPS, negation, 'but'); a sentence's "
     "compound is their sum, plus punctuation emphasis, normalised to [-1, 1].",
+    "e5-lite": "e5-lite: how much the sentence's polarity drops when the word is blanked out (occlusion, as for e5). "
+    "A sentence's polarity is the weighted mean of static token vectors distilled from multilingual-e5-small "
+    "through heads trained on people's ratings (docs/engines.md).",
     "e5": "e5: how much the sentence's polarity drops when the word is blanked out (occlusion; a Chinese "
     "character or a kana run counts as a word). Words moving it by under 0.01, and sentences of over 40 "
     "words, are not listed. A sentence's polarity is multilingual-e5-small's embedding through a linear "

@@ -1,24 +1,26 @@
-"""Sentiment engines by name: the lexicons (VADER, AFINN) and the learned e5 engine, one shared instance each."""
+"""Sentiment engines by name: the lexicons (VADER, AFINN), the learned e5 and e5-lite; one shared instance each."""
 
 from __future__ import annotations
 
 from functools import cache
 
 from scoring.tone.e5 import E5Engine
+from scoring.tone.e5_lite import E5LiteEngine
 from scoring.tone.lexicons import AfinnEngine, SentimentEngine, VaderEngine, lexicon_engine
 
 __all__ = ["ENGINES", "SentimentEngine", "get_engine"]
 
 
-ENGINES: dict[str, type[AfinnEngine] | type[VaderEngine] | type[E5Engine]] = {
+ENGINES: dict[str, type[AfinnEngine] | type[VaderEngine] | type[E5Engine] | type[E5LiteEngine]] = {
     "vader": VaderEngine,
     "afinn": AfinnEngine,
     "e5": E5Engine,
+    "e5-lite": E5LiteEngine,
 }
 
 
 def get_engine(name: str) -> SentimentEngine:
-    """Return the shared engine called ``name`` ("vader", "afinn" or "e5").
+    """Return the shared engine called ``name`` ("vader", "afinn", "e5" or "e5-lite").
 
     Raises:
         ValueError: unknown name.
@@ -31,4 +33,8 @@ def get_engine(name: str) -> SentimentEngine:
 
 @cache
 def _shared_engine(name: str) -> SentimentEngine:
-    return lexicon_engine(name) if name != "e5" else E5Engine()
+    if name == "e5":
+        return E5Engine()
+    if name == "e5-lite":
+        return E5LiteEngine()
+    return lexicon_engine(name)

@@ -27,9 +27,9 @@ __all__ = [
 MIN_SHIFT = 0.25
 """A tone shift deviates from the mean by more than one standard deviation *and* at least this much."""
 
-SENTIMENT_THRESHOLDS: dict[str, float] = {"vader": 0.05, "afinn": 0.0, "e5": 0.1}
+SENTIMENT_THRESHOLDS: dict[str, float] = {"vader": 0.05, "afinn": 0.0, "e5": 0.1, "e5-lite": 0.1}
 """|polarity| above this is positive/negative (VADER's authors use ±0.05; any AFINN word counts; e5's
-polarity is a mean human rating / 4, and ±0.1 is ±0.4 on the raters' -4..+4 scale)."""
+(and e5-lite's) polarity is a mean human rating / 4, and ±0.1 is ±0.4 on the raters' -4..+4 scale)."""
 
 OTHER_ENGINE: dict[str, str] = {"vader": "afinn", "afinn": "vader"}
 """The engine each sentence is cross-checked with: where the two read opposite signs, neither is trusted.
