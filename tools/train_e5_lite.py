@@ -1,6 +1,6 @@
 """Train e5-lite's heads: the e5 heads' training, run on e5-lite's static text vectors instead of e5's.
 
-Usage (deterministic; seconds for tone and toxicity: nothing is embedded by the transformer)::
+Usage (deterministic; nothing is embedded by the transformer: about a minute of CPU, most of it the Hangul head)::
 
     python -m tools.train_e5_lite [tone|toxicity ...] [--check]
 
@@ -8,12 +8,16 @@ Usage (deterministic; seconds for tone and toxicity: nothing is embedded by the 
 alpha grid, gains, lexicon head on VADER's and AFINN's scores, Hangul head with its character n-grams and
 naive-Bayes blend; the NYT editorials held out) with each text's vector from :mod:`scoring.text.e5_lite` in
 place of its e5 embedding, and writes ``scoring/tone/data/e5_lite_head.json`` and
-``e5_lite_hangul_ngrams.json``. ``toxicity`` runs ``tools.train_e5_toxicity``'s training the same way and
-writes ``scoring/toxicity/data/e5_lite_head.json``; its threshold is chosen by the e5 head's rule (the
-smallest 0.01 step flagging at most 1% of the VADER texts people rated clearly positive, ``THRESHOLD_RULE``),
-computed here on e5-lite's probabilities.
+``e5_lite_hangul_ngrams.json``.
 
-``--check`` trains again and compares with the shipped files (exit 1 on a difference).
+``toxicity`` runs ``tools.train_e5_toxicity``'s training the same way, with its threshold chosen by the e5
+head's rule (the smallest 0.01 step flagging at most 1% of the VADER texts people rated clearly positive,
+``THRESHOLD_RULE``) computed on e5-lite's probabilities, and prints its scores without writing a head: on the
+fresh test its best recall at precision >= 0.90 is 0.47 (the target is 0.75) and its cross-validated
+precision at that threshold 0.88 (the e5 trainer refuses a head under 0.90), so no e5-lite toxicity engine
+is shipped.
+
+``--check`` trains the tone heads again and compares with the shipped files (exit 1 on a difference).
 """
 
 from __future__ import annotations
@@ -35,7 +39,6 @@ from tools.e5_data import DEFAULT_DATA, HELD_OUT, REPO, TRAINING_SETS, load_set
 COMMAND = "python -m tools.train_e5_lite"
 TONE_HEAD = REPO / "scoring" / "tone" / "data" / "e5_lite_head.json"
 TONE_NGRAMS = REPO / "scoring" / "tone" / "data" / "e5_lite_hangul_ngrams.json"
-TOXICITY_HEAD = REPO / "scoring" / "toxicity" / "data" / "e5_lite_head.json"
 MODEL = (
     "e5-lite: the weighted mean of static token vectors distilled from multilingual-e5-small "
     "(scoring/text/data/e5_lite.npz, python -m tools.build_e5_lite)"
@@ -69,27 +72,31 @@ def tone_training(data: Path = DEFAULT_DATA) -> tone.Training:
     return run
 
 
-def toxicity_head() -> dict[str, Any]:
-    """``tools.train_e5_toxicity``'s head trained on e5-lite vectors, with its threshold chosen by the e5 rule."""
+def toxicity_report() -> list[str]:
+    """``tools.train_e5_toxicity``'s training on e5-lite vectors, measured but not shipped (see the module docstring).
+
+    The threshold is chosen by the e5 head's rule on e5-lite's probabilities; the e5 trainer's guard (cross-validated
+    precision at least ``MIN_PRECISION`` there) is lifted so that the numbers can be printed at all.
+    """
     from tools import train_e5_toxicity as tox
 
-    original = tox.embeddings
+    saved = tox.embeddings, tox.THRESHOLD, tox.MIN_PRECISION
     tox.embeddings = lambda texts, cache: lite_vectors(texts)  # type: ignore[assignment]
     try:
-        threshold = positive_threshold_for(tox)
-        old_threshold = tox.THRESHOLD
-        tox.THRESHOLD = threshold
-        try:
-            head = tox.train(None)
-        finally:
-            tox.THRESHOLD = old_threshold
+        tox.THRESHOLD = positive_threshold_for(tox)
+        tox.MIN_PRECISION = 0.0
+        head = tox.train(None)
     finally:
-        tox.embeddings = original  # type: ignore[assignment]
-    head["about"] = "Learned toxicity head on e5-lite's static text vectors; written by the command below."
-    head["command"] = f"{COMMAND} toxicity"
-    head["encoder"] = MODEL
-    head["thresholdRule"] = THRESHOLD_RULE
-    return head
+        tox.embeddings, tox.THRESHOLD, tox.MIN_PRECISION = saved  # type: ignore[assignment]
+    cv, fresh = head["crossValidation"], head["fresh"]
+    usable = [c for c in fresh["curve"] if c["precision"] >= 0.90]
+    best = max(usable, key=lambda c: c["recall"]) if usable else None
+    return [
+        f"toxicity on e5-lite, threshold {head['threshold']} ({THRESHOLD_RULE}):",
+        f"  cross-validated precision {cv['precision']}, recall {cv['recall']}, ROC AUC {cv['rocAuc']}",
+        f"  fresh test: precision {fresh['precision']}, recall {fresh['recall']}, ROC AUC {fresh['rocAuc']}",
+        f"  fresh test, best recall at precision >= 0.90: {best}",
+    ]
 
 
 THRESHOLD_RULE = (
@@ -119,7 +126,7 @@ def positive_threshold_for(tox: Any) -> float:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog=COMMAND, description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("heads", nargs="*", choices=["tone", "toxicity"], default=["tone", "toxicity"])
+    parser.add_argument("heads", nargs="*", choices=["tone", "toxicity"], default=["tone"])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="the shared data folder")
     parser.add_argument("--check", action="store_true", help="compare with the shipped files instead of writing")
     args = parser.parse_args(argv)
@@ -137,24 +144,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             TONE_HEAD.write_text(json.dumps(run.head, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
             TONE_NGRAMS.write_text(run.ngrams, encoding="utf-8")
             print(f"wrote {TONE_HEAD} and {TONE_NGRAMS}", file=sys.stderr)
-    if "toxicity" in args.heads:
-        from tools import train_e5_toxicity as tox
-
-        head = toxicity_head()
-        cv = head["crossValidation"]
-        print(f"toxicity threshold {head['threshold']}: CV precision {cv['precision']}, recall {cv['recall']}, "
-              f"ROC AUC {cv['rocAuc']}", file=sys.stderr)  # fmt: skip
-        if "fresh" in head:
-            fr = head["fresh"]
-            print(f"toxicity fresh: precision {fr['precision']}, recall {fr['recall']}, ROC AUC {fr['rocAuc']}",
-                  file=sys.stderr)  # fmt: skip
-        if args.check:
-            diff = tox.differences(json.loads(TOXICITY_HEAD.read_text(encoding="utf-8")), head)
-            print("\n".join(diff[:20]) or f"{TOXICITY_HEAD} matches the training run.", file=sys.stderr)
-            failed |= bool(diff)
-        else:
-            TOXICITY_HEAD.write_text(tox.dumps(head), encoding="utf-8")
-            print(f"wrote {TOXICITY_HEAD}", file=sys.stderr)
+    if "toxicity" in args.heads:  # measured, not shipped: see toxicity_report
+        print("\n".join(toxicity_report()), file=sys.stderr)
     return 1 if failed else 0
 
 

@@ -73,6 +73,11 @@ class Tokenizer:
         self.scores = [float(s) for s in scores]
         self.unk_score = float(np.float32(np.min(scores)) - np.float32(10.0))
         self._ids = {p: i for i, p in enumerate(pieces) if i != unk and p}
+        # The longest piece starting with each two characters: Viterbi tries no longer piece from a position.
+        self._longest: dict[str, int] = {}
+        for piece in self._ids:
+            if len(piece) >= 2 and self._longest.get(piece[:2], 0) < len(piece):
+                self._longest[piece[:2]] = len(piece)
         self._table = normalisation  # for str.translate: code point -> replacement
         self._words: dict[str, tuple[int, ...]] = {}
         self._lock = threading.Lock()
@@ -88,10 +93,10 @@ class Tokenizer:
         best = [-1e30] * (n + 1)
         back: list[tuple[int, int]] = [(0, 0)] * (n + 1)  # (piece id or -1, start)
         best[0] = 0.0
-        ids, scores = self._ids, self.scores
+        ids, scores, longest = self._ids, self.scores, self._longest
         for i in range(n):
             here = best[i]
-            for e in range(i + 1, min(n, i + MAX_PIECE_CHARS) + 1):
+            for e in range(i + 1, min(n, i + max(1, longest.get(word[i : i + 2], 1))) + 1):
                 idx = ids.get(word[i:e])
                 if idx is not None:
                     s = here + scores[idx]

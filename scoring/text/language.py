@@ -49,7 +49,7 @@ ENGINE_LANGUAGES: dict[str, frozenset[str]] = {
     "vader": frozenset({"en"}),
     "afinn": frozenset({"en"}),
     "e5": frozenset({"en", "ko", "zh", "ja"}),  # measured in docs/engines.md (python -m bench.engines_vs_humans)
-    "e5-lite": frozenset({"en", "ko"}),  # measured in docs/engines.md (python -m bench.engines_vs_humans)
+    "e5-lite": frozenset({"en", "ko", "zh"}),  # measured in docs/engines.md (python -m bench.engines_vs_humans)
 }
 LEXICON_ENGINES = frozenset({"vader", "afinn"})  # English word lists: other languages score as neutral
 

@@ -79,7 +79,7 @@ def lite_raw(head: E5Head, texts: Sequence[str]) -> npt.NDArray[np.float64]:
             picked = [t for t, r in zip(texts, rows, strict=True) if r]
             out[rows] = _linear(head.lexical, picked, scores[rows])
     if head.hangul is not None and texts:
-        korean = np.array([mostly_hangul(t) for t in texts], dtype=bool)
+        korean = np.array([not t.isascii() and mostly_hangul(t) for t in texts], dtype=bool)  # ASCII has no Hangul
         if korean.any():
             han = head.hangul
             picked = [t for t, k in zip(texts, korean, strict=True) if k]
