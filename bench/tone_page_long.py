@@ -30,6 +30,12 @@ def script_seconds(text: str, engine: str = "vader") -> tuple[float, float]:
 
     st.cache_data.clear()
     st.cache_resource.clear()
+    if engine == "e5-lite":  # its polarities and word segmentations too: the page sees a new text
+        from scoring.text.e5_lite import model
+        from scoring.tone.engines import get_engine
+
+        get_engine(engine).cache_clear()  # type: ignore[attr-defined]
+        model().cache_clear()
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=600)
     at.run()
     at.session_state["tone.text"] = text
