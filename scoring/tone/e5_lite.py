@@ -39,6 +39,7 @@ from scoring.tone.e5 import (
     load_head,
     occlusion_words,
 )
+from scoring.tone.facts import EngineFacts
 from scoring.tone.hangul import mostly_hangul
 from scoring.tone.lexicons import lexicon_scores
 
@@ -95,6 +96,18 @@ class E5LiteEngine:
     description = (
         "e5-lite: static token vectors distilled from multilingual-e5-small + heads trained on human ratings, "
         "in [-1, 1] (many languages, lexicon-like speed)"
+    )
+    facts = EngineFacts(
+        label="e5-lite (learned, multilingual, fast)",
+        axis_label="e5-lite polarity (rating / 4)",
+        # measured in docs/engines.md (python -m bench.engines_vs_humans); Japanese sign accuracy 0.75: not listed
+        languages=frozenset({"en", "ko", "zh"}),
+        threshold=0.1,  # the polarity is a mean human rating / 4, as e5's
+        slow=False,  # thousands of rows/s: a batch run reports per chunk, as for the lexicons
+        cross_check=None,  # as e5: its lexicon head already reads VADER's and AFINN's scores
+        driver_note="e5-lite: how much the sentence's polarity drops when the word is blanked out (occlusion, as "
+        "for e5). A sentence's polarity is the weighted mean of static token vectors distilled from "
+        "multilingual-e5-small through heads trained on people's ratings (docs/engines.md).",
     )
 
     def __init__(self) -> None:
