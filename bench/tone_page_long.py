@@ -28,8 +28,11 @@ def script_seconds(text: str, engine: str = "vader") -> tuple[float, float]:
     import streamlit as st
     from streamlit.testing.v1 import AppTest
 
+    from ui import page_cache
+
     st.cache_data.clear()
     st.cache_resource.clear()
+    page_cache.clear()
     if engine == "e5-lite":  # its polarities and word segmentations too: the page sees a new text
         from scoring.text.e5_lite import model
         from scoring.tone.engines import get_engine

@@ -21,7 +21,7 @@ from scoring.errors import InputError, ScoringError
 from scoring.io.columns import HOW, ColumnGuess, ColumnMap, guess_columns
 from scoring.io.formats import UPLOAD_TYPES
 from scoring.io.loaders import read_table, require_rows
-from scoring.limits import check_row_count, check_upload_size, get_limits
+from scoring.limits import check_e5_batch, check_row_count, check_upload_size, get_limits
 from scoring.registry import SCORER_INFO, TONE, TOXICITY, scorer_info
 from scoring.toxicity.judge.access import JudgeAccess
 from ui.markdown import escape_markdown
@@ -309,6 +309,7 @@ def scored(loaded: Loaded, options: RunOptions) -> Any:
         if key in results:
             results.move_to_end(key)
             return results[key]
+    check_e5_batch(_e5_chars(loaded.table, options), loaded.name)
     toxicity = options.toxicity(ui.judge_access(options.judge_base_url))
     from ui.runs import judge_cache  # the judge's verdicts are kept in the run store: the same rows never pay twice
 
@@ -319,6 +320,20 @@ def scored(loaded: Loaded, options: RunOptions) -> Any:
     ))  # fmt: skip
     _keep(key, result)
     return result
+
+
+def _e5_chars(table: pd.DataFrame, options: RunOptions) -> int:
+    """Characters the run's e5 engines would read: the responses once per e5 scorer, and tone's references."""
+
+    def chars(column: str | None) -> int:
+        if column is None or column not in table.columns:
+            return 0
+        return int(table[column].dropna().astype(str).str.len().sum())
+
+    tone_e5 = TONE.short_name in options.scorers and options.engine in TONE.slow_engines
+    toxicity_e5 = TOXICITY.short_name in options.scorers and options.toxicity_engine in TOXICITY.slow_engines
+    total = (tone_e5 + toxicity_e5) * chars(options.columns.output)
+    return total + (chars(options.reference_column) if tone_e5 else 0)
 
 
 def retry_button(loaded: Loaded, options: RunOptions, result: Any) -> None:

@@ -114,24 +114,27 @@ def store_url_label() -> str:
 # -- Runs page --------------------------------------------------------------------------------------------
 
 
-def runs_table() -> list[RunInfo]:
-    """The runs, newest first, filtered by name and source file; returns the runs shown."""
+def runs_table() -> list[RunInfo] | None:
+    """The runs, newest first, filtered by name and source file; returns the runs shown (None: the store could
+    not be read, and the page has said why)."""
     name_col, source_col = st.columns(2)
     name = name_col.text_input("Name contains", key="runs.filter_name", placeholder="e.g. nightly")
     source = source_col.text_input("Source file contains", key="runs.filter_source", placeholder="e.g. replies")
     got = guard(_filtered, name, source)
-    if not got:
-        return []
+    if got is None:
+        return None
     infos, table = got
+    if not infos:
+        return []
     config = {c: st.column_config.NumberColumn(c, format="%.3f") for c in table.columns if str(c).endswith(" mean")}
     config["created"] = st.column_config.DatetimeColumn("created (UTC)", format="YYYY-MM-DD HH:mm")
     st.dataframe(table, hide_index=True, column_config=config, key="runs.table")
     return list(infos)
 
 
-def _filtered(name: str, source: str) -> tuple[list[RunInfo], pd.DataFrame] | None:
+def _filtered(name: str, source: str) -> tuple[list[RunInfo], pd.DataFrame]:
     infos = store().list_runs(name=name or None, source=source or None)
-    return (infos, store().table(name=name or None, source=source or None)) if infos else None
+    return (infos, store().table(name=name or None, source=source or None)) if infos else ([], pd.DataFrame())
 
 
 def trend_section() -> None:

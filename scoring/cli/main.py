@@ -36,7 +36,7 @@ from scoring.batch.runner import ChunkResult, SummaryBuilder, iter_scored
 from scoring.cli.runs import History, add_history_options, add_runs_parser, run_command
 from scoring.cli.serve import add_serve_parser, serve
 from scoring.cli.sink import OUT_FORMATS, Sink
-from scoring.cli.terminal import TerminalSafe
+from scoring.cli.terminal import TerminalSafe, one_line
 from scoring.errors import InputError, ScoringError
 from scoring.io.columns import ColumnGuess, ColumnMap, guess_columns
 from scoring.io.loaders import ACCEPTED, iter_table_chunks, require_rows
@@ -115,7 +115,7 @@ def _threshold(text: str) -> tuple[str, float]:
 
 
 def _positive(text: str) -> int:
-    if not text.isdigit() or int(text) < 1:
+    if not (text.isascii() and text.isdigit()) or int(text) < 1:
         raise argparse.ArgumentTypeError(f"expected a positive whole number; got {text!r}")
     return int(text)
 
@@ -292,7 +292,7 @@ def _open_input(args: argparse.Namespace, err: TextIO) -> tuple[BatchSpec, Itera
     reader = iter_table_chunks(args.file, chunksize=args.chunksize)
     first = next(reader, pd.DataFrame())
     for warning in first.attrs.get("warnings", []):
-        err.write(f"warning: {warning}\n")
+        err.write(f"warning: {one_line(warning)}\n")
     spec = _spec(args, first, err)
     if TOXICITY.id in spec.scorers:
         err.write(f"toxicity engine: {_engine_note(dict(spec.toxicity), named=args.toxicity_engine is not None)}\n")
@@ -394,7 +394,7 @@ def _evaluate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if notice := unmeasured_notice(summary, TONE.id, warned.get("unmeasured", []), builder.rows):
         err.write(f"warning: {TONE.id}: {notice} See {TONE.id}.warnings.\n")
     if target is not None:
-        out.write(f"wrote {builder.rows:,} rows to {target}\n")
+        out.write(f"wrote {builder.rows:,} rows to {one_line(target)}\n")
     code = _verdict(summary, args.fail_under, args.fail_over, out)
     code = max(code, history.finish(spec, thresholds, out, err))
     if code == 0 and (empty := _scored_nothing(summary, builder.rows)):
@@ -529,7 +529,7 @@ def main(
                   "--workers or a smaller --chunksize. No output file was written.\n")  # fmt: skip
         return 3
     except (ScoringError, ValueError, OSError, UnicodeError) as exc:  # ValueError, OSError: from the libraries read
-        err.write(f"error: {exc}\n")
+        err.write(f"error: {one_line(exc)}\n")
         return 2
     except KeyboardInterrupt:
         err.write("interrupted: no output file was written.\n")

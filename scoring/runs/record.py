@@ -96,7 +96,7 @@ def check_name(name: object) -> str:
     text = name.strip()
     if len(text) > 200 or any(ord(c) < 32 for c in text):
         raise InputError(f"run name must be at most 200 characters on one line; got {text[:40]!r}.")
-    if text.isdigit() or text == "latest":
+    if (text.isascii() and text.isdigit()) or text == "latest":
         raise InputError(f"run name must not be a number or 'latest' (those pick runs by id and by age); got {text!r}.")
     return clean_text(text)
 
