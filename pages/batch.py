@@ -27,15 +27,15 @@ with st.container(border=True):
     spec = batch_ui.plan(loaded, options)  # which column is used for what, or what to choose first
     if st.button("Score the file", type="primary", icon=":material/play_arrow:", key="batch.run_button",
                  disabled=spec is None):  # fmt: skip
-        st.session_state["batch.run"] = (loaded.digest, options)
+        st.session_state["batch.run"] = (loaded.digest, options, spec)  # the spec shown is the spec run
 
 if st.session_state.get("batch.run") is None or st.session_state["batch.run"][0] != loaded.digest:
     st.info("Check the columns and options, then press **Score the file**.", icon=":material/tune:")
     st.stop()
-run_options = st.session_state["batch.run"][1]
+_, run_options, run_spec = st.session_state["batch.run"]
 if run_options != options:
     st.caption("The results below are for the options of the last run; press **Score the file** to apply changes.")
-result = ui.attempt(batch_ui.scored, loaded, run_options)
+result = ui.attempt(batch_ui.scored, loaded, run_options, run_spec)
 if result is None:
     st.stop()
 
@@ -45,14 +45,14 @@ ui.attempt(batch_ui.retry_button, loaded, run_options, result)
 results_ui.show_cards(result)
 with st.expander("Save this run", icon=":material/bookmark_add:", expanded=True):
     runs_ui.save_box(result, loaded.name, loaded.digest, f"{loaded.digest}:{run_options!r}:{len(result.errors)}")
-group, a, b, pair_on = results_ui.ab_settings(result.table, loaded, run_options)
-figs = results_ui.figures(result.table, run_options, group)
+group, a, b, pair_on = results_ui.ab_settings(result.table, loaded, run_spec)
+figs = results_ui.figures(result.table, run_spec, group)
 found: list = []
 charts, rows, ab, downloads = st.tabs(["Charts", "Rows, worst first", "A/B comparison", "Downloads"], key="batch.tabs")
 with charts:
     results_ui.show_figures(figs, len(result.table))
 with rows:
-    results_ui.show_rows(result.table, group, run_options)
+    results_ui.show_rows(result.table, group, run_spec)
 with ab:
     if group is None or a == b:
         st.info("Choose a column whose values name the versions (e.g. model), and two different groups A and B.")

@@ -15,8 +15,8 @@ import streamlit as st
 
 import ui
 from scoring.batch.compare import stack_files
-from scoring.batch.rows import BatchSpec, make_spec
-from scoring.batch.runner import evaluate, retry_errors
+from scoring.batch.rows import BatchSpec, make_spec, with_toxicity
+from scoring.batch.runner import retry_errors, run_spec
 from scoring.errors import InputError, ScoringError
 from scoring.io.columns import HOW, ColumnGuess, ColumnMap, guess_columns
 from scoring.io.formats import UPLOAD_TYPES
@@ -65,12 +65,17 @@ class RunOptions:
     def uses_judge(self) -> bool:
         return TOXICITY.short_name in self.scorers and self.toxicity_engine in TOXICITY.remote_engines
 
+    def toxicity_choice(self) -> dict[str, object] | None:
+        """The toxicity options the plan's spec holds: the engine and threshold; None for the judge, whose options
+        (model, URL, key) are checked when the run starts and the key is read (the page keeps no key)."""
+        if TOXICITY.short_name not in self.scorers or self.uses_judge:
+            return None
+        return {"engine": self.toxicity_engine, "threshold": self.toxicity_threshold}
+
     def toxicity(self, access: JudgeAccess) -> dict[str, object] | None:
         """The toxicity scorer's options; for the judge, the URL and key ``access`` allows (never kept here)."""
-        if TOXICITY.short_name not in self.scorers:
-            return None
         if not self.uses_judge:
-            return {"engine": self.toxicity_engine, "threshold": self.toxicity_threshold}
+            return self.toxicity_choice()
         if access.problem:
             raise InputError(access.problem)
         return {"engine": "judge", "model": self.judge_model or None, "base_url": access.base_url,
@@ -231,7 +236,8 @@ def plan(loaded: Loaded, options: RunOptions) -> BatchSpec | None:
         return None
     try:
         spec = make_spec(list(loaded.table.columns), scorers=list(options.scorers), column_map=options.columns,
-                         reference_tone=options.reference_tone, engine=options.engine)  # fmt: skip
+                         reference_tone=options.reference_tone, engine=options.engine,
+                         toxicity=options.toxicity_choice())  # fmt: skip
     except ScoringError as exc:
         st.error(escape_markdown(str(exc)), icon=":material/error:")
         return None
@@ -308,11 +314,13 @@ def _with_progress(label: str, rows: int, run: Any) -> Any:
     return result
 
 
-def scored(loaded: Loaded, options: RunOptions) -> Any:
+def scored(loaded: Loaded, options: RunOptions, spec: BatchSpec) -> Any:
     """Return the run's result: from the store when this file and these options ran before, else score now.
 
-    Not ``st.cache_data``: its replay cannot hold a progress bar updated during the run. Same keys, though.
-    The judge's API key is read now, passed to the run, and kept nowhere.
+    ``spec`` is the one :func:`plan` built from ``options`` and showed before the click: the run scores it as
+    it is (its columns are not checked again), with the toxicity options added. Not ``st.cache_data``: its
+    replay cannot hold a progress bar updated during the run. Same keys, though. The judge's API key is read
+    now, passed to the run, and kept nowhere (the result's spec drops it).
     """
     results, lock = _store()
     key = _key(loaded, options)
@@ -325,10 +333,8 @@ def scored(loaded: Loaded, options: RunOptions) -> Any:
     from ui.runs import judge_cache  # the judge's verdicts are kept in the run store: the same rows never pay twice
 
     cache = judge_cache() if options.uses_judge else None
-    result = _with_progress(f"Scoring {len(loaded.table):,} rows…", len(loaded.table), lambda progress: evaluate(
-        loaded.table, scorers=list(options.scorers), columns=options.columns, engine=options.engine,
-        reference_tone=options.reference_tone, on_progress=progress, toxicity=toxicity, judge_cache=cache,
-    ))  # fmt: skip
+    result = _with_progress(f"Scoring {len(loaded.table):,} rows…", len(loaded.table), lambda progress: run_spec(
+        loaded.table, with_toxicity(spec, toxicity), on_progress=progress, judge_cache=cache))  # fmt: skip
     _keep(key, result)
     return result
 

@@ -13,6 +13,7 @@ import ui
 from scoring.batch.compare import Comparison, compare_groups, comparisons_frame, group_summary
 from scoring.batch.report import batch_report
 from scoring.batch.result import warnings_column
+from scoring.batch.rows import BatchSpec
 from scoring.batch.views import (
     MAX_SCATTER_POINTS,
     filter_rows,
@@ -27,8 +28,7 @@ from scoring.batch.views import (
 from scoring.charts import group_means_figure
 from scoring.io.export import to_csv_bytes, to_jsonl_bytes, to_parquet_bytes
 from scoring.registry import TONE
-from scoring.text.splitters import DEFAULT_SPLITTER
-from ui.batch_input import NONE, Loaded, RunOptions, plan_text
+from ui.batch_input import NONE, Loaded, plan_text
 from ui.markdown import escape_markdown
 
 
@@ -86,13 +86,13 @@ def show_cards(result: Any) -> None:
             col.caption(f"**includes {rows} that measure nothing** (too little text) · {mean}")
 
 
-def ab_settings(table: pd.DataFrame, loaded: Loaded, options: RunOptions) -> tuple[str | None, str, str, str | None]:
+def ab_settings(table: pd.DataFrame, loaded: Loaded, spec: BatchSpec) -> tuple[str | None, str, str, str | None]:
     """Group column, groups A and B, and the column that pairs rows; (None, ...) when no grouping."""
     candidates = group_columns(table)
     default = loaded.group or guess_group(candidates) or NONE
     if st.session_state.get("batch.ab.for") != loaded.digest:
         st.session_state["batch.ab.group"] = default
-        st.session_state["batch.ab.pair"] = options.columns.input or NONE
+        st.session_state["batch.ab.pair"] = spec.columns.input or NONE
         st.session_state["batch.ab.for"] = loaded.digest
     cols = st.columns(4)
     group = cols[0].selectbox("Compare groups in column", [NONE, *candidates], key="batch.ab.group")
@@ -132,9 +132,9 @@ def show_comparisons(found: list[Comparison], summary: pd.DataFrame) -> go.Figur
     return fig
 
 
-def figures(table: pd.DataFrame, options: RunOptions, group: str | None) -> list[Any]:
+def figures(table: pd.DataFrame, spec: BatchSpec, group: str | None) -> list[Any]:
     """Histograms of each score and the sentiment-vs-similarity scatter (a seeded sample of a large run)."""
-    return result_figures(table, group=group, label=options.columns.output)
+    return result_figures(table, group=group, label=spec.columns.output)
 
 
 def show_figures(figs: list[Any], rows: int) -> None:
@@ -146,7 +146,7 @@ def show_figures(figs: list[Any], rows: int) -> None:
         st.caption(f"The scatter shows a random {MAX_SCATTER_POINTS:,} of {rows:,} rows; histograms show all.")
 
 
-def _row_filters(table: pd.DataFrame, group: str | None, options: RunOptions) -> pd.DataFrame:
+def _row_filters(table: pd.DataFrame, group: str | None, spec: BatchSpec) -> pd.DataFrame:
     scores = score_columns(table)
     cols = st.columns([2, 3, 2, 3])
     by = cols[0].selectbox("Worst first by", scores, key="batch.sort")
@@ -157,16 +157,16 @@ def _row_filters(table: pd.DataFrame, group: str | None, options: RunOptions) ->
         values = [str(v) for v in pd.unique(table[group].dropna())]
         groups = cols[2].multiselect("Groups", values, default=values, key=f"batch.groups.{group}")
     query = cols[3].text_input("Text contains", key="batch.query", placeholder="e.g. refund")
-    text_columns = [c for c in (options.columns.output, options.columns.input) if c]
+    text_columns = [c for c in (spec.columns.output, spec.columns.input) if c]
     ranged = (low, high) if (low, high) != (0.0, top) else None
     shown = table.assign(**{group: table[group].astype(str)}) if group else table
     return filter_rows(worst_first(shown, by), score=by, score_range=ranged, group=group, groups=groups,
                        query=query, text_columns=text_columns)  # fmt: skip
 
 
-def show_rows(table: pd.DataFrame, group: str | None, options: RunOptions) -> None:
+def show_rows(table: pd.DataFrame, group: str | None, spec: BatchSpec) -> None:
     """The worst rows first, filterable; selecting one shows its sentences."""
-    view = _row_filters(table, group, options)
+    view = _row_filters(table, group, spec)
     st.caption(f"{len(view):,} of {len(table):,} rows · click a column header to sort · select a row for details")
     shown = view.set_axis(view.index + 1) if pd.api.types.is_integer_dtype(view.index) else view
     scores = score_columns(table)
@@ -175,18 +175,18 @@ def show_rows(table: pd.DataFrame, group: str | None, options: RunOptions) -> No
     }
     warned = [c for c in (warnings_column(TONE.id),) if c in table.columns]
     config |= {c: st.column_config.TextColumn(c, width="medium") for c in warned}
-    output = options.columns.output
+    output = spec.columns.output
     if output:
         config[output] = st.column_config.TextColumn(output, width="large")
     # The reply first (after the row number), then its scores; columns empty in every row are left out.
-    first = [c for c in (output, *scores, *warned, group, options.columns.input) if c]
+    first = [c for c in (output, *scores, *warned, group, spec.columns.input) if c]
     by_name = {str(c): c for c in table.columns}
     order = [c for c in dict.fromkeys([*first, *by_name]) if c in by_name and not empty_column(table[by_name[c]])]
     event = st.dataframe(shown.rename_axis("row"), column_config=config, column_order=order, on_select="rerun",
                          selection_mode="single-row", key="batch.rows", height=360)  # fmt: skip
     if event.selection.rows:
         position = int(event.selection.rows[0])
-        drill_down(view.iloc[position], str(shown.index[position]), options)
+        drill_down(view.iloc[position], str(shown.index[position]), spec)
 
 
 def empty_column(values: pd.Series) -> bool:
@@ -194,24 +194,24 @@ def empty_column(values: pd.Series) -> bool:
     return bool((values.isna() | values.astype("string").str.strip().eq("")).all())
 
 
-def drill_down(row: pd.Series, name: str, options: RunOptions) -> None:
+def drill_down(row: pd.Series, name: str, spec: BatchSpec) -> None:
     """One row (``name``: its label in the table): its text, its scores, and its per-sentence sentiment chart."""
     st.subheader(f"Row {escape_markdown(name)}")
-    output = row.get(options.columns.output)
+    output = row.get(spec.columns.output)
     if not isinstance(output, str) or not output.strip():
         st.info("This row has no response text, so it was not scored.", icon=":material/block:")
         return
     st.text(output)
     ui.metric_row({s: float(row[s]) for s in score_columns(row.to_frame().T) if pd.notna(row[s])})
-    if TONE.short_name not in options.scorers and TONE.id not in options.scorers:
+    if TONE.short_name not in spec.scorers and TONE.id not in spec.scorers:
         return
-    reference = options.reference_tone  # as the run: one reference tone wins over the column
-    if reference is None and options.reference_column and isinstance(row.get(options.reference_column), str):
-        reference = str(row[options.reference_column]) or None
-    result = ui.attempt(ui.tone_result, output, reference, options.engine, DEFAULT_SPLITTER)
+    reference = spec.reference_tone  # as the run: one reference tone wins over the column
+    if reference is None and spec.reference_column and isinstance(row.get(spec.reference_column), str):
+        reference = str(row[spec.reference_column]) or None
+    result = ui.attempt(ui.tone_result, output, reference, spec.engine, spec.splitter)
     if result is not None:
         ui.show_warnings(result)
-        ui.tone_chart(output, reference, options.engine, DEFAULT_SPLITTER, key=f"batch.drill.{name}",
+        ui.tone_chart(output, reference, spec.engine, spec.splitter, key=f"batch.drill.{name}",
                       title=f"Row {name}: sentiment per sentence")  # fmt: skip
 
 

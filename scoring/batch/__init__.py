@@ -6,8 +6,8 @@ of ``toxicity={...}`` options and the tone language notice are about one scorer.
 
 from scoring.batch.result import DEFAULT_THRESHOLD, BatchResult, SummaryBuilder, combine
 from scoring.batch.retry import retry_errors
-from scoring.batch.rows import BatchSpec, ChunkResult, make_spec, score_frame
-from scoring.batch.runner import evaluate, iter_scored
+from scoring.batch.rows import BatchSpec, ChunkResult, make_spec, score_frame, with_toxicity
+from scoring.batch.runner import evaluate, iter_scored, run_spec
 
 __all__ = [
     "DEFAULT_THRESHOLD",
@@ -20,5 +20,7 @@ __all__ = [
     "iter_scored",
     "make_spec",
     "retry_errors",
+    "run_spec",
     "score_frame",
+    "with_toxicity",
 ]

@@ -41,6 +41,7 @@ __all__ = [
     "reports_rows",
     "score_frame",
     "uses_judge",
+    "with_toxicity",
 ]
 
 SKIPPED_COLUMNS = ["row", "index", "scorer", "column", "reason"]
@@ -139,6 +140,17 @@ def reports_rows(spec: BatchSpec) -> bool:
 def without_secrets(spec: BatchSpec) -> BatchSpec:
     """Return ``spec`` without the judge's API key (what a result may keep)."""
     return replace(spec, toxicity=tuple((k, v) for k, v in spec.toxicity if k != "api_key"))
+
+
+def with_toxicity(spec: BatchSpec, toxicity: Mapping[str, object] | None) -> BatchSpec:
+    """``spec`` with the toxicity options checked (:func:`toxicity_options`); the rest of the spec stays as checked.
+
+    The Batch page builds its spec once, before the click, without the judge's API key (it keeps the spec in
+    the session); the key is added here, at run time, and the result keeps the spec without it.
+    """
+    spec = replace(spec, toxicity=toxicity_options(toxicity, spec.scorers))
+    _scorer(TOXICITY.id, spec)  # as make_spec: an engine that cannot load says so before the run starts
+    return spec
 
 
 def toxicity_options(options: object, scorer_ids: Sequence[str]) -> tuple[tuple[str, object], ...]:

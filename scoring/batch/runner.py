@@ -46,6 +46,7 @@ __all__ = [
     "iter_scored",
     "make_spec",
     "retry_errors",
+    "run_spec",
     "score_frame",
 ]
 
@@ -265,6 +266,36 @@ def evaluate(
         list(df.columns), scorers=scorers, column_map=columns, reference_tone=reference_tone,
         reference_column=reference_column, engine=engine, splitter=splitter, toxicity=toxicity,
     )  # fmt: skip
+    return run_spec(df, spec, on_progress=on_progress, workers=workers, thresholds=thresholds, judge_cache=judge_cache)
+
+
+def run_spec(
+    df: pd.DataFrame,
+    spec: BatchSpec,
+    *,
+    on_progress: Progress | None = None,
+    workers: int = 1,
+    thresholds: Mapping[str, float] | None = None,
+    judge_cache: VerdictCache | None = None,
+) -> BatchResult:
+    """Score every row of ``df`` as ``spec`` (from :func:`make_spec`) says: :func:`evaluate` once its options are
+    checked. A caller that already holds the spec (the Batch page, which shows it before the click) hands it on
+    instead of its options, so the run, its report and the run store read the spec that was shown.
+
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"input": ["Hi"], "output": ["Great, thanks!"]})
+    >>> spec = make_spec(list(df.columns), scorers=["similarity"])
+    >>> run_spec(df, spec).table["content-similarity-scorer"].tolist() == evaluate(df, scorers=["similarity"]).table[
+    ...     "content-similarity-scorer"].tolist()
+    True
+    """
+    if not isinstance(df, pd.DataFrame):
+        raise InputTypeError(f"df must be a pandas DataFrame; got {type(df).__name__}.")
+    if not isinstance(spec, BatchSpec):
+        raise InputTypeError(f"spec must be a BatchSpec from make_spec(); got {type(spec).__name__}.")
+    names = [str(c) for c in df.columns]
+    if missing := [c for c in (spec.output, spec.input, spec.reference_column) if c is not None and c not in names]:
+        raise InputError(f"the spec's column(s) {missing} are not in the table; found {names}.")
     _check_workers(workers)
     size = max(500, min(5000, math.ceil(len(df) / (4 * workers))))
     pieces = [df.iloc[start : start + size] for start in range(0, len(df), size)] or [df]

@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from scoring.batch.rows import BatchSpec
 from scoring.batch.runner import evaluate
 from scoring.io.columns import ColumnMap
 from tests.pages.conftest import metrics, plain
@@ -39,13 +40,14 @@ TICKET_PLAN = (
 @pytest.fixture
 def runs(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, object]]:
     calls: list[dict[str, object]] = []
-    real = batch_ui.evaluate
+    real = batch_ui.run_spec
 
-    def counting(df: object, **kwargs: object) -> object:
-        calls.append(kwargs)
-        return real(df, **kwargs)  # type: ignore[arg-type]
+    def counting(df: object, spec: BatchSpec, **kwargs: object) -> object:
+        calls.append({"columns": spec.columns, "engine": spec.engine, "reference_tone": spec.reference_tone,
+                      "toxicity": dict(spec.toxicity) or None, **kwargs})  # fmt: skip
+        return real(df, spec, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(batch_ui, "evaluate", counting)
+    monkeypatch.setattr(batch_ui, "run_spec", counting)
     return calls
 
 

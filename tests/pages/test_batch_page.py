@@ -13,6 +13,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from scoring import create_content_similarity_scorer, create_tone_scorer
+from scoring.batch.rows import BatchSpec
 from scoring.io.columns import ColumnMap
 from tests.pages.conftest import metrics, plain
 from tests.scoring.bad_files import MIXED_ENCODINGS
@@ -33,13 +34,14 @@ def _sample() -> list[dict[str, str]]:
 def runs(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, object]]:
     """Count the batch runs the page starts (each records its options)."""
     calls: list[dict[str, object]] = []
-    real = batch_ui.evaluate
+    real = batch_ui.run_spec
 
-    def counting(df: object, **kwargs: object) -> object:
-        calls.append(kwargs)
-        return real(df, **kwargs)  # type: ignore[arg-type]
+    def counting(df: object, spec: BatchSpec, **kwargs: object) -> object:
+        calls.append({"columns": spec.columns, "engine": spec.engine, "reference_tone": spec.reference_tone,
+                      "toxicity": dict(spec.toxicity) or None, "spec": spec, **kwargs})  # fmt: skip
+        return real(df, spec, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(batch_ui, "evaluate", counting)
+    monkeypatch.setattr(batch_ui, "run_spec", counting)
     return calls
 
 
@@ -60,6 +62,7 @@ def test_sample_run_shows_cards_with_the_scorers_means(open_page: Open, runs: li
     assert shown["tone-scorer · mean"] == f"{tone:.3f}"
     assert shown["content-similarity-scorer · mean"] == f"{similarity:.3f}"
     assert len(runs) == 1 and runs[0]["columns"] == ColumnMap("output", "input", "reference")
+    assert runs[0]["spec"] == at.session_state["batch.run"][2]  # the spec shown before the click is the one run
 
 
 def test_sample_run_reports_the_rows_it_could_not_score(open_page: Open, runs: list[dict[str, object]]) -> None:
@@ -189,6 +192,8 @@ def test_judge_run_with_failed_rows_then_retry_only_those(open_page: Open, runs:
                                    "api_key": KEY}  # fmt: skip
     assert {r["headers"]["authorization"] for r in fake.requests} == {f"Bearer {KEY}"}
     assert KEY not in _tree_text(at._tree)  # typed in a password field, never shown
+    kept = at.session_state["batch.run"][2]  # the spec the page keeps between reruns: no key in it
+    assert "api_key" not in dict(kept.toxicity)
 
 
 def test_judge_without_a_key_says_where_to_put_one(open_page: Open, runs: list[dict[str, object]]) -> None:

@@ -56,19 +56,22 @@ def test_the_e5_limit_is_set_by_its_variable(monkeypatch: pytest.MonkeyPatch) ->
 def test_a_batch_run_over_the_e5_budget_is_refused_before_scoring(monkeypatch: pytest.MonkeyPatch) -> None:
     import pandas as pd
 
+    from scoring.batch.rows import BatchSpec
     from scoring.io.columns import ColumnMap
     from ui import batch_input
 
     def refuse(*_: object, **__: object) -> None:
         raise AssertionError("the run started")
 
-    monkeypatch.setattr(batch_input, "evaluate", refuse)
+    monkeypatch.setattr(batch_input, "run_spec", refuse)
     table = pd.DataFrame({"output": ["A reply of forty characters, near enough."] * 30_000, "ref": ["Fine."] * 30_000})
     loaded = batch_input.Loaded(table, "replies.csv", "digest-e5-budget", None)
     options = batch_input.RunOptions(("tone", "toxicity"), ColumnMap("output", None, "ref"), "e5", None, "e5")
     assert batch_input._e5_chars(table, options) == 2 * 41 * 30_000 + 5 * 30_000
     with pytest.raises(LimitError) as info:
-        batch_input.scored(loaded, options)
+        batch_input.scored(
+            loaded, options, BatchSpec(("tone-scorer", "toxicity-scorer"), "output", None, None, "ref", "e5")
+        )
     assert "replies.csv holds 2,610,000 characters for the e5 engine to read; a run here reads at most 1,000,000" in (
         info.value.user_message
     )

@@ -354,3 +354,24 @@ def test_e5_batch_reports_rows_as_they_finish_with_the_one_pass_verdicts() -> No
     assert columns["toxicCount"][:3] == [1, 0, 0] and columns["opinionCount"][:3] == [2, 1, 0]
     empty: list[int] = []
     assert scorer.score_many(outputs=[], on_row=empty.append)["score"] == [] and empty == [0]
+
+
+def test_run_spec_scores_the_spec_it_is_given_as_evaluate_does() -> None:
+    from scoring.batch.rows import with_toxicity
+    from scoring.batch.runner import run_spec
+    from scoring.errors import InputError
+
+    df = pd.DataFrame({"input": ["Hi", "Hey"], "output": ["Great, thanks! Bye now.", "That is awful."],
+                       "expected": ["Lovely, thank you.", "Fine."]})  # fmt: skip
+    spec = make_spec(list(df.columns), scorers=["tone", "similarity", "toxicity"],
+                     column_map=ColumnMap("output", "input", "expected"))  # fmt: skip
+    via_spec = run_spec(df, spec).table
+    via_evaluate = evaluate(df, scorers=["tone", "similarity", "toxicity"],
+                            columns=ColumnMap("output", "input", "expected")).table  # fmt: skip
+    pd.testing.assert_frame_equal(via_spec, via_evaluate)
+    judged = with_toxicity(spec, {"engine": "classifier", "threshold": 0.3})
+    assert dict(judged.toxicity) == {"engine": "classifier", "threshold": 0.3} and judged.output == spec.output
+    with pytest.raises(InputError, match=r"toxicity options must be among"):
+        with_toxicity(spec, {"colour": "red"})
+    with pytest.raises(InputError, match=r"\['expected'\] are not in the table"):
+        run_spec(df.drop(columns="expected"), spec)
