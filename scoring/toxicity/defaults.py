@@ -1,0 +1,143 @@
+"""The e5 engine's measured defaults: which sentences it flags when no threshold is chosen.
+
+One threshold on the learned head cannot meet every target at once (``docs/toxicity.md``, "Defaults"): on English,
+the head at 0.75 flags 0.93% of real texts people rated clearly positive but catches only about half the toxic
+sentences, and any lower single threshold flags more than 1% of those texts. So the default combines what the
+engine already has, per sentence:
+
+- **English** (and text with no detectable language): toxic when the head gives at least ``ENGLISH_THRESHOLD``;
+  or at least ``ADDRESSED_THRESHOLD`` and the sentence addresses the reader (``you``, ``your``, ...: praise of a
+  film or a product rarely does, an insult usually does); or a rubric pattern (:mod:`.rules`) of confidence at
+  least ``PATTERN_ALONE`` fires; or a weaker pattern fires and the head gives at least ``PATTERN_WITH_HEAD``.
+- **Any other language**: toxic when the head gives at least ``OTHER_THRESHOLD`` (the rubric patterns are
+  English; no positive-text set in those languages binds the threshold). Measured on Chinese, Korean, Japanese,
+  German, Spanish and French (``MEASURED_LANGUAGES``); for others the verdict says it was not measured.
+
+The values were chosen on development sets (the multilingual fresh set of the head's training run, the labelled
+English sentences and the VADER positive texts) and then tested on sentences written after they were frozen
+(``tests/scoring/data/toxicity_defaults_fresh.csv``); ``python -m bench.toxicity_defaults`` prints every number.
+A sentence that a strong pattern decides is toxic needs no embedding (:func:`decided_by_patterns`), which the batch
+path uses to skip the encoder.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from scoring.toxicity.rules import Trigger, match_rules
+
+__all__ = [
+    "ADDRESSED_THRESHOLD",
+    "ENGLISH_THRESHOLD",
+    "LANGUAGE_NAMES",
+    "MEASURED_LANGUAGES",
+    "OTHER_THRESHOLD",
+    "PATTERN_ALONE",
+    "PATTERN_WITH_HEAD",
+    "Decision",
+    "addresses_reader",
+    "decide",
+    "decided_by_patterns",
+    "describe_defaults",
+    "sentence_language",
+]
+
+ENGLISH_THRESHOLD = 0.8  #: English: the head alone
+ADDRESSED_THRESHOLD = 0.72  #: English: the head, on a sentence that addresses the reader
+PATTERN_ALONE = 0.8  #: English: a rubric pattern at least this confident flags on its own (no embedding needed)
+PATTERN_WITH_HEAD = 0.2  #: English: a weaker pattern flags when the head gives at least this
+OTHER_THRESHOLD = 0.45  #: every other language: the head alone
+#: Languages the defaults were measured on (development and fresh test sentences).
+MEASURED_LANGUAGES = ("en", "zh", "ko", "ja", "de", "es", "fr")
+LANGUAGE_NAMES = {"en": "English", "zh": "Chinese", "ko": "Korean", "ja": "Japanese", "de": "German",
+                  "es": "Spanish", "fr": "French"}  # fmt: skip
+
+_READER_RE = re.compile(r"\b(?:you|your|yours|yourself|yourselves|ya|u|ur)\b", re.IGNORECASE)
+_HANGUL_RE = re.compile(r"[\uac00-\ud7a3\u1100-\u11ff\u3130-\u318f]")
+_KANA_RE = re.compile(r"[\u3040-\u30ff]")
+_HAN_RE = re.compile(r"[\u4e00-\u9fff\u3400-\u4dbf]")
+
+
+def addresses_reader(sentence: str) -> bool:
+    """Whether ``sentence`` speaks to its reader (a second-person word).
+
+    >>> addresses_reader("Your brain must be running on dial-up."), addresses_reader("The film is savage.")
+    (True, False)
+    """
+    return _READER_RE.search(sentence.replace("\u2019", "'")) is not None
+
+
+def sentence_language(sentence: str) -> str | None:
+    """The sentence's language code for the defaults: "en" for English and for text with no detectable language.
+
+    Hangul, kana and Han characters decide Korean, Japanese and Chinese; other text goes to the language
+    detector (:func:`scoring.text.language.detect_language`), which counts weak guesses as English.
+
+    >>> sentence_language("你真是个白痴。"), sentence_language("Thanks a lot!"), sentence_language("Du bist ein Idiot.")
+    ('zh', 'en', 'de')
+    """
+    if _HANGUL_RE.search(sentence):
+        return "ko"
+    if _KANA_RE.search(sentence):
+        return "ja"
+    if _HAN_RE.search(sentence):
+        return "zh"
+    from scoring.text.language import detect_language, is_english
+
+    guess = detect_language(sentence)
+    return "en" if is_english(guess) or guess is None else guess.code
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """The default verdict on one sentence: toxic or not, the threshold the head was held to, and why."""
+
+    toxic: bool
+    threshold: float | None  #: the head's threshold for this sentence; None when a pattern decided alone
+    language: str | None
+    rule: str  #: which part of the default decided, for the reason
+
+    @property
+    def measured(self) -> bool:
+        """Whether the defaults were measured on this sentence's language."""
+        return self.language in MEASURED_LANGUAGES
+
+
+def decided_by_patterns(sentence: str, triggers: Sequence[Trigger] | None = None) -> bool:
+    """Whether a rubric pattern of confidence >= ``PATTERN_ALONE`` flags the (English) sentence on its own.
+
+    >>> decided_by_patterns("Only pretentious losers would waste money on that."), decided_by_patterns("Hi!")
+    (True, False)
+    """
+    found = match_rules(sentence) if triggers is None else triggers
+    return any(t.confidence >= PATTERN_ALONE for t in found) and sentence_language(sentence) == "en"
+
+
+def decide(sentence: str, probability: float, triggers: Sequence[Trigger], language: str | None) -> Decision:
+    """The default verdict on ``sentence`` given the head's ``probability`` and the patterns that fired."""
+    if language != "en":
+        toxic = probability >= OTHER_THRESHOLD
+        return Decision(toxic, OTHER_THRESHOLD, language, f"{LANGUAGE_NAMES.get(language or '', language)} sentence")
+    strongest = max((t.confidence for t in triggers), default=0.0)
+    if strongest >= PATTERN_ALONE:
+        return Decision(True, None, language, "a rubric pattern")
+    if triggers:
+        return Decision(probability >= PATTERN_WITH_HEAD, PATTERN_WITH_HEAD, language, "a rubric pattern matched")
+    if addresses_reader(sentence):
+        return Decision(probability >= ADDRESSED_THRESHOLD, ADDRESSED_THRESHOLD, language, "addressed to the reader")
+    return Decision(probability >= ENGLISH_THRESHOLD, ENGLISH_THRESHOLD, language, "English sentence")
+
+
+def describe_defaults() -> str:
+    """The default rule in one paragraph, for the page, the CLI and the docs.
+
+    >>> describe_defaults()[:60]
+    'English: the head at 0.8, 0.72 for a sentence addressed to t'
+    """
+    return (
+        f"English: the head at {ENGLISH_THRESHOLD:g}, {ADDRESSED_THRESHOLD:g} for a sentence addressed to the reader "
+        f"(you, your), {PATTERN_WITH_HEAD:g} when a rubric pattern matches, and a pattern of confidence "
+        f">= {PATTERN_ALONE:g} flags alone; other languages: the head at {OTHER_THRESHOLD:g}"
+    )
