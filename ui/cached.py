@@ -92,13 +92,15 @@ def toxicity_engines() -> list[str]:
 
 
 @st.cache_resource(show_spinner="Loading the toxicity classifier…")
-def toxicity_classifier(threshold: float, engine: str = "classifier") -> Any:
+def toxicity_classifier(threshold: float | None, engine: str = "classifier") -> Any:
     """An offline toxicity scorer ("classifier" or "e5"), loaded once per process, engine and threshold."""
     return create_toxicity_scorer(engine=engine, threshold=threshold)
 
 
 @st.cache_data(max_entries=2_000, show_spinner=False)
-def toxicity_classified(input_text: str, output: str, threshold: float, engine: str = "classifier") -> dict[str, Any]:
+def toxicity_classified(
+    input_text: str, output: str, threshold: float | None, engine: str = "classifier"
+) -> dict[str, Any]:
     """Score a reply's toxicity with an offline engine ("classifier" or "e5")."""
     result: dict[str, Any] = toxicity_classifier(threshold, engine).run(input=input_text, output=output).to_dict()
     return result

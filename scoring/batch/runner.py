@@ -240,7 +240,7 @@ def evaluate(
     thousand rows). ``on_progress(done_rows, total_rows)`` is called after each piece (and, with the
     judge or e5, as its rows finish). ``toxicity`` passes options to ``create_toxicity_scorer``, e.g.
     ``{"engine": "e5"}`` or ``{"engine": "judge", "model": "gpt-4o-mini", "base_url": ..., "api_key": ...}``;
-    without an engine a batch uses the classifier (``TOXICITY.batch_engine``: e5 embeds every sentence).
+    without an engine a batch uses the single-text default (e5 with its measured defaults where its wheel loads).
     Judge requests run ``judge_concurrency`` at a time in this process, and a row the judge fails on is an
     error, not a score. ``judge_cache`` (:class:`scoring.runs.JudgeCache`) answers rows the judge has seen
     before, for free; the summary's ``cached`` counts them.

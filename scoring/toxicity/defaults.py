@@ -33,14 +33,17 @@ __all__ = [
     "ENGLISH_THRESHOLD",
     "LANGUAGE_NAMES",
     "MEASURED_LANGUAGES",
+    "MEASURED_RECALL",
     "OTHER_THRESHOLD",
     "PATTERN_ALONE",
     "PATTERN_WITH_HEAD",
     "Decision",
+    "LanguageRecall",
     "addresses_reader",
     "decide",
     "decided_by_patterns",
     "describe_defaults",
+    "recall_note",
     "sentence_language",
 ]
 
@@ -97,7 +100,7 @@ class Decision:
     toxic: bool
     threshold: float | None  #: the head's threshold for this sentence; None when a pattern decided alone
     language: str | None
-    rule: str  #: which part of the default decided, for the reason
+    rule: str  #: which part of the defaults decided, for the reason ("for an English sentence", ...)
 
     @property
     def measured(self) -> bool:
@@ -119,15 +122,63 @@ def decide(sentence: str, probability: float, triggers: Sequence[Trigger], langu
     """The default verdict on ``sentence`` given the head's ``probability`` and the patterns that fired."""
     if language != "en":
         toxic = probability >= OTHER_THRESHOLD
-        return Decision(toxic, OTHER_THRESHOLD, language, f"{LANGUAGE_NAMES.get(language or '', language)} sentence")
+        name = LANGUAGE_NAMES.get(language or "", f"language '{language}'")
+        return Decision(toxic, OTHER_THRESHOLD, language, f"for a {name} sentence")
     strongest = max((t.confidence for t in triggers), default=0.0)
     if strongest >= PATTERN_ALONE:
-        return Decision(True, None, language, "a rubric pattern")
+        return Decision(True, None, language, "a rubric pattern alone")
     if triggers:
-        return Decision(probability >= PATTERN_WITH_HEAD, PATTERN_WITH_HEAD, language, "a rubric pattern matched")
+        return Decision(probability >= PATTERN_WITH_HEAD, PATTERN_WITH_HEAD, language, "when a rubric pattern matches")
     if addresses_reader(sentence):
-        return Decision(probability >= ADDRESSED_THRESHOLD, ADDRESSED_THRESHOLD, language, "addressed to the reader")
-    return Decision(probability >= ENGLISH_THRESHOLD, ENGLISH_THRESHOLD, language, "English sentence")
+        return Decision(
+            probability >= ADDRESSED_THRESHOLD, ADDRESSED_THRESHOLD, language, "for a sentence addressed to the reader"
+        )
+    return Decision(probability >= ENGLISH_THRESHOLD, ENGLISH_THRESHOLD, language, "for an English sentence")
+
+
+@dataclass(frozen=True, slots=True)
+class LanguageRecall:
+    """Recall of the defaults on one language's toxic sentences: on fresh sentences (written after the defaults were
+    frozen) where there are any, and on the development sets they were chosen on."""
+
+    fresh: tuple[int, int] | None  #: (flagged, toxic) on tests/scoring/data/toxicity_defaults_fresh.csv
+    development: tuple[int, int]  #: (flagged, toxic) on tests/scoring/data/toxicity_multilingual_fresh.csv
+
+    def sentence(self, name: str) -> str:
+        """One sentence for a reader, e.g. next to a pass."""
+        dev_k, dev_n = self.development
+        dev = f"{dev_k / dev_n:.2f} on the development sentences ({dev_k} of {dev_n})"
+        if self.fresh is None:
+            return f"Measured recall of the defaults on {name}: {dev} (no fresh test in {name})."
+        k, n = self.fresh
+        return f"Measured recall of the defaults on {name}: {k / n:.2f} on fresh sentences ({k} of {n}); {dev}."
+
+
+#: ``python -m bench.toxicity_defaults`` prints these counts (tables 2 and 3); the zh/ko/ja fresh sentences are few
+#: (8 toxic in all: 3 Chinese, 2 Korean, 3 Japanese).
+MEASURED_RECALL: dict[str, LanguageRecall] = {
+    "en": LanguageRecall((39, 50), (52, 75)),
+    "zh": LanguageRecall((3, 3), (25, 30)),
+    "ko": LanguageRecall((2, 2), (23, 30)),
+    "ja": LanguageRecall((3, 3), (27, 30)),
+    "de": LanguageRecall(None, (22, 30)),
+    "es": LanguageRecall(None, (22, 30)),
+    "fr": LanguageRecall(None, (22, 30)),
+}
+
+
+def recall_note(language: str | None) -> str:
+    """What is known of the defaults' recall on ``language`` (a code from :func:`sentence_language`).
+
+    >>> print(recall_note("en"))  # doctest: +NORMALIZE_WHITESPACE
+    Measured recall of the defaults on English: 0.78 on fresh sentences (39 of 50); 0.69 on the development
+    sentences (52 of 75).
+    >>> recall_note("ru")
+    "The defaults were not measured on language 'ru': their recall there is unknown."
+    """
+    if language is None or language not in MEASURED_RECALL:
+        return f"The defaults were not measured on language '{language}': their recall there is unknown."
+    return MEASURED_RECALL[language].sentence(LANGUAGE_NAMES[language])
 
 
 def describe_defaults() -> str:
