@@ -313,7 +313,8 @@ def _with_progress(label: str, rows: int, run: Any) -> Any:
         start = time.monotonic()
 
         def progress(done: int, total: int) -> None:
-            bar.progress(done / max(total, 1), text=f"{done:,} of {total:,} rows{_left(done, total, start)}")
+            left = _left(done, total, time.monotonic() - start)
+            bar.progress(done / max(total, 1), text=f"{done:,} of {total:,} rows{left}")
 
         try:
             result = run(progress)
@@ -325,11 +326,11 @@ def _with_progress(label: str, rows: int, run: Any) -> Any:
     return result
 
 
-def _left(done: int, total: int, start: float) -> str:
+def _left(done: int, total: int, elapsed: float) -> str:
     """``; about 3 min left`` from the pace so far (nothing before the first rows are done, or when finished)."""
     if done <= 0 or done >= total:
         return ""
-    seconds = (time.monotonic() - start) / done * (total - done)
+    seconds = elapsed / done * (total - done)
     return f"; about {seconds / 60:.0f} min left" if seconds >= 90 else f"; about {seconds:.0f} s left"
 
 

@@ -77,7 +77,7 @@ def judge_settings(engine: str | None = None) -> JudgeSettings:
             "Turn off to hold every sentence to one threshold on the learned head.",
         ):  # fmt: skip
             threshold = None
-            st.caption(escape_markdown(describe_defaults()) + ".")
+            st.caption(describe_defaults() + ".")  # our text, not the user's
         elif engine == "e5":
             threshold = st.slider(
                 "e5 threshold", 0.05, 0.99, step=0.01, key="toxicity.e5_threshold", persist_state="session",
@@ -141,7 +141,7 @@ def toxicity_passes(result: dict[str, Any], engine: str, threshold: float | None
     if engine == "e5" and len(verdicts):
         verdicts["measured recall"] = pass_notes(verdicts.to_dict("records"), threshold)
         if result["score"] == 0:
-            where.caption(escape_markdown(next(n for n in verdicts["measured recall"] if n)))
+            where.caption(next(n for n in verdicts["measured recall"] if n))  # our text, not the user's
         if unmeasured := unmeasured_languages(verdicts["opinion"].tolist()):
             st.warning(
                 f"Language(s) not measured: {', '.join(unmeasured)}. The e5 engine and its defaults were measured on "
