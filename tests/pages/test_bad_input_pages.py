@@ -95,6 +95,8 @@ PAGE_OUTCOMES: dict[str, dict[str, tuple[str, tuple[str, ...], str]]] = {
     "toxicity": {
         "empty": ("info", ("Paste a reply",), ""),
         "whitespace only": ("info", ("Paste a reply",), ""),
+        # e5, the default where its wheel loads: its defaults were not measured on Arabic or Hebrew
+        **({"right-to-left": ("warning", ("Language(s) not measured: ar, he",), "")} if encoder_available() else {}),
     },
 }
 SCORE_LABELS = {"tone": "Tone score", "similarity": "Dice similarity", "toxicity": "Toxicity score"}
