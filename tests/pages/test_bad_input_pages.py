@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from scoring.text.embeddings import encoder_available
 from tests.pages.conftest import plain, score_cards
 from tests.scoring.bad_files import FILE_CASES, HOSTILE_CASES, FileCase, HostileCase
 from tests.scoring.test_bad_input import CASES, Case
