@@ -141,6 +141,10 @@ def toxicity_passes(result: dict[str, Any], engine: str, threshold: float | None
     if engine == "e5" and len(verdicts):
         records = verdicts.to_dict("records")
         verdicts["measured recall"] = pass_notes(records, threshold, short=True)
+        if "threshold" in verdicts:  # None: a rubric pattern decided alone (the head's threshold played no part)
+            verdicts["threshold"] = [
+                "rubric pattern" if t is None or t != t else f"{t:g}" for t in verdicts["threshold"].tolist()
+            ]
         if result["score"] == 0:
             where.caption(next(n for n in pass_notes(records, threshold) if n))  # our text, not the user's
         if unmeasured := unmeasured_languages(verdicts["opinion"].tolist()):

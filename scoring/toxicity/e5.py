@@ -324,7 +324,7 @@ def pass_notes(verdicts: Sequence[Mapping[str, object]], threshold: float | None
     next to a toxic one. ``short``: the recall only, as a table cell (the threshold has its own column).
 
     >>> print(pass_notes([{"verdict": "no", "threshold": 0.8, "language": "en"}], None)[0])  # doctest: +ELLIPSIS
-    threshold 0.8. Measured recall of the defaults on English: 0.78 on fresh sentences (39 of 50); ...
+    Threshold 0.8. Measured recall of the defaults on English: 0.78 on fresh sentences (39 of 50); ...
     >>> pass_notes([{"verdict": "no", "threshold": 0.8, "language": "en"}, {"verdict": "yes"}], None, short=True)
     ['0.78 (39 of 50 fresh, English)', '']
     """
@@ -340,7 +340,7 @@ def pass_notes(verdicts: Sequence[Mapping[str, object]], threshold: float | None
         if short:
             notes.append(recall_cell(code) if code is not None else _head_cell(limit))
             continue
-        shown = f"threshold {limit:g}. " if limit is not None else ""
+        shown = f"Threshold {limit:g}. " if limit is not None else ""
         notes.append(shown + measured_recall_note(limit, code))
     return notes
 
