@@ -148,3 +148,13 @@ def test_a_file_gets_the_same_default_in_the_library_and_the_cli(tmp_path: Path)
     assert "toxicity engine: e5 (its measured defaults" in proc.stderr
     assert "the default for files as for single texts" in proc.stderr
     assert pd.read_csv(out)["toxicity-scorer"].tolist() == expected
+
+
+@needs_e5
+def test_a_default_toxicity_run_in_a_pool_comes_in_small_pieces_so_its_progress_moves() -> None:
+    from scoring.batch.runner import SLOW_PIECE_ROWS, make_spec, piece_rows
+
+    spec = make_spec(["output"], scorers=["toxicity"])  # e5, the default: a pool reports progress per piece
+    assert dict(spec.toxicity) == {"engine": "e5"}
+    assert piece_rows(10_000, 2, spec) == SLOW_PIECE_ROWS == 128
+    assert piece_rows(10_000, 1, spec) == 2_500  # one process reports e5 rows as they finish (PIECE_ROWS)
