@@ -19,17 +19,18 @@ from scoring.batch.compare import stack_files
 from scoring.batch.rows import BatchSpec, make_spec
 from scoring.batch.runner import evaluate, retry_errors
 from scoring.cli.main import available_cpus
+from scoring.errors import InputError, ScoringError
 from scoring.io.columns import HOW, ColumnGuess, ColumnMap, guess_columns
+from scoring.io.formats import UPLOAD_TYPES
 from scoring.io.loaders import read_table, require_rows
-from scoring.limits import check_row_count, check_upload_size, get_limits
+from scoring.limits import check_e5_batch, check_row_count, check_upload_size, get_limits
 from scoring.registry import SCORER_INFO, TONE, TOXICITY, scorer_info
-from scoring.text.embeddings import EncoderUnavailable
 from scoring.toxicity.batch import E5Estimate, e5_estimate
 from scoring.toxicity.judge.access import JudgeAccess
 from ui.markdown import escape_markdown
 
 SAMPLE_PATH = Path(__file__).resolve().parents[1] / "scoring" / "data" / "sample_responses.csv"
-FILE_TYPES = ["csv", "tsv", "txt", "jsonl", "ndjson", "parquet", "xlsx", "xls"]
+FILE_TYPES = UPLOAD_TYPES  # what the loader reads (scoring/io/formats.py)
 NONE = "(none)"
 _RESULTS_KEPT = 8
 E5_POOL_ROWS = 500  # an e5 toxicity run of more rows uses both CPUs (docs/toxicity.md, "Speed")
@@ -77,7 +78,7 @@ class RunOptions:
                 return {"engine": self.toxicity_engine}
             return {"engine": self.toxicity_engine, "threshold": self.toxicity_threshold}
         if access.problem:
-            raise ValueError(access.problem)
+            raise InputError(access.problem)
         return {"engine": "judge", "model": self.judge_model or None, "base_url": access.base_url,
                 "api_key": access.api_key}  # fmt: skip
 
@@ -148,9 +149,7 @@ def _reset_mapping(loaded: Loaded) -> ColumnGuess:
         ("input", "batch.col.input"),
         ("ground_truth", "batch.col.reference"),
     ):
-        found = guess.role(role)
-        unsettled = found.how == "ambiguous" or (role == "output" and found.column is None)
-        st.session_state[key] = None if unsettled else found.column or NONE
+        st.session_state[key] = guess.role(role).column or NONE if guess.settled(role) else None
     st.session_state["batch.ref_mode"] = "column"
     st.session_state["batch.guess"] = guess
     st.session_state["batch.mapped_for"] = loaded.digest
@@ -228,7 +227,7 @@ def plan(loaded: Loaded, options: RunOptions) -> BatchSpec | None:
     try:
         spec = make_spec(list(loaded.table.columns), scorers=list(options.scorers), column_map=options.columns,
                          reference_tone=options.reference_tone, engine=options.engine)  # fmt: skip
-    except ValueError as exc:
+    except ScoringError as exc:
         st.error(escape_markdown(str(exc)), icon=":material/error:")
         return None
     st.caption(f"**Will score** {plan_text(spec)}", help="Tone and similarity read the reference column exactly as "
@@ -318,7 +317,7 @@ def _with_progress(label: str, rows: int, run: Any) -> Any:
 
         try:
             result = run(progress)
-        except (ValueError, TypeError, OSError, EncoderUnavailable):
+        except ScoringError:
             status.update(label="Not scored: see the message below", state="error", expanded=False)
             raise
         failed = f"; {len(result.errors):,} failed (see below)" if len(result.errors) else ""
@@ -346,6 +345,7 @@ def scored(loaded: Loaded, options: RunOptions) -> Any:
         if key in results:
             results.move_to_end(key)
             return results[key]
+    check_e5_batch(_e5_chars(loaded.table, options), loaded.name)
     toxicity = options.toxicity(ui.judge_access(options.judge_base_url))
     from ui.runs import judge_cache  # the judge's verdicts are kept in the run store: the same rows never pay twice
 
@@ -357,6 +357,20 @@ def scored(loaded: Loaded, options: RunOptions) -> Any:
     ))  # fmt: skip
     _keep(key, result)
     return result
+
+
+def _e5_chars(table: pd.DataFrame, options: RunOptions) -> int:
+    """Characters the run's e5 engines would read: the responses once per e5 scorer, and tone's references."""
+
+    def chars(column: str | None) -> int:
+        if column is None or column not in table.columns:
+            return 0
+        return int(table[column].dropna().astype(str).str.len().sum())
+
+    tone_e5 = TONE.short_name in options.scorers and options.engine in TONE.slow_engines
+    toxicity_e5 = TOXICITY.short_name in options.scorers and options.toxicity_engine in TOXICITY.slow_engines
+    total = (tone_e5 + toxicity_e5) * chars(options.columns.output)
+    return total + (chars(options.reference_column) if tone_e5 else 0)
 
 
 def retry_button(loaded: Loaded, options: RunOptions, result: Any) -> None:

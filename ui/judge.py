@@ -10,6 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from scoring.charts import threshold_tradeoff_figure
+from scoring.errors import ScoringError
 from scoring.limits import user_message
 from scoring.toxicity import KNOWN_GAPS, MEASURED_RECALL
 from scoring.toxicity.classifier import MeasuredRecall
@@ -51,7 +52,7 @@ def judge_access(base_url: str) -> JudgeAccess:
     """Where a judge request of this session goes and with whose key (``scoring``'s decision, for this visitor)."""
     try:
         server = server_judge(os.environ, _secrets())
-    except ValueError as e:  # the operator's setting is malformed: nothing is sent anywhere
+    except ScoringError as e:  # the operator's setting is malformed: nothing is sent anywhere
         return JudgeAccess(DEFAULT_BASE_URL, "", "", False, str(e))
     access = decide(server, url=base_url)
     if access.ask_key:  # a typed key counts only where the page asks for one (never a hidden, stale one)

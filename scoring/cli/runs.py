@@ -13,7 +13,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from scoring.batch.rows import BatchSpec, ChunkResult, uses_judge
-from scoring.registry import SCORER_INFO
+from scoring.cli.terminal import one_line
+from scoring.errors import InputError
+from scoring.registry import SCORER_INFO, find_scorer
 
 if TYPE_CHECKING:  # the store's modules (SQLAlchemy, SciPy) load only when a command uses them
     import pandas as pd
@@ -69,21 +71,23 @@ class History:
         from scoring.runs.record import check_name
 
         if args.name is not None and not args.save:
-            raise ValueError("--name names a saved run: add --save.")
+            raise InputError("--name names a saved run: add --save.")
         if args.fail_on_regression and args.baseline is None:
-            raise ValueError("--fail-on-regression needs --baseline RUN (the run to compare with).")
+            raise InputError("--fail-on-regression needs --baseline RUN (the run to compare with).")
         history = cls(args)
         if args.save:
             stem = Path(args.file).stem
             try:
                 history.name = check_name(args.name if args.name is not None else stem)
             except ValueError as exc:
-                raise ValueError(
+                raise InputError(
                     f"--name: {exc}" if args.name is not None else f"{exc} Give one with --name."
                 ) from None
         needs_cache = uses_judge(spec) and not args.no_cache
         if args.save or args.baseline is not None or needs_cache:
             history.store = RunStore()
+        if args.save and history.store is not None:
+            history.store.list_runs(limit=1)  # an unusable store is found before the scoring, not after it
         if args.baseline is not None:
             assert history.store is not None
             history.baseline = history.store.resolve(args.baseline)
@@ -129,7 +133,9 @@ class History:
             info = self.store.save(result, name=self.name, source_name=Path(self.args.file).name,
                                    source_sha256=file_sha256(self.args.file))  # fmt: skip
             state = "complete" if info.complete else f"partial: {info.skipped_rows} skipped, {info.failed_rows} failed"
-            out.write(f"saved {info.label}: {info.row_count:,} rows ({state}) in {self.store.location}\n")
+            out.write(
+                f"saved {one_line(info.label)}: {info.row_count:,} rows ({state}) in {one_line(self.store.location)}\n"
+            )
         return code
 
     def _gate(self, rows: pd.DataFrame, out: TextIO) -> int:
@@ -140,7 +146,7 @@ class History:
         comparison = compare_runs(baseline_rows, rows, labels=(self.baseline.label, "this run"))
         base = self.baseline
         out.write(f"against {base.label} from {base.created_at:%Y-%m-%d %H:%M} UTC ({base.row_count:,} rows, "
-                  f"{base.source_name}): {_pairing(comparison)}\n")  # fmt: skip
+                  f"{one_line(base.source_name)}): {_pairing(comparison)}\n")  # fmt: skip
         for verdict in comparison.verdicts:
             out.write(f"  {verdict.line()}\n")
         for scorer in comparison.missing:
@@ -199,14 +205,20 @@ def run_command(args: argparse.Namespace, out: TextIO) -> int:
             _show(store, args.run, out)
         elif args.verb == "compare":
             if args.top < 0:
-                raise ValueError(f"--top must be 0 or more; got {args.top}.")
+                raise InputError(f"--top must be 0 or more; got {args.top}.")
             _compare(store, args.run_a, args.run_b, args.top, out)
         else:
             info = store.delete(args.run)
-            out.write(f"deleted {info.label}: {info.row_count:,} rows from {info.source_name}\n")
+            out.write(f"deleted {one_line(info.label)}: {info.row_count:,} rows from {one_line(info.source_name)}\n")
     finally:
         store.close()
     return 0
+
+
+def _better(scorer: str, stored_lower: bool) -> str:
+    """Which end of ``scorer`` is better: the registry's word; the run's own record for a scorer it no longer has."""
+    info = find_scorer(scorer)
+    return info.better if info is not None else ("lower" if stored_lower else "higher")
 
 
 def _num(value: object, width: int = 8) -> str:
@@ -215,7 +227,7 @@ def _num(value: object, width: int = 8) -> str:
 
 
 def _list(store: RunStore, name: str | None, source: str | None, out: TextIO) -> None:
-    out.write(f"run store: {store.location}\n")
+    out.write(f"run store: {one_line(store.location)}\n")
     table = store.table(name=name, source=source)
     if table.empty:
         out.write("no runs" + (" match" if name or source else " yet: save one with evaluate FILE --save") + ".\n")
@@ -226,7 +238,8 @@ def _list(store: RunStore, name: str | None, source: str | None, out: TextIO) ->
     out.write(f"{'id':>5}  {'name':<{width}}  {'created (UTC)':<16}  {'source':<24}{'rows':>8}  {'complete':<9}"
               + "".join(f"{h:>12}" for h in heads) + "\n")  # fmt: skip
     for r in table.to_dict("records"):
-        source_name = str(r["source"]) if len(str(r["source"])) <= 24 else str(r["source"])[:21] + "..."
+        source_name = one_line(r["source"])
+        source_name = source_name if len(source_name) <= 24 else source_name[:21] + "..."
         done = "yes" if r["complete"] else f"no ({r['skipped'] + r['failed']})"
         out.write(f"{r['id']:>5}  {r['name']:<{width}}  {r['created']:%Y-%m-%d %H:%M}  {source_name:<24}"
                   f"{r['rows']:>8,}  {done:<9}" + "".join(_num(r[c], 12) for c in means) + "\n")  # fmt: skip
@@ -237,8 +250,8 @@ def _show(store: RunStore, ref: str, out: TextIO) -> None:
     info = run.info
     state = "complete" if info.complete else f"partial: {info.skipped_rows} row(s) skipped, {info.failed_rows} failed"
     options = ", ".join(f"{k}={v}" for k, v in info.options.items() if v is not None)
-    out.write(f"{info.label}\n  created     {info.created_at:%Y-%m-%d %H:%M:%S} UTC\n"
-              f"  source      {info.source_name} (sha256 {info.source_sha256})\n"
+    out.write(f"{one_line(info.label)}\n  created     {info.created_at:%Y-%m-%d %H:%M:%S} UTC\n"
+              f"  source      {one_line(info.source_name)} (sha256 {info.source_sha256})\n"
               f"  rows        {info.row_count:,} ({state})\n  scorers     {', '.join(info.scorers)}\n"
               f"  options     {options}\n"
               f"  judge cache {info.cache_hits:,} row(s) answered from the cache\n")  # fmt: skip
@@ -248,11 +261,11 @@ def _show(store: RunStore, ref: str, out: TextIO) -> None:
         ci = f"{_num(r['ci_low'], 0).strip()} to {_num(r['ci_high'], 0).strip()}"
         out.write(f"{scorer!s:<27}{_num(r['mean'])}{ci:>20}{_num(r['median'])}{_num(r['min'])}{_num(r['max'])}"
                   f"{int(r['count']):>8,}{int(r['skipped']):>9,}{int(r['errors']):>8,}{int(r['warned']):>8,}  "
-                  f"{'lower' if r['lower_is_better'] else 'higher'}\n")  # fmt: skip
+                  f"{_better(str(scorer), bool(r['lower_is_better']))}\n")  # fmt: skip
     if not run.problems.empty:
         out.write(f"not scored ({len(run.problems):,}; first 20):\n")
         for p in run.problems.head(20).to_dict("records"):
-            out.write(f"  row {p['row']}: {p['scorer']}: {p['kind']}: {p['message']}\n")
+            out.write(f"  row {p['row']}: {p['scorer']}: {p['kind']}: {one_line(p['message'])}\n")
 
 
 def _short(text: object, width: int = 60) -> str:
@@ -265,7 +278,7 @@ def _compare(store: RunStore, ref_a: str, ref_b: str, top: int, out: TextIO) -> 
 
     a, b = store.resolve(ref_a), store.resolve(ref_b)
     if a.id == b.id:
-        raise ValueError(f"RUN_A and RUN_B are the same run ({a.label}); name two different runs.")
+        raise InputError(f"RUN_A and RUN_B are the same run ({a.label}); name two different runs.")
     rows_a, rows_b = store.rows(a.id), store.rows(b.id)
     comparison = compare_runs(rows_a, rows_b, labels=(a.label, b.label))
     out.write(f"{b.label} against {a.label}: {_pairing(comparison)}\n")

@@ -4,9 +4,10 @@ CSV and Excel cells (and column names) that a spreadsheet would read as a formul
 by default, so opening an export never runs a formula someone typed into their data (OWASP "CSV
 injection"): they start with ``=``, ``+``, ``-``, ``@``, tab, carriage return, NUL or the full-width
 ``＝ ＋ － ＠``, or reach one after spaces and invisible characters (no-break and zero-width spaces, a
-BOM, direction marks). CSV follows OWASP for both ``,`` and ``;`` readers (spreadsheets in German,
-French or Dutch use ``;``): every text cell is quoted, and a ``;`` or line break inside a cell that a
-``;`` reader would take for a cell boundary before a formula character gets a ``'`` after it
+BOM, direction marks). CSV follows OWASP for ``,`` readers and for readers that split on ``;``, tab or
+``|`` (spreadsheets in German, French or Dutch use ``;``; a pasted or "text to columns" import splits on
+tab or ``|`` whatever the quotes say): every text cell is quoted, and a ``;``, tab, ``|`` or line break
+inside a cell that such a reader would take for a cell boundary before a formula character gets a ``'`` after it
 (``x;=cmd|' /C calc'!A0`` -> ``"x;'=cmd|' /C calc'!A0"``; a line ``- item`` of a multi-line cell becomes
 ``'- item``: export Excel or JSON Lines, or pass ``neutralise=False``, for the text untouched). Excel
 cells are always written as text cells, never formulas, whichever way ``neutralise`` is set.
@@ -38,7 +39,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from scoring.errors import InputError, InputTypeError
 from scoring.io.atomic import atomic_write
+from scoring.io.formats import EXPORTS
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -62,18 +65,13 @@ __all__ = [
 #: Leading characters that make Excel, LibreOffice or Google Sheets treat a cell as a formula (the full-width
 #: forms too: some spreadsheets fold them to ASCII).
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r", "\x00", "\uff1d", "\uff0b", "\uff0d", "\uff20")
-#: Format name -> (file extension, MIME type).
-FORMATS: dict[str, tuple[str, str]] = {
-    "csv": (".csv", "text/csv"),
-    "xlsx": (".xlsx", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"),
-    "jsonl": (".jsonl", "application/x-ndjson"),
-    "parquet": (".parquet", "application/vnd.apache.parquet"),
-}
+#: Format name -> (file extension, MIME type): the table of formats' writable ones (scoring/io/formats.py).
+FORMATS: dict[str, tuple[str, str]] = EXPORTS
 EXCEL_MAX_ROWS = 1_048_576  # header included
 EXCEL_MAX_COLUMNS = 16_384
 EXCEL_MAX_CELL_CHARS = 32_767
 _SURROGATE_RE = re.compile("[\ud800-\udfff]")
-_CELL_BREAK = re.compile("(;|\r\n|\r|\n)")  # where a ";" reader may start a new cell
+_CELL_BREAK = re.compile("(;|\t|[|]|\r\n|\r|\n)")  # where a ";", tab or "|" reader may start a new cell
 _EXCEL_ILLEGAL_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
 
 
@@ -110,8 +108,9 @@ def neutralise_cell(value: object) -> object:
 
 
 def neutralise_csv_text(text: str) -> str:
-    """:func:`neutralise_cell`, and a ``'`` after each ``;`` or line break that a ``;``-separated reader would
-    take for a cell boundary before a formula (quotes, spaces and invisible characters skipped, as it may).
+    """:func:`neutralise_cell`, and a ``'`` after each ``;``, tab, ``|`` or line break that a reader splitting on
+    it would take for a cell boundary before a formula (quotes, spaces and invisible characters skipped, as it
+    may): ``x<TAB>=cmd|' /C calc'!A0`` is two cells to a tab reader, the second a formula.
 
     Such a reader (a spreadsheet in a German, French or Dutch locale opening a ``,`` file) does not know
     the ``,`` file's quotes, so ``"x;=cmd()"`` is two cells to it, the second a formula; so is a quoted
@@ -121,6 +120,8 @@ def neutralise_csv_text(text: str) -> str:
     ("x;'=cmd|' /C calc'!A0", 'a;b', "1\\n'-2")
     >>> print(neutralise_csv_text('a; "+1"'))
     a;' "+1"
+    >>> neutralise_csv_text("x\\t=cmd|' /C calc'!A0"), neutralise_csv_text("x|@SUM(A1)"), neutralise_csv_text("a|b")
+    ("x\\t'=cmd|' /C calc'!A0", "x|'@SUM(A1)", 'a|b')
     """
     text = str(neutralise_cell(text))
     if not _CELL_BREAK.search(text):
@@ -178,7 +179,7 @@ def _json_text(value: object) -> str:
 def _flat(df: pd.DataFrame) -> pd.DataFrame:
     """Check ``df`` and keep a meaningful index as columns; column names become strings."""
     if not isinstance(df, pd.DataFrame):
-        raise TypeError(f"df must be a pandas DataFrame; got {type(df).__name__}.")
+        raise InputTypeError(f"df must be a pandas DataFrame; got {type(df).__name__}.")
     if not isinstance(df.index, pd.RangeIndex) or df.index.start != 0 or df.index.step != 1:
         df = df.reset_index()
     out = df.copy()
@@ -189,7 +190,7 @@ def _flat(df: pd.DataFrame) -> pd.DataFrame:
 def _no_duplicates(df: pd.DataFrame, fmt: str) -> None:
     duplicated = sorted(set(df.columns[df.columns.duplicated()]))
     if duplicated:
-        raise ValueError(f"{fmt} export needs unique column names; {duplicated} appear more than once. Rename them.")
+        raise InputError(f"{fmt} export needs unique column names; {duplicated} appear more than once. Rename them.")
 
 
 def _text_cell(value: object, neutralise: bool, csv_text: bool = False) -> object:
@@ -241,7 +242,7 @@ def _excel_value(value: object, row: int, column: str) -> object:
         value = _EXCEL_ILLEGAL_RE.sub(lambda m: f"\\x{ord(m.group()):02x}", value)
         value = value.replace("\r\n", "\n").replace("\r", "\n")  # XML would do it anyway; Excel breaks on \n
         if len(value) > EXCEL_MAX_CELL_CHARS:
-            raise ValueError(
+            raise InputError(
                 f"row {row}, column {column!r} holds {len(value):,} characters; an Excel cell holds at most "
                 f"{EXCEL_MAX_CELL_CHARS:,}. Export CSV, JSON Lines or Parquet instead."
             )
@@ -255,7 +256,7 @@ def to_excel_bytes(df: pd.DataFrame, *, neutralise: bool = True, sheet_name: str
 
     frame = _sheet_frame(df, neutralise)
     if frame.shape[0] + 1 > EXCEL_MAX_ROWS or frame.shape[1] > EXCEL_MAX_COLUMNS:
-        raise ValueError(
+        raise InputError(
             f"Excel holds at most {EXCEL_MAX_ROWS - 1:,} rows and {EXCEL_MAX_COLUMNS:,} columns; this table has "
             f"{frame.shape[0]:,} rows and {frame.shape[1]:,} columns. Export CSV, JSON Lines or Parquet instead."
         )
@@ -364,7 +365,7 @@ def export_bytes(df: pd.DataFrame, fmt: str, *, neutralise: bool = True) -> byte
         return to_jsonl_bytes(df)
     if fmt == "parquet":
         return to_parquet_bytes(df)
-    raise ValueError(f"format must be one of {sorted(FORMATS)}; got {fmt!r}.")
+    raise InputError(f"format must be one of {sorted(FORMATS)}; got {fmt!r}.")
 
 
 def write_export(
@@ -376,5 +377,5 @@ def write_export(
         by_suffix = {ext: name for name, (ext, _) in FORMATS.items()}
         fmt = by_suffix.get(target.suffix.lower())
         if fmt is None:
-            raise ValueError(f"cannot tell the export format of {str(target)!r}: use one of {sorted(by_suffix)}.")
+            raise InputError(f"cannot tell the export format of {str(target)!r}: use one of {sorted(by_suffix)}.")
     return atomic_write(target, export_bytes(df, fmt, neutralise=neutralise))

@@ -20,7 +20,9 @@ import csv
 import io
 import json
 import os
+import re
 import stat
+import sys
 import unicodedata
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -28,24 +30,19 @@ from typing import IO
 
 import pandas as pd
 
+from scoring.errors import InputError, InputTypeError, error_name
 from scoring.io.budget import FileRefused, ReadBudget
 from scoring.io.encodings import decode_line, display_name, mixed_lines
 from scoring.io.excel import read_workbook
+from scoring.io.formats import ACCEPTED, FORMATS, REFUSED, REFUSED_MAGIC, format_of_suffix, sniff_magic
 from scoring.io.parquet import iter_parquet, read_parquet
 from scoring.limits import LimitError
 
 __all__ = ["ACCEPTED", "MAX_JSON_DEPTH", "iter_table_chunks", "read_table", "require_rows"]
 
-ACCEPTED = "CSV/TSV (.csv, .tsv, .txt), JSON Lines (.jsonl, .ndjson, .json), Parquet (.parquet) or Excel (.xlsx)"
 Source = str | os.PathLike[str] | bytes | bytearray | IO[bytes]
 
 
-_FORMATS = {
-    ".csv": "csv", ".tsv": "csv", ".txt": "csv", ".tab": "csv",
-    ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl",
-    ".parquet": "parquet", ".pq": "parquet",
-    ".xlsx": "excel", ".xlsm": "excel",
-}  # fmt: skip
 _DELIMITERS = (",", ";", "\t", "|")
 _SAMPLE = 1 << 16
 _KEEP = 12  # cells named in a message
@@ -53,26 +50,26 @@ _KEEP = 12  # cells named in a message
 MAX_JSON_DEPTH = 64
 
 
-def _fail(name: str, problem: str) -> ValueError:
-    return ValueError(f"{name}: {problem}. Accepted: {ACCEPTED}.")
+def _fail(name: str, problem: str) -> InputError:
+    return InputError(f"{name}: {problem}. Accepted: {ACCEPTED}.")
 
 
 def _sniff_format(name: str, head: bytes) -> str:
     """Return the format from the file's first bytes (magic numbers win over the extension)."""
-    if head.startswith(b"PAR1"):
-        return "parquet"
-    if head.startswith(b"PK\x03\x04"):
-        return "excel"
+    if (binary := sniff_magic(head)) is not None:
+        return binary.name
     suffix = Path(name).suffix.lower()
-    if suffix == ".xls" or head.startswith(b"\xd0\xcf\x11\xe0"):
-        raise _fail(name, "old binary Excel (.xls) files are not supported; save it as .xlsx")
-    if suffix in _FORMATS and _FORMATS[suffix] in {"parquet", "excel"}:
+    refused = REFUSED.get(suffix) or next((why for magic, why in REFUSED_MAGIC.items() if head.startswith(magic)), "")
+    if refused:
+        raise _fail(name, refused)
+    by_suffix = format_of_suffix(suffix)
+    if by_suffix is not None and any(f.name == by_suffix and f.magic for f in FORMATS):
         raise _fail(name, f"the file is not a valid {suffix} file (its first bytes are {head[:8]!r})")
     starts = head.lstrip(b"\xef\xbb\xbf \t\r\n")
     if starts.startswith(b"{"):  # JSON objects, whatever the extension says (a CSV header never starts so)
         return "jsonl"
-    if suffix in _FORMATS:
-        return _FORMATS[suffix]
+    if by_suffix is not None:
+        return by_suffix
     return "jsonl" if starts.startswith(b"[") else "csv"
 
 
@@ -123,6 +120,67 @@ def _sniff_delimiter(text: str) -> str:
         if key > best_key:
             best, best_key = delimiter, key
     return best
+
+
+def _first_widths(stream: IO[bytes], encoding: str, delimiter: str, most: int) -> list[int]:
+    """Fields in the first two records (the header and the first row), read in blocks as pandas' C reader splits them.
+
+    A record stops being counted past ``most`` fields (the header's limit, then the header's width), so a
+    line of a million delimiters costs a few blocks: pandas would take a first row's extra fields as the
+    index and build it before any check (1 MB of commas: 4.4 GB, 252 s). Quotes open only at a field's start;
+    ``""`` inside quotes is a quote; CR, LF and CRLF end a record.
+    """
+    decoder = codecs.getincrementaldecoder(encoding)(errors="replace")
+    token = re.compile('["\r\n]|' + re.escape(delimiter))
+    widths: list[int] = []
+    fields, start, base, last_cr, quoted, closing = 1, 0, 0, -2, False, -2
+    while len(widths) < 2:
+        block = stream.read(1 << 16)
+        text = decoder.decode(block, final=not block)
+        for match in token.finditer(text):
+            pos, char = base + match.start(), match.group()
+            if quoted:
+                if closing < 0:  # inside quotes: only a quote matters, and it may close them
+                    closing = pos if char == '"' else closing
+                    continue
+                if closing == pos - 1 and char == '"':  # "" inside quotes
+                    closing = -2
+                    continue
+                quoted, closing = False, -2  # the quote closed at ``closing``: this token is outside quotes
+            if char == '"':
+                quoted = pos == start
+            elif char == delimiter:
+                fields, start = fields + 1, pos + 1
+                if fields > (most if not widths else widths[0]):
+                    widths.append(fields)
+                    fields = 1
+            elif char == "\n" and last_cr == pos - 1:
+                start = pos + 1
+            else:
+                last_cr = pos if char == "\r" else last_cr
+                widths.append(fields)
+                fields, start = 1, pos + 1
+            if len(widths) == 2 or (widths and widths[0] > most):
+                return widths
+        base += len(text)
+        if not block:
+            break
+    if base > start and len(widths) < 2:  # the last record has no line end
+        widths.append(fields)
+    return widths
+
+
+def _check_widths(name: str, stream: IO[bytes], encoding: str, delimiter: str) -> None:
+    """Refuse a header over ``TONE_EXPLORER_MAX_COLUMNS`` or a first row longer than the header, before pandas."""
+    budget = ReadBudget()
+    widths = _first_widths(stream, encoding, delimiter, budget.max_columns)
+    try:
+        budget.check_columns(widths[0] if widths else 0, "header")
+    except FileRefused as exc:
+        raise LimitError(str(_fail(name, str(exc))), f"{name}: {exc.user_message}.") from exc
+    if len(widths) == 2 and widths[1] > widths[0]:
+        raise _fail(name, f"the first data row has more fields than the header's {widths[0]:,} (a row with too many "
+                          "fields is refused, not cut)")  # fmt: skip
 
 
 def _check_text(name: str, text: str) -> None:
@@ -220,6 +278,10 @@ def _read_csv(name: str, handle: IO[bytes], chunksize: int | None) -> Iterator[p
             warnings.append(f"{name} is not UTF-8: it was read as {display_name(encoding)} (from {how}).")
     _check_text(name, text)
     delimiter = _sniff_delimiter(text)
+    _check_widths(name, stream, encoding, delimiter)
+    handle.seek(0)
+    if stream is not handle:  # the line-by-line transcoder reads on from where it stopped: start a new one
+        stream = mixed_lines(name, handle)[0]
     nul = encoding.startswith("utf-16") or blocks.has_nul()
     if nul and chunksize is not None:  # a first pass finds the cells, so the first chunk can name them
         count, shown = _nul_cells(_csv_frames(name, stream, encoding, delimiter, chunksize))
@@ -247,21 +309,50 @@ def _depth(value: object) -> int:
     return deepest
 
 
-def _too_deep(name: str, where: str) -> ValueError:
+def _too_deep(name: str, where: str) -> InputError:
     return _fail(name, f"{where} nests lists or objects more than {MAX_JSON_DEPTH} levels deep; a table cell holds "
                        f"at most {MAX_JSON_DEPTH}")  # fmt: skip
+
+
+class _DuplicateKey(ValueError):
+    """A JSON object names the same key twice (Python's reader would keep the last value silently)."""
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    record = dict(pairs)
+    if len(record) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return record
+
+
+def _loads(name: str, where: str, text: str) -> object:
+    """``json.loads`` with every way it fails said in the file's words, naming ``where`` (e.g. "line 3")."""
+    try:
+        return json.loads(text, object_pairs_hook=_unique_keys)
+    except json.JSONDecodeError as exc:
+        raise _fail(name, f"{where} is not valid JSON ({exc.msg})") from exc
+    except RecursionError as exc:  # Python's JSON reader gives up near 1,000 levels
+        raise _too_deep(name, where) from exc
+    except _DuplicateKey as exc:
+        raise _fail(name, f"{where} names the key {exc.args[0]!r} more than once in one object; each key must be "
+                          "given once (which value counts would be a guess)") from None  # fmt: skip
+    except ValueError as exc:  # Python refuses integers of more than 4,300 digits ("int_max_str_digits")
+        if "digits" not in str(exc):
+            raise
+        raise _fail(name, f"{where} holds an integer of more than {sys.get_int_max_str_digits():,} digits; write "
+                          "such a number as a string") from None  # fmt: skip
 
 
 def _json_object(name: str, number: int, raw: bytes) -> dict[str, object] | None:
     try:
         line = raw.decode("utf-8-sig" if number == 1 else "utf-8").strip()
-        record = json.loads(line) if line else None
     except UnicodeDecodeError as exc:
         raise _fail(name, f"line {number} is not UTF-8 text (JSON Lines must be UTF-8)") from exc
-    except json.JSONDecodeError as exc:
-        raise _fail(name, f"line {number} is not valid JSON ({exc.msg})") from exc
-    except RecursionError as exc:  # Python's JSON reader gives up near 1,000 levels
-        raise _too_deep(name, f"line {number}") from exc
+    record = _loads(name, f"line {number}", line) if line else None
     if record is not None and not isinstance(record, dict):
         raise _fail(name, f"line {number} must be a JSON object like {{'output': ...}}; got {type(record).__name__}")
     if record and _depth(record) > MAX_JSON_DEPTH:
@@ -276,11 +367,10 @@ def _read_jsonl(name: str, handle: IO[bytes], chunksize: int | None) -> Iterator
         raise _fail(name, "the file is empty (expected one JSON object per line)")
     if head.startswith(b"["):  # a JSON array of objects (.json)
         try:
-            records = json.loads(handle.read().decode("utf-8-sig"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            text = handle.read().decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
             raise _fail(name, f"not a valid JSON array of objects ({exc})") from exc
-        except RecursionError as exc:  # Python's JSON reader gives up near 1,000 levels
-            raise _too_deep(name, "the JSON array") from exc
+        records = _loads(name, "the JSON array", text)
         if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
             raise _fail(name, "a JSON array must hold objects like {'output': ...}")
         if any(_depth(r) > MAX_JSON_DEPTH - 1 for r in records):  # the array is one level itself
@@ -326,7 +416,7 @@ def _read_binary(name: str, fmt: str, handle: IO[bytes], chunksize: int | None) 
             error = LimitError(str(error), f"{name}: {exc.user_message}.")
         raise error from exc
     except Exception as exc:  # pyarrow, zipfile and openpyxl raise their own types for corrupt files
-        raise _fail(name, f"cannot read it as {fmt} ({type(exc).__name__}: {exc})") from exc
+        raise _fail(name, f"cannot read it as {fmt} ({error_name(exc)}: {exc})") from exc
     yield from _slices(frame, chunksize)
 
 
@@ -362,7 +452,7 @@ def read_table(source: Source, *, filename: str | None = None) -> pd.DataFrame:
         return next(_frames(filename or "uploaded file", io.BytesIO(bytes(source)), None))
     read = getattr(source, "read", None)
     if not callable(read):
-        raise TypeError(f"source must be a path, bytes or a binary file object; got {type(source).__name__}.")
+        raise InputTypeError(f"source must be a path, bytes or a binary file object; got {type(source).__name__}.")
     data = read()
     data = data.encode("utf-8") if isinstance(data, str) else bytes(data)
     return next(_frames(filename or str(getattr(source, "name", "uploaded file")), io.BytesIO(data), None))
@@ -371,13 +461,13 @@ def read_table(source: Source, *, filename: str | None = None) -> pd.DataFrame:
 def require_rows(rows: int, source: str) -> None:
     """Raise a ValueError naming ``source`` when it has no data rows (else a run "scores" nothing and looks done).
 
-    >>> require_rows(0, "replies.csv")
+    >>> require_rows(0, "replies.csv")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: replies.csv has no data rows to score (only a header?): add rows of responses below the header.
+    scoring.errors.InputError: replies.csv has no data rows to score (only a header?): add rows of ... below the header.
     """
     if rows == 0:
-        raise ValueError(
+        raise InputError(
             f"{source} has no data rows to score (only a header?): add rows of responses below the header."
         )
 
@@ -405,7 +495,7 @@ def iter_table_chunks(path: str | os.PathLike[str], chunksize: int = 50_000) -> 
     The index runs on across chunks (0, 1, ... over the whole file). Errors are as :func:`read_table`'s.
     """
     if not isinstance(chunksize, int) or isinstance(chunksize, bool) or chunksize < 1:
-        raise ValueError(f"chunksize must be a positive integer; got {chunksize!r}.")
+        raise InputError(f"chunksize must be a positive integer; got {chunksize!r}.")
     file = _existing(path)
     offset = 0
     with file.open("rb") as f:

@@ -8,6 +8,7 @@ from streamlit.testing.v1 import AppTest
 
 import ui
 from scoring import create_tone_scorer
+from scoring.errors import InputError
 from scoring.registry import TONE as TONE_INFO
 from scoring.tone.explain import tone_band, word_drivers
 from tests.pages.conftest import APP as TONE_APP
@@ -57,13 +58,14 @@ def test_tone_page_compares_every_engine_on_request(open_page: Open) -> None:
     assert not at.exception
     text = ui.DEFAULTS["tone.text"]
     shown = metrics(at)
-    assert list(TONE_INFO.engines) == ["vader", "afinn", "e5"]
+    assert list(TONE_INFO.engines) == ["vader", "afinn", "e5", "e5-lite"]
     results = {engine: create_tone_scorer(engine=engine).run(output=text) for engine in TONE_INFO.engines}
     for engine, label in TONE_INFO.engines.items():
         assert shown[label] == f"{results[engine].score:.3f}"
-    assert len(at.get("plotly_chart")) == 4
+    assert len(at.get("plotly_chart")) == 5
     table = at.dataframe[-1].value  # the comparison table comes last
-    assert list(table.columns) == ["sentence", "text", "vader", "afinn", "e5"]
+    assert list(table.columns) == ["sentence", "text", "vader", "afinn", "e5", "e5-lite"]
+    assert table["e5-lite"].tolist() == [s["sentiment"] for s in results["e5-lite"].preprocess_step_result["sentences"]]
     assert table["e5"].tolist() == [s["sentiment"] for s in results["e5"].preprocess_step_result["sentences"]]
 
 
@@ -200,13 +202,27 @@ def test_tone_page_shows_bad_input_as_an_error_not_a_traceback(
     open_page: Open, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     def bad(*args: object) -> None:
-        raise ValueError("output must be a string; got bytes.")
+        raise InputError("output must be a string; got bytes.")
 
     monkeypatch.setattr(ui, "tone_result", bad)
     at = open_page(TONE)
     assert not at.exception
     assert plain(at.error[0].value) == "output must be a string; got bytes."
     assert not metrics(at)
+
+
+def test_tone_page_lets_a_programming_error_surface(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only the package's refusals (ScoringError) become messages; a bug (TypeError) is shown as the bug it is."""
+
+    def bug(*args: object) -> None:
+        raise TypeError("unsupported operand type(s) for +: 'int' and 'str'")
+
+    monkeypatch.setattr(ui, "tone_result", bug)
+    at = AppTest.from_file(TONE_APP, default_timeout=60)
+    at.run()
+    at.switch_page(TONE).run()
+    assert len(at.exception) == 1  # Streamlit's "This app has encountered an error" (its details go to the log)
+    assert not at.error  # not dressed up as a message about the user's input
 
 
 def test_tone_settings_survive_a_trip_to_another_page(open_page: Open) -> None:

@@ -199,7 +199,7 @@ def test_run_trend_figure_has_a_line_per_scorer_with_ci_error_bars() -> None:
     assert run_trend_figure(trend.iloc[:0]).data == ()
 
 
-@pytest.mark.parametrize("engine", ["vader", "afinn", "e5"])
+@pytest.mark.parametrize("engine", ["vader", "afinn", "e5", "e5-lite"])
 @pytest.mark.parametrize("mode", ["stability", "comparison"])
 @pytest.mark.parametrize("text", [DRIFTING, "Fine.", 'Great <b>"work"</b> & more! ' * 30 + "Awful."])
 def test_sentence_figure_is_what_plotlys_validation_makes_of_it(engine: str, mode: str, text: str) -> None:

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from urllib.parse import urlsplit
 
-from scoring.toxicity.judge.client import DEFAULT_BASE_URL
+from scoring.errors import InputError
+from scoring.toxicity.judge.client import DEFAULT_BASE_URL, _endpoint, same_endpoint
 
 __all__ = [
     "ALLOW_VISITOR_URL",
@@ -33,7 +33,6 @@ __all__ = [
 ALLOW_VISITOR_URL = "TONE_EXPLORER_ALLOW_VISITOR_JUDGE_URL"
 _YES = frozenset({"1", "true", "yes", "on", "any"})
 _NO = frozenset({"0", "false", "no", "off", "none", ""})
-_DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 def check_api_key(key: str, name: str = "api_key") -> str:
@@ -45,40 +44,14 @@ def check_api_key(key: str, name: str = "api_key") -> str:
     >>> check_api_key("sk-a bc", "OPENAI_API_KEY")
     Traceback (most recent call last):
     ...
-    ValueError: OPENAI_API_KEY has a space at character 5; a key is one line of ASCII: copy it again.
+    scoring.errors.InputError: OPENAI_API_KEY has a space at character 5; a key is one line of ASCII: copy it again.
     """
     key = key.strip()
     for i, char in enumerate(key, start=1):
         if not " " < char <= "~":
             what = "a space" if char == " " else "a line break or control character" if char < " " else "non-ASCII"
-            raise ValueError(f"{name} has {what} at character {i}; a key is one line of ASCII: copy it again.")
+            raise InputError(f"{name} has {what} at character {i}; a key is one line of ASCII: copy it again.")
     return key
-
-
-def _endpoint(url: str) -> tuple[object, ...] | None:
-    """``url`` as (scheme, host, port, path, user, password, query); None when it is not an http(s) URL."""
-    try:
-        parts = urlsplit(url.strip())
-        port = parts.port
-    except ValueError:
-        return None
-    scheme = parts.scheme.lower()
-    if scheme not in _DEFAULT_PORTS or not parts.hostname:
-        return None
-    path = parts.path.rstrip("/")
-    return scheme, parts.hostname, port or _DEFAULT_PORTS[scheme], path, parts.username, parts.password, parts.query
-
-
-def same_endpoint(a: str, b: str) -> bool:
-    """Whether two base URLs name the same endpoint (case of scheme and host, default port, final ``/`` aside).
-
-    >>> same_endpoint("https://API.openai.com:443/v1/", "https://api.openai.com/v1")
-    True
-    >>> same_endpoint("https://api.openai.com/v1", "https://api.openai.com@attacker.example/v1")
-    False
-    """
-    left = _endpoint(a)
-    return left is not None and left == _endpoint(b)
 
 
 @dataclass(frozen=True)
@@ -112,7 +85,7 @@ def _allowed(value: object, where: str) -> tuple[str, ...] | None:
     if len(words) <= 1 and (not words or words[0].lower() in _YES | _NO):
         return () if not words or words[0].lower() in _NO else None
     if bad := [w for w in words if _endpoint(w) is None]:
-        raise ValueError(
+        raise InputError(
             f"{where} must be 1 (visitors may choose any judge URL), 0 (none) or a comma-separated list of "
             f"http(s) URLs; got {bad[0][:80]!r}."
         )
@@ -134,7 +107,7 @@ def server_judge(environ: Mapping[str, str], secrets: Mapping[str, object] | Non
     url, url_source = _setting("OPENAI_BASE_URL", environ, secrets)
     base_url = str(url).strip() or DEFAULT_BASE_URL
     if _endpoint(base_url) is None:
-        raise ValueError(f"{url_source} must be an http(s) URL such as 'http://localhost:11434/v1'; got {url!r}.")
+        raise InputError(f"{url_source} must be an http(s) URL such as 'http://localhost:11434/v1'; got {url!r}.")
     allow, allow_source = _setting(ALLOW_VISITOR_URL, environ, secrets)
     allowed = None if allow_source == "" else _allowed(allow, allow_source)
     return ServerJudge(base_url, check_api_key(str(key), key_source or "the API key"), key_source, allowed)
@@ -184,6 +157,12 @@ def judge_access(server: ServerJudge, *, url: str = "", key: str = "") -> JudgeA
         return JudgeAccess(server.base_url, api_key, owner, ask_key=not server.api_key, problem=problem)
     if _endpoint(typed_url) is None:
         problem = f"The judge base URL must be an http(s) URL such as 'http://localhost:11434/v1'; got {typed_url!r}."
+        return JudgeAccess(server.base_url, "", "", True, problem)
+    if "?" in typed_url or "#" in typed_url:  # "...?x=" would make "/chat/completions" a query: any path POSTed to
+        problem = (
+            "The judge base URL must not hold a query (?...) or a fragment (#...): requests go to its "
+            f"/chat/completions. Got {typed_url!r}."
+        )
         return JudgeAccess(server.base_url, "", "", True, problem)
     allowed = server.allowed_urls
     if allowed is not None and not any(same_endpoint(typed_url, a) for a in allowed):
