@@ -85,5 +85,11 @@ with sentences:
 with raw:
     ui.json_download(result, "tone-result.json", key="tone.download")
 
+if st.toggle(
+    "Courtesy per sentence", key="tone.courtesy", persist_state="session",
+    help="How courteous each sentence is toward the reader, beside its sentiment (e5: about 0.1 s per sentence).",
+):  # fmt: skip
+    ui.show_courtesy(text, reference, engine, splitter)
+
 if compare:
     ui.engine_comparison(text, reference, splitter)

@@ -16,9 +16,9 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from scoring import create_content_similarity_scorer, create_tone_scorer, create_toxicity_scorer
-from scoring.charts import sentence_sentiment_figure
+from scoring.charts import sentence_courtesy_figure, sentence_sentiment_figure
 from scoring.limits import check_e5_length, check_text_length
-from scoring.registry import TONE, TOXICITY
+from scoring.registry import COURTESY, TONE, TOXICITY
 from scoring.similarity.scorer import similarities
 from scoring.tone.explain import OTHER_ENGINE, sentence_frame, word_drivers
 from ui.markdown import highlight_markdown
@@ -107,6 +107,35 @@ def tone_figure(text: str, reference: str | None, engine: str, splitter: str, ti
 def drivers(sentences: tuple[str, ...], engine: str) -> pd.DataFrame:
     """The words that drove each sentence's polarity."""
     return word_drivers(sentences, engine)
+
+
+@byte_cache()
+def courtesy_result(text: str, splitter: str) -> dict[str, Any]:
+    """Score ``text`` with the courtesy scorer (per sentence and whole; raises EncoderUnavailable without e5).
+
+    e5 embeds the text: it is held to the e5 length limit and waits for the server's one e5 turn, as tone's e5.
+    """
+    from scoring.registry import get_scorer
+
+    with _slow_engine(COURTESY.default_engine or "e5", COURTESY, text=text):
+        return get_scorer("courtesy", splitter=splitter).run(output=text).to_dict()
+
+
+def courtesy_frame(text: str, reference: str | None, engine: str, splitter: str) -> pd.DataFrame:
+    """The tone page's sentences (number, text, sentiment) with each one's courtesy (NaN: no words, not scored)."""
+    frame = tone_frame(text, reference, engine, splitter)
+    scored = courtesy_result(text, splitter)["preprocessStepResult"]["sentences"]
+    by_start = {s["start"]: s["courtesy"] for s in scored}
+    out = frame[["sentence", "text", "sentiment", "start"]].copy()
+    out["courtesy"] = [by_start.get(int(start), float("nan")) for start in out["start"]]
+    return out.drop(columns="start")
+
+
+@byte_cache(weight=_figure_bytes)
+def courtesy_figure(text: str, reference: str | None, engine: str, splitter: str) -> go.Figure:
+    """Courtesy beside sentiment, per sentence (see :func:`scoring.charts.sentence_courtesy_figure`)."""
+    threshold = float(courtesy_result(text, splitter)["analyzeStepResult"]["threshold"])
+    return sentence_courtesy_figure(courtesy_frame(text, reference, engine, splitter), threshold=threshold)
 
 
 @byte_cache()

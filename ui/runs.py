@@ -17,7 +17,7 @@ import streamlit as st
 import ui
 from scoring.charts import run_trend_figure
 from scoring.errors import ScoringError
-from scoring.registry import DEFAULT_TONE_ENGINE, TONE, TOXICITY
+from scoring.registry import DEFAULT_TONE_ENGINE, TONE, TOXICITY, find_measure
 from scoring.runs import (
     DB_ENV,
     JudgeCache,
@@ -246,10 +246,12 @@ def drill_down(row: pd.Series, scorer: str, rows_a: pd.DataFrame, rows_b: pd.Dat
                 st.info("No reply in this run.", icon=":material/block:")
                 continue
             st.text(found["output"])
-            scores = {c: float(found[c]) for c in (scorer,) if pd.notna(found.get(c))}
+            measure = find_measure(scorer)  # warmth reads the tone scorer's average sentiment
+            column = measure.column if measure is not None else scorer
+            scores = {scorer: float(found[column])} if pd.notna(found.get(column)) else {}
             if scores:
                 ui.metric_row(scores)
-            if scorer == TONE.id:
+            if scorer == TONE.id or measure is not None:
                 _tone_chart(found, info, key=f"runs.drill.chart.{'a' if info is a else 'b'}")
 
 

@@ -58,6 +58,8 @@ examples:
                                           # the LLM judge (also --judge-model M, --judge-base-url URL)
   python -m scoring evaluate replies.csv --save --name nightly       # keep the run (python -m scoring runs list)
   python -m scoring evaluate candidate.csv --baseline nightly --fail-on-regression   # gate CI on a saved run
+  # fail only when the replies got curter or colder:
+  python -m scoring evaluate new.csv --scorers tone,courtesy --baseline v1 --fail-on-regression --gate courtesy,warmth
 
 Output keeps every input column unchanged and adds, per scorer, a column named by its id (tone-scorer,
 content-similarity-scorer, toxicity-scorer) holding the score and <id>.<metric> columns. Columns are
@@ -89,8 +91,8 @@ again). The API key is never stored.
 
 exit codes:
   0    every threshold met (and no regression)
-  1    a --fail-under/--fail-over threshold missed, or with --fail-on-regression a scorer significantly
-       worse than the baseline
+  1    a --fail-under/--fail-over threshold missed, or with --fail-on-regression a gated measure (a scorer,
+       or warmth: the tone scorer's average sentiment; --gate chooses) significantly worse than the baseline
   2    bad input or options, or an unknown baseline: one line on stderr, no traceback
   3    the run could not finish: a worker process died (killed by the kernel, e.g. out of memory: try fewer
        --workers or a smaller --chunksize), or an unexpected error (a bug: its traceback is printed)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, TextIO
 from scoring.batch.rows import BatchSpec, ChunkResult, uses_judge
 from scoring.cli.terminal import one_line
 from scoring.errors import InputError
-from scoring.registry import SCORER_INFO, find_scorer
+from scoring.registry import MEASURES, SCORER_INFO, find_scorer, gated_name
 
 if TYPE_CHECKING:  # the store's modules (SQLAlchemy, SciPy) load only when a command uses them
     import pandas as pd
@@ -47,9 +47,23 @@ def add_history_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--baseline", metavar="RUN", help="compare each scorer with a saved run (id, name or latest) "
                        "using the A/B statistics, paired on inputs when both runs answered the same ones")  # fmt: skip
     group.add_argument("--fail-on-regression", action="store_true",
-                       help="with --baseline: exit 1 if any scorer is significantly worse (p < 0.05)")  # fmt: skip
+                       help="with --baseline: exit 1 if a gated measure is significantly worse (p < 0.05)")  # fmt: skip
+    measures = ", ".join([*(i.short_name for i in SCORER_INFO), *(m.name for m in MEASURES)])
+    group.add_argument("--gate", metavar="MEASURES", type=_gate_names,
+                       help=f"with --fail-on-regression: comma-separated measures that can fail the gate ({measures}; "
+                       "warmth is the tone scorer's average sentiment); default: every measure scored")  # fmt: skip
     group.add_argument("--no-cache", action="store_true", help="ask the LLM judge for every row, even rows whose "
                        "verdicts are in the judge cache (kept in the run store)")  # fmt: skip
+
+
+def _gate_names(text: str) -> tuple[str, ...]:
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError("expected comma-separated measures like courtesy,warmth; got nothing")
+    try:
+        return tuple(dict.fromkeys(gated_name(n) for n in names))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 @dataclass
@@ -74,6 +88,12 @@ class History:
             raise InputError("--name names a saved run: add --save.")
         if args.fail_on_regression and args.baseline is None:
             raise InputError("--fail-on-regression needs --baseline RUN (the run to compare with).")
+        if getattr(args, "gate", None) is not None and not args.fail_on_regression:
+            raise InputError("--gate chooses what can fail --fail-on-regression: add --fail-on-regression.")
+        if getattr(args, "gate", None) is not None:
+            scored = {*spec.scorers, *(m.name for m in MEASURES if m.column.split(".", 1)[0] in spec.scorers)}
+            if unscored := [n for n in args.gate if n not in scored]:
+                raise InputError(f"--gate names {unscored}, which this run does not score ({sorted(scored)}).")
         history = cls(args)
         if args.save:
             stem = Path(args.file).stem
@@ -151,13 +171,19 @@ class History:
             out.write(f"  {verdict.line()}\n")
         for scorer in comparison.missing:
             out.write(f"  not compared: {scorer} is not in both runs.\n")
-        regressions = comparison.regressions
+        gate = getattr(self.args, "gate", None)
+        gated = [v for v in comparison.verdicts if gate is None or v.scorer in gate]
+        regressions = [v for v in gated if v.regressed]
         if not self.args.fail_on_regression:
             return 0
+        for verdict in regressions:  # one line per regressed measure
+            c = verdict.comparison
+            out.write(f"FAIL: {verdict.scorer} significantly worse than {self.baseline.label}: {c.a.mean:.4f} -> "
+                      f"{c.b.mean:.4f}, p={c.p_value:.3g}\n")  # fmt: skip
         if regressions:
-            out.write(f"FAIL: significantly worse than {self.baseline.label} on {', '.join(regressions)}\n")
             return 1
-        out.write(f"ok: no scorer is significantly worse than {self.baseline.label}\n")
+        what = ", ".join(v.scorer for v in gated) or "nothing"
+        out.write(f"ok: no gated measure is significantly worse than {self.baseline.label} (gated: {what})\n")
         return 0
 
 
