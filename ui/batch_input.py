@@ -61,9 +61,9 @@ class RunOptions:
     judge_base_url: str = ""
 
     @property
-    def reference_column(self) -> str | None:
+    def reference(self) -> str | None:
         """The reference (expected answer) column: tone and similarity compare the output with it."""
-        return self.columns.ground_truth
+        return self.columns.reference
 
     @property
     def uses_judge(self) -> bool:
@@ -152,7 +152,7 @@ def _reset_mapping(loaded: Loaded) -> ColumnGuess:
     for role, key in (
         ("output", "batch.col.output"),
         ("input", "batch.col.input"),
-        ("ground_truth", "batch.col.reference"),
+        ("reference", "batch.col.reference"),
     ):
         st.session_state[key] = guess.role(role).column or NONE if guess.settled(role) else None
     st.session_state["batch.ref_mode"] = "column"
@@ -194,7 +194,7 @@ def run_options(loaded: Loaded, available: list[str] | None = None) -> RunOption
         help="Tone compares each reply's sentiment with its reference, and similarity compares the reply with it. "
         "Without one, tone measures stability across sentences and similarity compares the reply with the prompt.",
     )  # fmt: skip
-    _how(ref_col, guess, "ground_truth", reference)
+    _how(ref_col, guess, "reference", reference)
     scorers = st.pills(
         "Scorers", available, key="batch.scorers", selection_mode="multi", format_func=lambda s: scorer_info(s).label,
         default=[s for s in available if s != TOXICITY.short_name and not _slow(s)],
@@ -217,7 +217,7 @@ def run_options(loaded: Loaded, available: list[str] | None = None) -> RunOption
     options = RunOptions(
         tuple(scorers or ()),
         ColumnMap(output=output, input=None if input_ in (None, NONE) else input_,
-                  ground_truth=None if reference in (None, NONE) else reference),
+                  reference=None if reference in (None, NONE) else reference),
         engine,
         tone_text if ref_mode == "text" else None,
     )  # fmt: skip
@@ -237,7 +237,7 @@ def plan(loaded: Loaded, options: RunOptions) -> BatchSpec | None:
     """
     if any(st.session_state.get(f"batch.col.{k}") is None for k in ("output", "input", "reference")):
         guess: ColumnGuess = st.session_state["batch.guess"]
-        notes = " ".join(g.note for g in (guess.output, guess.input, guess.ground_truth) if g.note and g.column is None)
+        notes = " ".join(g.note for g in (guess.output, guess.input, guess.reference) if g.note and g.column is None)
         st.warning(f"**Choose the columns before scoring.** {escape_markdown(notes)}", icon=":material/help:")
         return None
     try:
@@ -394,7 +394,7 @@ def _e5_chars(table: pd.DataFrame, options: RunOptions) -> int:
     toxicity_e5 = TOXICITY.short_name in options.scorers and options.toxicity_engine in TOXICITY.slow_engines
     courtesy_e5 = 2 * (COURTESY.short_name in options.scorers and COURTESY.batch_engine in COURTESY.slow_engines)
     total = (tone_e5 + toxicity_e5 + courtesy_e5) * chars(options.columns.output)
-    return total + (chars(options.reference_column) if tone_e5 else 0)
+    return total + (chars(options.reference) if tone_e5 else 0)
 
 
 def retry_button(loaded: Loaded, options: RunOptions, result: Any) -> None:

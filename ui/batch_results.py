@@ -206,8 +206,8 @@ def drill_down(row: pd.Series, name: str, spec: BatchSpec) -> None:
     if TONE.short_name not in spec.scorers and TONE.id not in spec.scorers:
         return
     reference = spec.reference_tone  # as the run: one reference tone wins over the column
-    if reference is None and spec.reference_column and isinstance(row.get(spec.reference_column), str):
-        reference = str(row[spec.reference_column]) or None
+    if reference is None and spec.reference and isinstance(row.get(spec.reference), str):
+        reference = str(row[spec.reference]) or None
     result = ui.attempt(ui.tone_result, output, reference, spec.engine, spec.splitter)
     if result is not None:
         ui.show_warnings(result)

@@ -219,7 +219,7 @@ def batch_report(
     The rows table shows the input, output and reference columns the run used, then the scores.
     """
     spec = result.spec
-    text = [c for c in (spec.input, spec.output, spec.reference_column) if c] if spec is not None else []
+    text = [c for c in (spec.input, spec.output, spec.reference) if c] if spec is not None else []
     return render_report(
         title=f"Batch evaluation: {file}", table=result.table, scores=list(result.summary.index), figures=figures,
         comparisons=comparisons, problems=problems, meta=run_meta(result, file=file, generated=generated),

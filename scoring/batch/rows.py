@@ -62,7 +62,7 @@ class BatchSpec:
     output: str
     input: str | None = None
     reference_tone: str | None = None
-    reference_column: str | None = None
+    reference: str | None = None  # the reference (expected answer) column
     engine: str = DEFAULT_TONE_ENGINE
     splitter: str = DEFAULT_SPLITTER
     #: ``create_toxicity_scorer`` options as sorted (name, value) pairs; never shown (it may hold a key)
@@ -70,8 +70,13 @@ class BatchSpec:
 
     @property
     def columns(self) -> ColumnMap:
-        """The columns used: output, input and the reference (ground truth)."""
-        return ColumnMap(self.output, self.input, self.reference_column)
+        """The columns used: output, input and the reference."""
+        return ColumnMap(self.output, self.input, self.reference)
+
+    @property
+    def reference_column(self) -> str | None:
+        """The reference column by its old name (read only)."""
+        return self.reference
 
     def compared_with(self, scorer_id: str) -> tuple[str, str | None]:
         """What ``scorer_id`` reads besides the output: ``(role, column)``, the first of its
@@ -81,8 +86,8 @@ class BatchSpec:
         "context" (the input column, which the toxicity judge reads as the question) or "" (nothing).
         """
         info = scorer_info(scorer_id)
-        given = {"reference tone": (self.reference_tone is not None, None), "reference": (bool(self.reference_column),
-                 self.reference_column), "input": (bool(self.input), self.input), "context": (bool(self.input),
+        given = {"reference tone": (self.reference_tone is not None, None), "reference": (bool(self.reference),
+                 self.reference), "input": (bool(self.input), self.input), "context": (bool(self.input),
                  self.input)}  # fmt: skip
         for role in info.compares:
             if given[role][0]:
@@ -191,16 +196,18 @@ def make_spec(
     scorers: Sequence[str] = ("tone", "similarity"),
     column_map: ColumnMap | None = None,
     reference_tone: str | None = None,
-    reference_column: str | None = None,
+    reference: str | None = None,
     engine: str = DEFAULT_TONE_ENGINE,
     splitter: str = DEFAULT_SPLITTER,
     toxicity: Mapping[str, object] | None = None,
+    reference_column: str | None = None,
 ) -> BatchSpec:
     """Check the options against the table's ``columns`` and return the spec; raise ValueError naming the problem.
 
     ``column_map`` names the output, input and reference columns (default: guessed from the names;
-    see :func:`~scoring.io.columns.guess_columns`); ``reference_column`` is another way to name the
-    reference. ``reference_tone`` is one text whose tone every output should match (tone only).
+    see :func:`~scoring.io.columns.guess_columns`); ``reference`` is another way to name the reference
+    column (``reference_column``, its old name, is still accepted). ``reference_tone`` is one text whose
+    tone every output should match (tone only).
     ``toxicity`` holds options of ``create_toxicity_scorer`` (e.g. ``{"engine": "judge", "model": ...}``).
     """
     if isinstance(scorers, str) or not scorers:
@@ -208,19 +215,20 @@ def make_spec(
     ids = tuple(dict.fromkeys(scorer_info(s).id for s in scorers))
     names = [str(c) for c in columns]
     mapping = column_map or _guessed(names)
-    if reference_column is not None and mapping.ground_truth not in (None, reference_column):
-        raise InputError(f"reference_column {reference_column!r} and columns.ground_truth {mapping.ground_truth!r} "
+    reference = one_reference(reference, reference_column)
+    if reference is not None and mapping.reference not in (None, reference):
+        raise InputError(f"reference {reference!r} and columns.reference {mapping.reference!r} "
                          "disagree: give the reference column once.")  # fmt: skip
-    reference_column = reference_column or mapping.ground_truth
+    reference = reference or mapping.reference
     if mapping.output is None or mapping.output not in names:
         raise InputError(
             f"output column {mapping.output!r} not found: choose the column with the responses; found {names}."
         )
     if mapping.input is not None and mapping.input not in names:
         raise InputError(f"input column {mapping.input!r} not found; found {names}.")
-    if reference_column is not None and reference_column not in names:
-        raise InputError(f"reference column {reference_column!r} not found; found {names}.")
-    roles = {"output": mapping.output, "input": mapping.input, "reference": reference_column}
+    if reference is not None and reference not in names:
+        raise InputError(f"reference column {reference!r} not found; found {names}.")
+    roles = {"output": mapping.output, "input": mapping.input, "reference": reference}
     for (first, a), (second, b) in itertools.combinations(roles.items(), 2):
         if a is not None and a == b:
             raise InputError(
@@ -237,10 +245,18 @@ def make_spec(
     if clash := sorted({c for c in names for i in ids if c == i or c.startswith(i + ".")}):
         raise InputError(f"the table already has result column(s) {clash}: drop or rename them before scoring again.")
     checked = toxicity_options(toxicity, ids)
-    spec = BatchSpec(ids, mapping.output, mapping.input, reference_tone, reference_column, engine, splitter, checked)
+    spec = BatchSpec(ids, mapping.output, mapping.input, reference_tone, reference, engine, splitter, checked)
     for info in SCORER_INFO:  # every option given is checked (engine, splitter, ...), chosen scorer or not
         _scorer(info.id, spec)
     return spec
+
+
+def one_reference(reference: str | None, reference_column: str | None) -> str | None:
+    """The reference column named by ``reference`` or by its old name ``reference_column`` (the same if both)."""
+    if reference is not None and reference_column is not None and reference != reference_column:
+        raise InputError(f"reference {reference!r} and reference_column {reference_column!r} disagree: give the "
+                         "reference column once, as reference=.")  # fmt: skip
+    return reference if reference is not None else reference_column
 
 
 def _guessed(names: list[str]) -> ColumnMap:
@@ -318,7 +334,7 @@ def score_frame(
 
     outputs, out_why = texts(spec.output, "output")
     inputs, in_why = texts(spec.input, "input")
-    refs, ref_why = texts(spec.reference_column, "reference")
+    refs, ref_why = texts(spec.reference, "reference")
     by_role = {"reference": (refs, ref_why), "input": (inputs, in_why), "context": (inputs, {})}
     nothing: tuple[list[str | None], dict[int, str]] = ([None] * len(df), {})
     rows, index = np.arange(len(df)) + row_offset + 1, list(df.index)

@@ -26,7 +26,7 @@ import pandas as pd
 from scoring.batch.ordered import in_order
 from scoring.batch.result import DEFAULT_THRESHOLD, BatchResult, SummaryBuilder, combine
 from scoring.batch.retry import retry_errors
-from scoring.batch.rows import BatchSpec, ChunkResult, make_spec, reports_rows, score_frame, uses_judge
+from scoring.batch.rows import BatchSpec, ChunkResult, make_spec, one_reference, reports_rows, score_frame, uses_judge
 from scoring.errors import InputError, InputTypeError
 from scoring.io.columns import ColumnMap, guess_columns
 from scoring.registry import DEFAULT_TONE_ENGINE
@@ -207,17 +207,17 @@ def _die_with(parent: int) -> None:
     threading.Thread(target=watch, name="die-with-parent", daemon=True).start()
 
 
-def _guessed(df: pd.DataFrame, reference_column: str | None) -> ColumnMap:
+def _guessed(df: pd.DataFrame, reference: str | None) -> ColumnMap:
     """The columns of ``df`` by :func:`~scoring.io.columns.guess_columns`; a ValueError when a role is unclear.
 
-    A ``reference_column`` given by the caller replaces the guessed reference (and its ambiguity).
+    A ``reference`` column given by the caller replaces the guessed reference (and its ambiguity).
     """
     guess = guess_columns(df)
-    roles = ["output", "input"] + (["ground_truth"] if reference_column is None else [])
+    roles = ["output", "input"] + (["reference"] if reference is None else [])
     if unclear := [guess.role(r).note for r in roles if not guess.settled(r)]:
         raise InputError(f"{' '.join(unclear)} Found {[str(c) for c in df.columns]}: name the columns with "
-                         "columns=ColumnMap(output=..., input=..., ground_truth=...).")  # fmt: skip
-    return ColumnMap(guess.output.column, guess.input.column, reference_column or guess.ground_truth.column)
+                         "columns=ColumnMap(output=..., input=..., reference=...).")  # fmt: skip
+    return ColumnMap(guess.output.column, guess.input.column, reference or guess.reference.column)
 
 
 #: Rows per piece of a slow engine's run (e5) in a process pool: a pool reports progress per piece, so a piece of
@@ -244,7 +244,7 @@ def evaluate(
     scorers: Sequence[str] = ("tone", "similarity"),
     columns: ColumnMap | None = None,
     reference_tone: str | None = None,
-    reference_column: str | None = None,
+    reference: str | None = None,
     engine: str = DEFAULT_TONE_ENGINE,
     splitter: str = DEFAULT_SPLITTER,
     on_progress: Progress | None = None,
@@ -252,16 +252,17 @@ def evaluate(
     thresholds: Mapping[str, float] | None = None,
     toxicity: Mapping[str, object] | None = None,
     judge_cache: VerdictCache | None = None,
+    reference_column: str | None = None,
 ) -> BatchResult:
     """Score every row of ``df`` with each scorer ("tone", "similarity", "toxicity" or their ids).
 
     ``columns`` names the output, input and reference columns (default: guessed from ``df`` by
     :func:`~scoring.io.columns.guess_columns`; a ValueError when the output column is not clear);
-    ``reference_column`` is another way to name the reference. What each scorer compares is
-    :meth:`BatchSpec.compared_with`: with a reference, tone compares each output's sentiment with it
-    and similarity compares the output with it; without one, tone measures stability across sentences
-    and similarity compares with the input. ``reference_tone`` (one text for all rows) sets tone's
-    reference whatever the column says. ``thresholds`` ({scorer id: value}, default 0.5) sets the
+    ``reference`` is another way to name the reference column (``reference_column``, its old name, still
+    works). What each scorer compares is :meth:`BatchSpec.compared_with`: with a reference, tone compares
+    each output's sentiment with it and similarity compares the output with it; without one, tone measures
+    stability across sentences and similarity compares with the input. ``reference_tone`` (one text for all
+    rows) sets tone's reference whatever the column says. ``thresholds`` ({scorer id: value}, default 0.5) sets the
     summary's ``share_under``. ``workers`` > 1 scores in that many processes (worth it from a few
     thousand rows). ``on_progress(done_rows, total_rows)`` is called after each piece (and, with the
     judge or e5, as its rows finish). ``toxicity`` passes options to ``create_toxicity_scorer``, e.g.
@@ -279,11 +280,12 @@ def evaluate(
     """
     if not isinstance(df, pd.DataFrame):
         raise InputTypeError(f"df must be a pandas DataFrame; got {type(df).__name__}.")
+    reference = one_reference(reference, reference_column)
     if columns is None:
-        columns = _guessed(df, reference_column)
+        columns = _guessed(df, reference)
     spec = make_spec(
         list(df.columns), scorers=scorers, column_map=columns, reference_tone=reference_tone,
-        reference_column=reference_column, engine=engine, splitter=splitter, toxicity=toxicity,
+        reference=reference, engine=engine, splitter=splitter, toxicity=toxicity,
     )  # fmt: skip
     return run_spec(df, spec, on_progress=on_progress, workers=workers, thresholds=thresholds, judge_cache=judge_cache)
 
@@ -313,7 +315,7 @@ def run_spec(
     if not isinstance(spec, BatchSpec):
         raise InputTypeError(f"spec must be a BatchSpec from make_spec(); got {type(spec).__name__}.")
     names = [str(c) for c in df.columns]
-    if missing := [c for c in (spec.output, spec.input, spec.reference_column) if c is not None and c not in names]:
+    if missing := [c for c in (spec.output, spec.input, spec.reference) if c is not None and c not in names]:
         raise InputError(f"the spec's column(s) {missing} are not in the table; found {names}.")
     _check_workers(workers)
     size = piece_rows(len(df), workers, spec)

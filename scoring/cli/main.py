@@ -190,15 +190,15 @@ def _spec(args: argparse.Namespace, first: pd.DataFrame, err: TextIO) -> BatchSp
     columns = [str(c) for c in first.columns]
     guess = guess_columns(first)
     given = {"output": args.output_column, "input": args.input_column,
-             "ground_truth": None if args.no_reference else args.reference_column}  # fmt: skip
+             "reference": None if args.no_reference else args.reference_column}  # fmt: skip
     chosen = {role: given[role] or _settled(guess, role, args, columns) for role in given}
-    mapping = ColumnMap(chosen["output"], chosen["input"], None if args.no_reference else chosen["ground_truth"])
+    mapping = ColumnMap(chosen["output"], chosen["input"], None if args.no_reference else chosen["reference"])
     scorers = [s.strip() for s in args.scorers.split(",") if s.strip()]
     spec = make_spec(columns, scorers=scorers, column_map=mapping, reference_tone=args.reference_tone,
                      engine=args.engine, splitter=args.splitter, toxicity=_toxicity(args))  # fmt: skip
     for role in given:
         note = guess.role(role).note
-        if note and not given[role] and not (role == "ground_truth" and args.no_reference):
+        if note and not given[role] and not (role == "reference" and args.no_reference):
             err.write(f"note: {note}\n")
     err.write(f"columns: {spec.columns.describe()}\n")
     err.write("compares: " + "; ".join(f"{k}: {v}" for k, v in spec.describe().items()) + "\n")
@@ -208,14 +208,14 @@ def _spec(args: argparse.Namespace, first: pd.DataFrame, err: TextIO) -> BatchSp
 _FLAGS = {
     "output": "--output-column",
     "input": "--input-column",
-    "ground_truth": "--reference-column (or --no-reference)",
+    "reference": "--reference-column (or --no-reference)",
 }
 
 
 def _settled(guess: ColumnGuess, role: str, args: argparse.Namespace, columns: list[str]) -> str | None:
     """The guessed column for ``role``; a ValueError naming the columns when the guess is not settled."""
     found = guess.role(role)
-    if not guess.settled(role) and not (role == "ground_truth" and args.no_reference):
+    if not guess.settled(role) and not (role == "reference" and args.no_reference):
         raise InputError(f"{args.file}: {found.note} Columns: {columns}. Name it with {_FLAGS[role]}.")
     return found.column
 

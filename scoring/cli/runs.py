@@ -120,7 +120,7 @@ class History:
             history.judge_cache = JudgeCache(history.store)
         if args.save or args.baseline is not None:
             history.kept = []
-            reference = [spec.reference_column] if spec.reference_column else []
+            reference = [spec.reference] if spec.reference else []
             history.columns = [c for c in (spec.output, spec.input, *reference) if c]
         return history
 

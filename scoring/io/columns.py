@@ -13,7 +13,7 @@ their order: the guess says "ambiguous" and names them, and the caller asks the 
 
 >>> g = guess_columns(["Ticket #", "Prompt", "Agent Answer", "Expected Reply", "Agent Version"])
 >>> g.mapping
-ColumnMap(output='Agent Answer', input='Prompt', ground_truth='Expected Reply')
+ColumnMap(output='Agent Answer', input='Prompt', reference='Expected Reply')
 >>> g.how, g.mapping.describe()
 ('name', "output='Agent Answer', input='Prompt', reference='Expected Reply'")
 >>> g = guess_columns(["Prompt", "Answer A", "Answer B"])
@@ -34,7 +34,7 @@ from scoring.errors import InputError
 
 __all__ = ["HOW", "ROLE_LABELS", "ColumnGuess", "ColumnMap", "RoleGuess", "guess_columns", "looks_like"]
 
-Role = Literal["output", "input", "ground_truth"]
+Role = Literal["output", "input", "reference"]
 How = Literal["given", "name", "values", "ambiguous", "none"]
 #: How a role's column was decided: given by the caller, by its name, by its values; or not decided.
 HOW: dict[str, str] = {
@@ -44,21 +44,41 @@ HOW: dict[str, str] = {
     "ambiguous": "ambiguous: choose one",
     "none": "none found",
 }
-#: The roles as the CLI and the page name them.
-ROLE_LABELS: dict[str, str] = {"output": "output", "input": "input", "ground_truth": "reference"}
+#: The roles as the CLI and the page name them. The reference (expected answer) is "reference" everywhere in the
+#: package; ``ground_truth`` is Mastra's keyword of ``run(...)`` and, here, an old name still read (``OLD_ROLES``).
+ROLE_LABELS: dict[str, str] = {"output": "output", "input": "input", "reference": "reference"}
+#: Old role names still accepted: ``ColumnMap(ground_truth=...)``, ``guess.role("ground_truth")``.
+OLD_ROLES: dict[str, str] = {"ground_truth": "reference"}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class ColumnMap:
     """Which columns hold the response (``output``), the prompt (``input``) and the reference."""
 
     output: str | None
     input: str | None = None
-    ground_truth: str | None = None
+    reference: str | None = None
+
+    def __init__(
+        self, output: str | None, input: str | None = None, reference: str | None = None, *,  # noqa: A002
+        ground_truth: str | None = None,
+    ) -> None:  # fmt: skip
+        """``ground_truth=`` is the reference's old name, still accepted."""
+        if ground_truth is not None and reference not in (None, ground_truth):
+            raise InputError(f"reference {reference!r} and ground_truth {ground_truth!r} name the reference twice: "
+                             "give it once, as reference=.")  # fmt: skip
+        object.__setattr__(self, "output", output)
+        object.__setattr__(self, "input", input)
+        object.__setattr__(self, "reference", reference if reference is not None else ground_truth)
+
+    @property
+    def ground_truth(self) -> str | None:
+        """The reference column by its old name (read only)."""
+        return self.reference
 
     def describe(self) -> str:
         """Return the mapping as one line, e.g. ``output='Answer', input='Prompt', reference=None``."""
-        roles = (("output", self.output), ("input", self.input), ("reference", self.ground_truth))
+        roles = (("output", self.output), ("input", self.input), ("reference", self.reference))
         return ", ".join(f"{label}={column!r}" for label, column in roles)
 
 
@@ -78,18 +98,24 @@ class ColumnGuess:
 
     output: RoleGuess
     input: RoleGuess
-    ground_truth: RoleGuess
+    reference: RoleGuess
+
+    @property
+    def ground_truth(self) -> RoleGuess:
+        """The reference's guess by its old name (read only)."""
+        return self.reference
 
     @property
     def mapping(self) -> ColumnMap:
-        return ColumnMap(self.output.column, self.input.column, self.ground_truth.column)
+        return ColumnMap(self.output.column, self.input.column, self.reference.column)
 
     @property
     def how(self) -> How:
         return self.output.how
 
     def role(self, name: str) -> RoleGuess:
-        """The guess for ``name`` ("output", "input" or "ground_truth")."""
+        """The guess for ``name`` ("output", "input" or "reference"; "ground_truth", the old name, too)."""
+        name = OLD_ROLES.get(name, name)
         if name not in ROLE_LABELS:
             raise InputError(f"role must be one of {sorted(ROLE_LABELS)}; got {name!r}.")
         guess: RoleGuess = getattr(self, name)
@@ -101,15 +127,15 @@ class ColumnGuess:
         The one answer to "is the guessed column settled?" for the CLI, the batch runner and the Batch page.
 
         >>> guess = guess_columns(["Answer A", "Answer B", "prompt"])
-        >>> guess.settled("output"), guess.settled("input"), guess.settled("ground_truth")
+        >>> guess.settled("output"), guess.settled("input"), guess.settled("reference")
         (False, True, True)
         """
         found = self.role(name)
-        return found.how != "ambiguous" and (name != "output" or found.column is not None)
+        return found.how != "ambiguous" and (OLD_ROLES.get(name, name) != "output" or found.column is not None)
 
     def notes(self) -> list[str]:
         """Plain sentences on every role that was not simply found by its name."""
-        return [g.note for g in (self.output, self.input, self.ground_truth) if g.note]
+        return [g.note for g in (self.output, self.input, self.reference) if g.note]
 
 
 # --- names -----------------------------------------------------------------------------------------------
@@ -148,7 +174,7 @@ def _name_role(name: str) -> tuple[Role, int] | None:
         return None
     joined = "".join(words)
     if "groundtruth" in joined or any(w in _REFERENCE for w in words):
-        role: Role = "ground_truth"
+        role: Role = "reference"
         strong = {w for w in words if w in _REFERENCE or w in _OUTPUT}
     else:
         out, inp = [w for w in words if w in _OUTPUT], [w for w in words if w in _INPUT]
@@ -232,7 +258,7 @@ def _base_name(name: str, names: list[str]) -> str:
 
 def _by_name(names: list[str]) -> dict[Role, list[tuple[int, str]]]:
     """Each role's columns by name, with how clearly; a renamed duplicate counts as its original name."""
-    found: dict[Role, list[tuple[int, str]]] = {"output": [], "input": [], "ground_truth": []}
+    found: dict[Role, list[tuple[int, str]]] = {"output": [], "input": [], "reference": []}
     for name in names:
         if (hit := _name_role(_base_name(name, names))) is not None:
             found[hit[0]].append((hit[1], name))
@@ -288,7 +314,7 @@ def guess_columns(table: pd.DataFrame | Sequence[object]) -> ColumnGuess:
     found = _by_name(names)
     output, vetoed = _settle("output", found["output"], kinds)
     input_, _ = _settle("input", found["input"], kinds)
-    reference, _ = _settle("ground_truth", found["ground_truth"], kinds)
+    reference, _ = _settle("reference", found["reference"], kinds)
     if output.how == "none":
         taken = {g.column for g in (input_, reference)} | {*input_.candidates, *reference.candidates}
         free = [n for n in names if n not in taken]

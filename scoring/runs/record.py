@@ -126,9 +126,9 @@ def run_options(spec: BatchSpec | None) -> dict[str, object]:
     kept: dict[str, object] = {k: _cell(toxicity[k]) for k in _TOXICITY_KEPT if k in toxicity}
     if isinstance(kept.get("base_url"), str):
         kept["base_url"] = endpoint_of(str(kept["base_url"]))
-    options: dict[str, object] = {
+    options: dict[str, object] = {  # the column of each role as "<role>_column", as saved runs have them
         "output_column": spec.output, "input_column": spec.input, "reference_tone": spec.reference_tone,
-        "reference_column": spec.reference_column, "engine": spec.engine, "splitter": spec.splitter,
+        "reference_column": spec.reference, "engine": spec.engine, "splitter": spec.splitter,
     }  # fmt: skip
     if kept:
         options["toxicity"] = kept
@@ -190,7 +190,7 @@ def rows_frame(result: BatchResult) -> pd.DataFrame:
 
     out = pd.DataFrame({
         "row": np.arange(1, len(table) + 1), "index": [clean_text(str(v)) for v in table[index_column]],
-        "input": texts(spec.input), "output": texts(spec.output), "reference": texts(spec.reference_column),
+        "input": texts(spec.input), "output": texts(spec.output), "reference": texts(spec.reference),
     })  # fmt: skip
     extra = {c: pd.to_numeric(table[c], errors="coerce") if _numeric(table[c]) else table[c] for c in values}
     extra |= {column: table[column].fillna("").astype(str) for column in warned.values()}

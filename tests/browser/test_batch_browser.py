@@ -53,7 +53,7 @@ def test_upload_score_see_cards_table_drill_down_and_download(
     browser.get_by_role("button", name="Score the file").click()
 
     table = read_table(upload)
-    expected = evaluate(table, reference_column="reference").summary["mean"]
+    expected = evaluate(table, reference="reference").summary["mean"]
     expect(browser.get_by_text("tone-scorer · mean")).to_be_visible(timeout=60_000)
     expect(browser.locator(METRIC).first).to_have_text(f"{expected['tone-scorer']:.3f}")
     expect(browser.locator(METRIC).nth(1)).to_have_text(f"{expected['content-similarity-scorer']:.3f}")

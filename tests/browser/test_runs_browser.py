@@ -25,7 +25,7 @@ def test_compare_two_saved_runs(app_url: str, run_store_url: str, page: tuple[Pa
     for day, (model, name) in enumerate([("support-bot-v2", "browser-good"), ("support-bot-v1", "browser-bad")]):
         part = df[df["model"] == model].reset_index(drop=True)
         result = evaluate(part, scorers=["tone", "similarity"], columns=ColumnMap("output", "input"),
-                          reference_column="reference")  # fmt: skip
+                          reference="reference")  # fmt: skip
         saved.append(store.save(result, name=name, source_name=f"{model}.csv", source_sha256=f"{day}" * 64,
                                 created_at=start + timedelta(days=day)))  # fmt: skip
     browser, errors = page

@@ -33,7 +33,7 @@ def two_bots() -> RunStore:
     for day, model in enumerate(["support-bot-v1", "support-bot-v2"]):
         part = df[df["model"] == model].reset_index(drop=True)
         result = evaluate(part, scorers=["tone", "similarity"], columns=ColumnMap("output", "input"),
-                          reference_column="reference")  # fmt: skip
+                          reference="reference")  # fmt: skip
         store.save(result, name="bot", source_name=f"{model}.csv", source_sha256=f"{day}" * 64,
                    created_at=start + timedelta(days=day))  # fmt: skip
     return store

@@ -117,7 +117,7 @@ def test_the_batch_runner_scores_any_scorer_in_the_table(monkeypatch: pytest.Mon
     monkeypatch.setitem(registry._BY_NAME, "length", info)
     monkeypatch.setitem(registry._BY_NAME, "length-scorer", info)
     df = pd.DataFrame({"output": ["one two three", "x " * 20, "four", None], "ref": ["a", "b", "fail", "c"]})
-    result = evaluate(df, scorers=["length"], reference_column="ref")
+    result = evaluate(df, scorers=["length"], reference="ref")
     assert result.table["length-scorer"].tolist()[:2] == [0.3, 1.0]
     assert math.isnan(result.table["length-scorer"].iloc[2]) and result.table["length-scorer.words"].iloc[2] == 1
     assert result.errors[["row", "scorer", "error"]].values.tolist() == [[3, "length-scorer", "no reference"]]

@@ -71,7 +71,7 @@ def test_evaluate_keeps_input_columns_unchanged_and_names_result_columns() -> No
 
 
 def test_evaluate_reference_column_compares_each_row_with_its_reference() -> None:
-    result = evaluate(_frame(), scorers=["tone"], reference_column="ref", engine="afinn")
+    result = evaluate(_frame(), scorers=["tone"], reference="ref", engine="afinn")
     scorer = create_tone_scorer(engine="afinn")
     for i, text in enumerate(TEXTS):
         expected = scorer.run(output=text, ground_truth=TEXTS[::-1][i])
@@ -108,7 +108,7 @@ def test_evaluate_with_a_reference_skips_rows_without_one_for_tone_and_similarit
     df.loc[2, "ref"] = "   "
     df.loc[4, "ref"] = float("nan")
     df.loc[5, "prompt"] = None  # not read: both scorers compare with the reference
-    result = evaluate(df, scorers=["tone", "similarity"], reference_column="ref")
+    result = evaluate(df, scorers=["tone", "similarity"], reference="ref")
     got = set(zip(result.skipped["row"], result.skipped["scorer"], result.skipped["column"], strict=True))
     assert got == {(2, s, "response") for s in ("tone-scorer", "content-similarity-scorer")} | {
         (row, s, "ref") for row in (3, 5) for s in ("tone-scorer", "content-similarity-scorer")
@@ -174,11 +174,13 @@ def test_evaluate_toxicity_gives_score_many_scores() -> None:
         ({"scorers": []}, "scorers must be a non-empty list"),
         ({"columns": ColumnMap(output="nope")}, "output column 'nope' not found"),
         ({"columns": ColumnMap(output="response"), "scorers": ["similarity"]}, "choose the input or the reference"),
-        ({"columns": ColumnMap("response", "prompt", "ref"), "reference_column": "prompt"}, "disagree"),
+        ({"columns": ColumnMap("response", "prompt", "ref"), "reference": "prompt"}, "disagree"),
+        ({"reference": "ref", "reference_column": "prompt"}, "give the reference column once, as reference="),
         ({"columns": ColumnMap("response", "response")}, "'response' cannot be both the output and the input"),
         ({"columns": ColumnMap("response", "prompt", "response")}, "cannot be both the output and the reference"),
-        ({"columns": ColumnMap("response", "ref"), "reference_column": "ref"}, "both the input and the reference"),
-        ({"reference_column": "missing"}, "reference column 'missing' not found"),
+        ({"columns": ColumnMap("response", "ref"), "reference": "ref"}, "both the input and the reference"),
+        ({"reference": "missing"}, "reference column 'missing' not found"),
+        ({"reference_column": "missing"}, "reference column 'missing' not found"),  # the old name still works
         ({"reference_tone": "  "}, "reference_tone must be a non-empty text"),
         ({"engine": "textblob"}, "engine must be one of"),
         ({"workers": 0}, "workers must be a positive integer"),
@@ -265,14 +267,14 @@ def test_evaluate_number_labels_duplicate_index_and_duplicate_columns() -> None:
     "options",
     [
         {"columns": NO_REF},
-        {"reference_column": "ref"},
+        {"reference": "ref"},
         {"columns": NO_REF, "reference_tone": "Wir helfen gern, danke!"},
     ],
 )
 def test_tone_warnings_per_row_equal_the_one_text_run(options: dict) -> None:
     result = evaluate(_frame(), scorers=["tone"], **options)
     tone = create_tone_scorer(options.get("reference_tone"))
-    refs = TEXTS[::-1] if "reference_column" in options else [None] * len(TEXTS)
+    refs = TEXTS[::-1] if "reference" in options else [None] * len(TEXTS)
     # The batch column holds what run() warns, the note on a one-sentence stability score ("ok") included.
     runs = [tone.run(output=t, ground_truth=r).warnings for t, r in zip(TEXTS, refs, strict=True)]
     assert result.table["tone-scorer.warnings"].tolist() == [" ".join(w) for w in runs]
@@ -376,3 +378,17 @@ def test_run_spec_scores_the_spec_it_is_given_as_evaluate_does() -> None:
         with_toxicity(spec, {"colour": "red"})
     with pytest.raises(InputError, match=r"\['expected'\] are not in the table"):
         run_spec(df.drop(columns="expected"), spec)
+
+
+def test_the_reference_has_one_name_and_the_old_ones_still_read() -> None:
+    df = pd.DataFrame(
+        {"input": ["Hi", "Hey"], "output": ["Great, thanks! Bye.", "Awful. Sorry."], "ref": ["Lovely.", "Ok."]}
+    )
+    new = evaluate(df, scorers=["tone", "similarity"], reference="ref")
+    old = evaluate(df, scorers=["tone", "similarity"], reference_column="ref")
+    by_map = evaluate(df, scorers=["tone", "similarity"], columns=ColumnMap("output", "input", ground_truth="ref"))
+    pd.testing.assert_frame_equal(new.table, old.table)
+    pd.testing.assert_frame_equal(new.table, by_map.table)
+    assert new.spec is not None and new.spec.reference == new.spec.reference_column == "ref"
+    assert ColumnMap("output", ground_truth="ref") == ColumnMap("output", None, "ref")
+    assert ColumnMap("output", reference="ref").ground_truth == "ref"

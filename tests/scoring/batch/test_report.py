@@ -104,7 +104,7 @@ def test_report_worst_rows_break_ties_on_the_next_score_its_own_way() -> None:
 
 def test_batch_report_lists_the_run_settings_from_the_result() -> None:
     df = pd.DataFrame({"input": ["Hi", "Hey"], "output": ["Great, thanks!", "Awful. Sorry."], "ref": ["Glad!", "Ok"]})
-    result = evaluate(df, scorers=["tone", "toxicity"], reference_column="ref", engine="afinn")
+    result = evaluate(df, scorers=["tone", "toxicity"], reference="ref", engine="afinn")
     when = datetime(2026, 1, 2, 3, 4, tzinfo=UTC)
     toxicity = "e5" if encoder_available() else "classifier"  # files get the single-text default
     assert run_meta(result, file="r.csv", generated=when) == {

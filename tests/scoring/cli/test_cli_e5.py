@@ -64,7 +64,7 @@ def test_batch_with_e5_reports_progress_within_a_chunk() -> None:
 @needs_e5
 def test_batch_with_e5_and_a_reference_column_in_pieces_equals_one_call() -> None:
     df = _frame(70).assign(ref=["We are happy to help!" if i % 3 else "저희도 정말 실망했습니다." for i in range(70)])
-    result = evaluate(df, scorers=["tone"], engine="e5", reference_column="ref", on_progress=lambda d, t: None)
+    result = evaluate(df, scorers=["tone"], engine="e5", reference="ref", on_progress=lambda d, t: None)
     expected = create_tone_scorer(engine="e5").score_many(
         outputs=df["output"].tolist(), ground_truths=df["ref"].tolist()
     )

@@ -156,9 +156,9 @@ def test_the_guess_never_depends_on_column_order_and_never_gives_a_column_two_ro
     shuffled = list(names)
     seed.shuffle(shuffled)
     assert guess_columns(shuffled).mapping == guess.mapping
-    chosen = [c for c in (guess.mapping.output, guess.mapping.input, guess.mapping.ground_truth) if c is not None]
+    chosen = [c for c in (guess.mapping.output, guess.mapping.input, guess.mapping.reference) if c is not None]
     assert len(chosen) == len(set(chosen))
-    for role in (guess.output, guess.input, guess.ground_truth):
+    for role in (guess.output, guess.input, guess.reference):
         assert (role.column is None) == (role.how in ("ambiguous", "none"))
         assert role.column is None or names.count(role.column) == 1
 

@@ -56,7 +56,7 @@ def test_save_keeps_warnings_references_and_odd_text(store: RunStore) -> None:
         "reply": ["Mir geht es sehr gut, danke der Nachfrage, wirklich.", "a\x00b \ud800 end.", "Great 🎉!"],
         "ref": ["Sehr gut.", "Fine.", "Great!"],
     }, dtype=object)  # fmt: skip
-    result = evaluate(df, scorers=["tone"], columns=ColumnMap(output="reply", input="question"), reference_column="ref")
+    result = evaluate(df, scorers=["tone"], columns=ColumnMap(output="reply", input="question"), reference="ref")
     info = store.save(result, name="odd", source_name="odd.jsonl", source_sha256=SHA)
     rows = store.rows(info.id)
     assert rows["output"].tolist() == ["Mir geht es sehr gut, danke der Nachfrage, wirklich.", "a\ufffdb \ufffd end.",
