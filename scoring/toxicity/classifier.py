@@ -16,9 +16,11 @@ from typing import Any
 
 import numpy as np
 
+from scoring.toxicity.facts import MeasuredRecall, ToxicityEngineFacts
 from scoring.toxicity.rules import Trigger, match_rules
 
 __all__ = [
+    "FACTS",
     "KNOWN_GAPS",
     "MEASURED_RECALL",
     "MODEL_NAME",
@@ -30,34 +32,6 @@ __all__ = [
 ]
 
 MODEL_NAME = "alt-profanity-check 1.9.1 + rubric patterns"
-
-
-@dataclass(frozen=True, slots=True)
-class MeasuredRecall:
-    """How many toxic sentences the classifier flags, measured on sentences its patterns were not tuned on."""
-
-    flagged: int
-    toxic: int
-    split: str
-    source: str
-
-    @property
-    def recall(self) -> float:
-        """The share of toxic sentences flagged (higher is better)."""
-        return self.flagged / self.toxic
-
-    def sentence(self) -> str:
-        """One sentence for a reader, e.g. next to a "no toxic opinion" verdict.
-
-        >>> print(MeasuredRecall(9, 40, "fresh", "x.csv").sentence())  # doctest: +ELLIPSIS
-        Recall 0.23 on sentences it was not tuned on: it catches about 1 toxic sentence in 4 (9 of 40), so ...
-        """
-        one_in = round(self.toxic / self.flagged) if self.flagged else 0
-        about = f"about 1 toxic sentence in {one_in}" if one_in else "none of the toxic sentences"
-        return (
-            f"Recall {self.recall:.2f} on sentences it was not tuned on: it catches {about} ({self.flagged} of "
-            f"{self.toxic}), so a pass means little."
-        )
 
 
 #: Measured by ``python -m bench.toxicity_eval`` on the 'fresh' split of the labelled set (written after
@@ -73,6 +47,14 @@ KNOWN_GAPS: tuple[str, ...] = (
     "English only: on 360 fresh sentences in Chinese, Korean, Japanese, German, Spanish and French it caught 4% of "
     "the toxic ones and 10 of its 18 flags were wrong. The e5 engine covers those languages; for the rubric's "
     "full meaning use the LLM judge engine.",
+)
+
+#: The classifier's facts (:class:`~scoring.toxicity.facts.ToxicityEngineFacts`): the registry and the pages read them.
+FACTS = ToxicityEngineFacts(
+    label="Offline classifier (English patterns; no data leaves this machine)",
+    threshold=0.5,
+    known_gaps=KNOWN_GAPS,
+    measured_recall=MEASURED_RECALL,
 )
 
 _KIND_LABELS = {

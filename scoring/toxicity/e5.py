@@ -34,12 +34,14 @@ from scoring.toxicity.defaults import (
     recall_note,
     sentence_language,
 )
+from scoring.toxicity.facts import ToxicityEngineFacts
 from scoring.toxicity.rules import KINDS, Trigger, match_rules
 
 if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
+    "FACTS",
     "HEAD_PATH",
     "KNOWN_GAPS",
     "MEASURED_RECALL",
@@ -95,6 +97,16 @@ KNOWN_GAPS: tuple[str, ...] = (
     "It embeds every distinct sentence with a neural model: far slower than the pattern classifier on large files "
     "(a sentence a strong rubric pattern flags is not embedded). Choose the classifier when speed matters more than "
     "recall.",
+)
+
+#: The e5 engine's facts (:class:`~scoring.toxicity.facts.ToxicityEngineFacts`): the registry and the pages read them.
+FACTS = ToxicityEngineFacts(
+    label="Learned e5 (offline, multilingual; no data leaves this machine)",
+    threshold=None,  # the measured defaults: scoring/toxicity/defaults.py
+    slow=True,
+    speed=SPEED,
+    known_gaps=KNOWN_GAPS,
+    measured_recall=MEASURED_RECALL,
 )
 
 _KIND_LABELS = {

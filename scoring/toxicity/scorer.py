@@ -27,20 +27,20 @@ from scoring.inputs import check_scale, to_text
 from scoring.result import Columns, RowsDone, ScoreResult, VerdictCache, make_result
 from scoring.text.splitters import Span, split_smart
 from scoring.toxicity.batch import score_many
-from scoring.toxicity.classifier import KNOWN_GAPS as CLASSIFIER_GAPS
-from scoring.toxicity.classifier import MEASURED_RECALL as CLASSIFIER_RECALL
+from scoring.toxicity.classifier import FACTS as CLASSIFIER_FACTS
 from scoring.toxicity.classifier import MeasuredRecall, classify, kind_label
-from scoring.toxicity.e5 import KNOWN_GAPS as E5_GAPS
-from scoring.toxicity.e5 import MEASURED_RECALL as E5_RECALL
-from scoring.toxicity.e5 import SPEED as E5_SPEED
+from scoring.toxicity.e5 import FACTS as E5_FACTS
 from scoring.toxicity.e5 import classify_e5
+from scoring.toxicity.facts import JudgeRetries, ToxicityEngineFacts
 from scoring.toxicity.judge.access import check_api_key
-from scoring.toxicity.judge.client import JudgeError, ToxicityJudge
+from scoring.toxicity.judge.client import DEFAULT_MODEL, JudgeError, ToxicityJudge
+from scoring.toxicity.judge.client import FACTS as JUDGE_FACTS
 from scoring.toxicity.verdicts import score_from_counts, toxic_count
 
 __all__ = [
     "DEFAULT_JUDGE_MODEL",
     "ENGINES",
+    "ENGINE_FACTS",
     "ENGINE_SPEEDS",
     "KNOWN_GAPS",
     "MEASURED_RECALL",
@@ -56,26 +56,20 @@ __all__ = [
 SCORER_ID = "toxicity-scorer"
 #: The metric columns of a score.
 METRICS = ("toxicCount", "opinionCount")
-ENGINES = ("e5", "classifier", "judge")
-CLASSIFIER_THRESHOLD = 0.5  # the classifier's default threshold
-DEFAULT_JUDGE_MODEL = "gpt-4o-mini"
+#: Each engine's facts, kept on the engine; the default where its wheel loads first (:func:`default_engine`).
+ENGINE_FACTS: dict[str, ToxicityEngineFacts] = {"e5": E5_FACTS, "classifier": CLASSIFIER_FACTS, "judge": JUDGE_FACTS}
+ENGINES = tuple(ENGINE_FACTS)
+CLASSIFIER_THRESHOLD = float(CLASSIFIER_FACTS.threshold or 0.5)  # the classifier's default threshold
+DEFAULT_JUDGE_MODEL = DEFAULT_MODEL
+_RETRIES = JUDGE_FACTS.retries or JudgeRetries()
 
-#: What each engine is known to miss, for docs/scorers.md and the dashboard.
 #: What a batch run of a slow engine should expect (the CLI and the Batch page say it).
-ENGINE_SPEEDS: dict[str, str] = {"e5": E5_SPEED}
-
-KNOWN_GAPS: dict[str, tuple[str, ...]] = {
-    "e5": E5_GAPS,
-    "classifier": CLASSIFIER_GAPS,
-    "judge": (
-        "The judge's verdicts depend on the model behind the endpoint and can differ between models and runs.",
-        "The input and the reply's sentences are sent to the endpoint: do not use it for data that must stay here.",
-    ),
-}
-
+ENGINE_SPEEDS: dict[str, str] = {name: facts.speed for name, facts in ENGINE_FACTS.items() if facts.speed}
+#: What each engine is known to miss, for docs/scorers.md and the dashboard.
+KNOWN_GAPS: dict[str, tuple[str, ...]] = {name: facts.known_gaps for name, facts in ENGINE_FACTS.items()}
 #: Each engine's measured recall on toxic sentences it was not tuned on (None: not measured here, e.g. the
 #: judge, whose recall depends on the model behind the endpoint).
-MEASURED_RECALL: dict[str, MeasuredRecall | None] = {"e5": E5_RECALL, "classifier": CLASSIFIER_RECALL, "judge": None}
+MEASURED_RECALL: dict[str, MeasuredRecall | None] = {name: f.measured_recall for name, f in ENGINE_FACTS.items()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,10 +247,10 @@ def create_toxicity_scorer(
     base_url: str | None = None,
     api_key: str | None = None,
     timeout: float | None = None,
-    max_retries: int = 2,
-    parse_retries: int = 1,
-    backoff: float = 0.5,
-    max_backoff: float = 8.0,
+    max_retries: int = _RETRIES.max_retries,
+    parse_retries: int = _RETRIES.parse_retries,
+    backoff: float = _RETRIES.backoff,
+    max_backoff: float = _RETRIES.max_backoff,
 ) -> ToxicityScorer:
     """Create a toxicity scorer (Mastra's ``createToxicityScorer``); 0 = not toxic, ``scale`` = all toxic.
 
@@ -300,7 +294,8 @@ def create_toxicity_scorer(
             return ToxicityScorer("e5", check_scale(scale), chosen)  # None: the measured defaults
         return ToxicityScorer("classifier", check_scale(scale), CLASSIFIER_THRESHOLD if chosen is None else chosen)
     judge = _build_judge(model, base_url, api_key, timeout, max_retries, parse_retries, backoff, max_backoff)
-    return ToxicityScorer("judge", check_scale(scale), CLASSIFIER_THRESHOLD if chosen is None else chosen, judge)
+    default = float(JUDGE_FACTS.threshold or CLASSIFIER_THRESHOLD)
+    return ToxicityScorer("judge", check_scale(scale), default if chosen is None else chosen, judge)
 
 
 def _build_judge(

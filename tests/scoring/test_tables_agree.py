@@ -8,6 +8,7 @@ them; this test reads each of those tables (and the source, for literal scorer i
 from __future__ import annotations
 
 import ast
+import inspect
 import re
 from pathlib import Path
 
@@ -60,6 +61,35 @@ def test_scorer_tables_are_the_registry() -> None:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and scorer_ids.match(node.value):
                 assert node.value in ids, f"{path.relative_to(ROOT)} names an unknown scorer {node.value!r}"
+
+
+def test_toxicity_engine_tables_are_the_engines_facts() -> None:
+    from scoring.toxicity import classifier, e5
+    from scoring.toxicity.judge import client
+
+    facts = toxicity.ENGINE_FACTS
+    assert facts == {"e5": e5.FACTS, "classifier": classifier.FACTS, "judge": client.FACTS}  # each on its engine
+    assert list(toxicity.ENGINES) == list(facts) == list(TOXICITY.engines)
+    assert dict(TOXICITY.engines) == {name: f.label for name, f in facts.items()}
+    assert TOXICITY.remote_engines == {name for name, f in facts.items() if f.remote} == {"judge"}
+    assert TOXICITY.slow_engines == {name for name, f in facts.items() if f.slow} == {"e5"}
+    assert dict(TOXICITY.speed_notes) == {name: f.speed for name, f in facts.items() if f.speed}
+    assert {name: f.known_gaps for name, f in facts.items()} == toxicity.KNOWN_GAPS
+    assert {name: f.measured_recall for name, f in facts.items()} == toxicity.MEASURED_RECALL
+    assert {k: v for k, v in TOXICITY.retry_keeps.items() if k != "engine"} == dict(client.FACTS.retry_keeps)
+    assert ui.DEFAULTS["toxicity.threshold"] == classifier.FACTS.threshold == toxicity.CLASSIFIER_THRESHOLD
+    assert ui.DEFAULTS["toxicity.model"] == toxicity.DEFAULT_JUDGE_MODEL == client.FACTS.retry_keeps["model"]
+    assert e5.FACTS.threshold is None  # e5: its measured defaults, a threshold per language
+    for name, f in facts.items():  # what a scorer built with no threshold uses is the engine's
+        if name != "e5" and (name != "judge" or client.FACTS.threshold is not None):
+            options = {"base_url": "http://localhost:1/v1"} if f.remote else {}
+            assert toxicity.create_toxicity_scorer(engine=name, **options).threshold == f.threshold
+    retries = client.FACTS.retries
+    assert retries is not None
+    defaults = {k: p.default for k, p in inspect.signature(toxicity.create_toxicity_scorer).parameters.items()}
+    assert {k: defaults[k] for k in ("max_retries", "parse_retries", "backoff", "max_backoff")} == {
+        "max_retries": retries.max_retries, "parse_retries": retries.parse_retries, "backoff": retries.backoff,
+        "max_backoff": retries.max_backoff}  # fmt: skip
 
 
 def test_the_pages_defaults_and_links_name_known_things() -> None:

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
 from scoring.errors import JudgeError
+from scoring.toxicity.facts import JudgeRetries, ToxicityEngineFacts
 from scoring.toxicity.judge.http import (
     ReplyTooLarge,
     RequestCancelled,
@@ -40,9 +41,23 @@ from scoring.toxicity.judge.prompts import SYSTEM_PROMPT, ReplyError, parse_verd
 if TYPE_CHECKING:
     import openai
 
-__all__ = ["DEFAULT_BASE_URL", "QUOTED_CHARS", "JudgeError", "ToxicityJudge", "excerpt", "same_endpoint"]
+__all__ = ["DEFAULT_BASE_URL", "DEFAULT_MODEL", "FACTS", "QUOTED_CHARS", "JudgeError", "ToxicityJudge", "excerpt",
+           "same_endpoint"]  # fmt: skip
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
+DEFAULT_MODEL = "gpt-4o-mini"
+#: The judge's facts (:class:`~scoring.toxicity.facts.ToxicityEngineFacts`): the registry and the pages read them.
+FACTS = ToxicityEngineFacts(
+    label="LLM judge (sends the texts to the endpoint)",
+    threshold=0.5,
+    remote=True,
+    known_gaps=(
+        "The judge's verdicts depend on the model behind the endpoint and can differ between models and runs.",
+        "The input and the reply's sentences are sent to the endpoint: do not use it for data that must stay here.",
+    ),
+    retry_keeps={"model": DEFAULT_MODEL},  # one table never mixes two judges' verdicts
+    retries=JudgeRetries(),
+)
 #: At most this many characters of a server's own words (an error message, a reply) appear in a message.
 QUOTED_CHARS = 80
 _RETRY_STATUSES = frozenset({408, 409, 429})
