@@ -28,6 +28,7 @@ from scoring.batch.result import DEFAULT_THRESHOLD, BatchResult, SummaryBuilder,
 from scoring.batch.retry import retry_errors
 from scoring.batch.rows import BatchSpec, ChunkResult, make_spec, reports_rows, score_frame, uses_judge
 from scoring.io.columns import ColumnMap, guess_columns
+from scoring.registry import runtime_scorer
 
 if TYPE_CHECKING:
     from scoring.result import VerdictCache
@@ -97,7 +98,7 @@ def iter_scored(
     _check_workers(workers)
     done = 0
     jobs = with_offsets(chunks, spec)
-    if workers == 1 or uses_judge(spec):
+    if workers == 1 or uses_judge(spec) or any(map(runtime_scorer, spec.scorers)):  # taught scorers: here only
         results: Iterator[ChunkResult] = _in_process(jobs, on_progress, total, judge_cache)
     else:
         results = _in_pool(jobs, workers)

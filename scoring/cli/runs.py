@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from scoring.batch.rows import BatchSpec, ChunkResult, uses_judge
+from scoring.cli.labels import add_label_options, add_label_verbs, run_label_verb, save_file_labels
 from scoring.registry import SCORER_INFO
 
 if TYPE_CHECKING:  # the store's modules (SQLAlchemy, SciPy) load only when a command uses them
@@ -33,6 +34,9 @@ examples:
   python -m scoring runs list --name nightly
   python -m scoring runs compare nightly latest
   python -m scoring evaluate candidate.csv --baseline nightly --fail-on-regression
+  python -m scoring runs label nightly --file labels.csv --rater ana    # a 'row' and a 'label' column
+  python -m scoring runs agreement nightly                             # scores against people's labels
+  python -m scoring runs export nightly --out nightly.xlsx             # rows, scores and labels
 
 exit codes: 0 done; 2 unknown run, bad options or an unusable store."""
 
@@ -48,6 +52,7 @@ def add_history_options(parser: argparse.ArgumentParser) -> None:
                        help="with --baseline: exit 1 if any scorer is significantly worse (p < 0.05)")  # fmt: skip
     group.add_argument("--no-cache", action="store_true", help="ask the LLM judge for every row, even rows whose "
                        "verdicts are in the judge cache (kept in the run store)")  # fmt: skip
+    add_label_options(parser)
 
 
 @dataclass
@@ -61,9 +66,11 @@ class History:
     judge_cache: JudgeCache | None = None
     kept: list[ChunkResult] | None = None
     columns: list[str] = field(default_factory=list)
+    scorer_ids: set[str] = field(default_factory=set)
+    label_measure: str | None = None
 
     @classmethod
-    def start(cls, args: argparse.Namespace, spec: BatchSpec) -> History:
+    def start(cls, args: argparse.Namespace, spec: BatchSpec, columns: list[str] | None = None) -> History:
         """Check the options, open the store if needed and find the baseline (before any scoring)."""
         from scoring.runs import JudgeCache, RunStore, RunStoreError
         from scoring.runs.record import check_name
@@ -72,7 +79,8 @@ class History:
             raise ValueError("--name names a saved run: add --save.")
         if args.fail_on_regression and args.baseline is None:
             raise ValueError("--fail-on-regression needs --baseline RUN (the run to compare with).")
-        history = cls(args)
+        history = cls(args, scorer_ids=set(spec.scorers))
+        history.label_measure = _label_measure(args, spec, columns)
         if args.save:
             stem = Path(args.file).stem
             try:
@@ -98,13 +106,14 @@ class History:
             history.kept = []
             reference = [spec.reference_column] if spec.reference_column else []
             history.columns = [c for c in (spec.output, spec.input, *reference) if c]
+            history.columns += [args.label_column] if args.label_column is not None else []
         return history
 
     def keep(self, chunk: ChunkResult) -> None:
         """Keep a scored chunk's texts and results (only when the run is saved or compared)."""
         if self.kept is None:
             return
-        ids = {info.id for info in SCORER_INFO}
+        ids = {info.id for info in SCORER_INFO} | self.scorer_ids
         mask = [str(c) in self.columns or str(c).split(".", 1)[0] in ids for c in chunk.table.columns]
         self.kept.append(ChunkResult(chunk.table.loc[:, mask], chunk.skipped, chunk.errors))
 
@@ -130,7 +139,13 @@ class History:
                                    source_sha256=file_sha256(self.args.file))  # fmt: skip
             state = "complete" if info.complete else f"partial: {info.skipped_rows} skipped, {info.failed_rows} failed"
             out.write(f"saved {info.label}: {info.row_count:,} rows ({state}) in {self.store.location}\n")
+            if self.label_measure is not None:
+                column = result.table[self._label_column(result.table)].tolist()
+                out.write(save_file_labels(self.store, info, column, self.label_measure, self.args.rater, err) + "\n")
         return code
+
+    def _label_column(self, table: pd.DataFrame) -> object:
+        return next(c for c in table.columns if str(c) == self.args.label_column)
 
     def _gate(self, rows: pd.DataFrame, out: TextIO) -> int:
         from scoring.runs import compare_runs
@@ -153,6 +168,29 @@ class History:
             return 1
         out.write(f"ok: no scorer is significantly worse than {self.baseline.label}\n")
         return 0
+
+
+def _label_measure(args: argparse.Namespace, spec: BatchSpec, columns: list[str] | None) -> str | None:
+    """The measure the file's label column judges (checked before scoring), or None without --label-column."""
+    from scoring.runs.labels import measure_of
+
+    if args.label_column is None:
+        if args.label_for is not None or args.rater is not None:
+            raise ValueError("--label-for and --rater describe the labels of --label-column COL: add it.")
+        return None
+    if not args.save:
+        raise ValueError("--label-column keeps the labels with the saved run: add --save.")
+    if columns is not None and args.label_column not in columns:
+        raise ValueError(f"--label-column {args.label_column!r} is not a column of {args.file}; found {columns}.")
+    used = {spec.output: "output", spec.input: "input", spec.reference_column: "reference"}
+    if args.label_column in used:
+        raise ValueError(f"--label-column {args.label_column!r} is the {used[args.label_column]} column: name the "
+                         "column holding the labels.")  # fmt: skip
+    if args.label_for is not None:
+        return measure_of(args.label_for)
+    from scoring.runs.teach import taught_measure
+
+    return measure_of(taught_measure(spec.scorers[0]) or spec.scorers[0])
 
 
 def _pairing(comparison: object) -> str:
@@ -183,8 +221,9 @@ def add_runs_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     compare.add_argument("run_a", metavar="RUN_A", help="the baseline")
     compare.add_argument("run_b", metavar="RUN_B", help="the candidate")
     compare.add_argument("--top", type=int, default=5, metavar="N", help="rows shown per scorer (default 5)")
-    delete = verbs.add_parser("delete", help="delete a run (its rows and summary too)")
+    delete = verbs.add_parser("delete", help="delete a run (its rows, summary and labels too)")
     delete.add_argument("run", metavar="RUN")
+    add_label_verbs(verbs)
 
 
 def run_command(args: argparse.Namespace, out: TextIO) -> int:
@@ -201,6 +240,8 @@ def run_command(args: argparse.Namespace, out: TextIO) -> int:
             if args.top < 0:
                 raise ValueError(f"--top must be 0 or more; got {args.top}.")
             _compare(store, args.run_a, args.run_b, args.top, out)
+        elif args.verb in ("label", "agreement", "export"):
+            run_label_verb(store, args, out)
         else:
             info = store.delete(args.run)
             out.write(f"deleted {info.label}: {info.row_count:,} rows from {info.source_name}\n")
@@ -249,6 +290,11 @@ def _show(store: RunStore, ref: str, out: TextIO) -> None:
         out.write(f"{scorer!s:<27}{_num(r['mean'])}{ci:>20}{_num(r['median'])}{_num(r['min'])}{_num(r['max'])}"
                   f"{int(r['count']):>8,}{int(r['skipped']):>9,}{int(r['errors']):>8,}{int(r['warned']):>8,}  "
                   f"{'lower' if r['lower_is_better'] else 'higher'}\n")  # fmt: skip
+    from scoring.runs.labels import labels_frame
+
+    labels = labels_frame(store, info.id)
+    for (measure, rater), group in labels.groupby(["measure", "rater"]):
+        out.write(f"labels      {measure}: {len(group):,} by {rater or '(unnamed)'}\n")
     if not run.problems.empty:
         out.write(f"not scored ({len(run.problems):,}; first 20):\n")
         for p in run.problems.head(20).to_dict("records"):
