@@ -260,7 +260,9 @@ def labels_from_file(
         where = f"line {position + 2}"
         if number is None or not 1 <= number <= info.row_count:
             if position in values or position in bad:
-                problems.append(f"{where}: row {cell!r} is not a row of {info.label} (1 to {info.row_count:,})")
+                problems.append(
+                    f"{where}: row {str(cell).strip() or '(blank)'} is not a row of {info.label} (1 to {info.row_count:,})"
+                )
             continue
         if position in bad:
             problems.append(f"row {number} ({where}): {bad[position]}")

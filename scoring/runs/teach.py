@@ -67,7 +67,7 @@ MIN_LABELS = 30  # labelled rows a head needs (5 outer folds of 6+ rows)
 MIN_PER_ANSWER = 10  # yes/no: rows of each answer (every outer fold holds two of each)
 OUTER_FOLDS = 5
 INNER_FOLDS = 4
-C_GRID = (0.01, 0.1, 1.0, 10.0, 100.0)  # logistic regression's inverse regularisation
+C_GRID = (0.001, 0.01, 0.1, 1.0, 10.0)  # logistic regression's inverse regularisation
 ALPHA_GRID = (0.1, 1.0, 10.0, 100.0, 1000.0)  # ridge's regularisation
 PREFIX = "passage"
 
@@ -88,8 +88,8 @@ class TaughtModel:
     base_options: Mapping[str, object]
     coef: tuple[float, ...]
     intercept: float
-    score_mean: float
-    score_std: float
+    center: tuple[float, ...]  # each feature's training mean (384 embedding dimensions, then the base score)
+    scale: tuple[float, ...]  # and its standard deviation: the head reads standardised features
     setting: float  # C (yes/no) or alpha (rating)
     low: float = 0.0  # rating: the labels' range, mapped to 0-1
     high: float = 1.0
@@ -106,7 +106,7 @@ class TaughtModel:
 
     def head(self, embeddings: np.ndarray, base_scores: np.ndarray) -> np.ndarray:
         """The head's score for each row (embedding, base score)."""
-        features = np.column_stack([embeddings, (base_scores - self.score_mean) / self.score_std])
+        features = (np.column_stack([embeddings, base_scores]) - np.asarray(self.center)) / np.asarray(self.scale)
         raw = features @ np.asarray(self.coef) + self.intercept
         if self.kind == "yes/no":
             return np.asarray(1 / (1 + np.exp(-raw)))
@@ -115,7 +115,7 @@ class TaughtModel:
 
     def model_json(self) -> dict[str, object]:
         return {"role": self.role, "baseOptions": dict(self.base_options), "coef": list(self.coef),
-                "intercept": self.intercept, "scoreMean": self.score_mean, "scoreStd": self.score_std,
+                "intercept": self.intercept, "center": list(self.center), "scale": list(self.scale),
                 "setting": self.setting, "low": self.low, "high": self.high, "prefix": PREFIX}  # fmt: skip
 
     def info(self) -> ScorerInfo:
@@ -272,7 +272,7 @@ def _estimator(kind: str, setting: float) -> Any:
     from sklearn.linear_model import LogisticRegression, Ridge
 
     if kind == "yes/no":
-        return LogisticRegression(C=setting, max_iter=2000)
+        return LogisticRegression(C=setting, solver="liblinear", intercept_scaling=10.0, max_iter=2000)
     return Ridge(alpha=setting)
 
 
@@ -282,7 +282,7 @@ def _inner_choice(kind: str, x: np.ndarray, y: np.ndarray) -> float:
     grid = {"C": list(C_GRID)} if kind == "yes/no" else {"alpha": list(ALPHA_GRID)}
     folds = (StratifiedKFold(INNER_FOLDS, shuffle=True, random_state=1) if kind == "yes/no"
              else KFold(INNER_FOLDS, shuffle=True, random_state=1))  # fmt: skip
-    scoring = "roc_auc" if kind == "yes/no" else "neg_mean_squared_error"
+    scoring = "neg_log_loss" if kind == "yes/no" else "neg_mean_squared_error"  # proper scores: calibrated heads
     search = GridSearchCV(_estimator(kind, 1.0), grid, cv=folds, scoring=scoring).fit(x, y)
     return float(next(iter(search.best_params_.values())))
 
@@ -326,8 +326,10 @@ def teach(
     base = frame["score"].to_numpy(float)
     texts = [str(t) for t in frame["output"]]
     vectors = np.asarray(embed(texts, prefix=PREFIX), dtype=float)
-    mean, std = float(base.mean()), float(base.std()) or 1.0
-    x = np.column_stack([vectors, (base - mean) / std])
+    raw = np.column_stack([vectors, base])
+    center, scale = raw.mean(axis=0), raw.std(axis=0)
+    scale[scale == 0] = 1.0
+    x = (raw - center) / scale
     outer = (StratifiedKFold(OUTER_FOLDS, shuffle=True, random_state=0) if kind == "yes/no"
              else KFold(OUTER_FOLDS, shuffle=True, random_state=0))  # fmt: skip
     predicted = np.full(len(y), math.nan)
@@ -357,7 +359,7 @@ def teach(
         latest = conn.execute(newest).scalar()
         version = int(latest or 0) + 1
         model = TaughtModel(name, version, chosen, kind, role, base_options, tuple(float(c) for c in coef), intercept,
-                            mean, std, setting, float(y.min()), float(y.max()), len(y), training_sha, run.info.id,
+                            tuple(map(float, center)), tuple(map(float, scale)), setting, float(y.min()), float(y.max()), len(y), training_sha, run.info.id,
                             run.info.label, when, report)  # fmt: skip
         conn.execute(taught_table.insert().values(
             name=name, version=version, measure=chosen, kind=kind, created_at=when, run_id=run.info.id,
@@ -376,7 +378,7 @@ def _model(m: Mapping[str, Any]) -> TaughtModel:
     created = created.replace(tzinfo=UTC) if created.tzinfo is None else created
     return TaughtModel(
         m["name"], int(m["version"]), m["measure"], m["kind"], j["role"], dict(j["baseOptions"]),
-        tuple(float(c) for c in j["coef"]), float(j["intercept"]), float(j["scoreMean"]), float(j["scoreStd"]),
+        tuple(float(c) for c in j["coef"]), float(j["intercept"]), tuple(map(float, j["center"])), tuple(map(float, j["scale"])),
         float(j["setting"]), float(j["low"]), float(j["high"]), int(m["rows"]), m["training_sha256"], m["run_id"],
         m["run_label"], created, dict(m["report"]),
     )  # fmt: skip
