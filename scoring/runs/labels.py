@@ -260,9 +260,8 @@ def labels_from_file(
         where = f"line {position + 2}"
         if number is None or not 1 <= number <= info.row_count:
             if position in values or position in bad:
-                problems.append(
-                    f"{where}: row {str(cell).strip() or '(blank)'} is not a row of {info.label} (1 to {info.row_count:,})"
-                )
+                shown = str(cell).strip() or "(blank)"
+                problems.append(f"{where}: row {shown} is not a row of {info.label} (1 to {info.row_count:,})")
             continue
         if position in bad:
             problems.append(f"row {number} ({where}): {bad[position]}")

@@ -358,9 +358,11 @@ def teach(
         newest = sa.select(sa.func.max(taught_table.c.version)).where(taught_table.c.name == name)
         latest = conn.execute(newest).scalar()
         version = int(latest or 0) + 1
-        model = TaughtModel(name, version, chosen, kind, role, base_options, tuple(float(c) for c in coef), intercept,
-                            tuple(map(float, center)), tuple(map(float, scale)), setting, float(y.min()), float(y.max()), len(y), training_sha, run.info.id,
-                            run.info.label, when, report)  # fmt: skip
+        model = TaughtModel(
+            name, version, chosen, kind, role, base_options, tuple(float(c) for c in coef), intercept,
+            tuple(map(float, center)), tuple(map(float, scale)), setting, float(y.min()), float(y.max()), len(y),
+            training_sha, run.info.id, run.info.label, when, report,
+        )  # fmt: skip
         conn.execute(taught_table.insert().values(
             name=name, version=version, measure=chosen, kind=kind, created_at=when, run_id=run.info.id,
             run_label=run.info.label, training_sha256=training_sha, rows=len(y), model=model.model_json(),
@@ -378,7 +380,8 @@ def _model(m: Mapping[str, Any]) -> TaughtModel:
     created = created.replace(tzinfo=UTC) if created.tzinfo is None else created
     return TaughtModel(
         m["name"], int(m["version"]), m["measure"], m["kind"], j["role"], dict(j["baseOptions"]),
-        tuple(float(c) for c in j["coef"]), float(j["intercept"]), tuple(map(float, j["center"])), tuple(map(float, j["scale"])),
+        tuple(float(c) for c in j["coef"]), float(j["intercept"]), tuple(map(float, j["center"])),
+        tuple(map(float, j["scale"])),
         float(j["setting"]), float(j["low"]), float(j["high"]), int(m["rows"]), m["training_sha256"], m["run_id"],
         m["run_label"], created, dict(m["report"]),
     )  # fmt: skip

@@ -97,7 +97,7 @@ def test_too_few_labels_or_one_answer_are_refused_with_what_is_needed(store: Run
     with pytest.raises(TeachError, match="has no labels: add at least 30"):
         teach(store, run, name="polite")
     add_labels(store, run, "tone", {r: 1.0 for r in range(1, 41)})
-    with pytest.raises(TeachError, match="all 40 usable tone-scorer labels are yes.*at least 10 rows of each answer"):
+    with pytest.raises(TeachError, match=r"all 40 usable tone-scorer labels are yes.*at least 10 rows of each answer"):
         teach(store, run, name="polite")
     add_labels(store, run, "tone", {r: float(r % 2) for r in range(1, 41)} | {r: None for r in range(20, 41)})
     with pytest.raises(TeachError, match=r"too few tone-scorer labels to teach: 19 usable \(10 yes, 9 no\); at least "
@@ -142,5 +142,5 @@ def test_a_taught_scorer_is_cross_validated_saved_versioned_used_and_deleted(sto
 
     assert [m.version for m in delete_taught(store, "polite@1")] == [1]
     assert [m.version for m in delete_taught(store, "polite")] == [2]
-    with pytest.raises(ValueError, match="no taught scorer 'polite'.*none yet"):
+    with pytest.raises(ValueError, match=r"no taught scorer 'polite'.*none yet"):
         get_taught(store, "polite")
