@@ -106,7 +106,7 @@ def test_refusals_exit_2_with_what_to_do(sqlite_url: str, tmp_path: Path) -> Non
     code, _, err = _main(sqlite_url, "evaluate", tmp_path / "replies.csv", "--scorers", "tone", "--save",
                         "--label-column", "grade")  # fmt: skip
     assert code == 2 and "--label-column 'grade' is not a column of" in err
-    code, out, err = _main(sqlite_url, "evaluate", tmp_path / "replies.csv", "--scorers", "tone", "--save", "--name",
+    code, _, err = _main(sqlite_url, "evaluate", tmp_path / "replies.csv", "--scorers", "tone", "--save", "--name",
                           "small", "--label-column", "ok", "--no-progress")  # fmt: skip
     assert code == 0, err
     code, _, err = _main(sqlite_url, "teach", "small", "--name", "x")
