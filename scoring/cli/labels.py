@@ -73,9 +73,10 @@ def add_label_verbs(verbs: argparse._SubParsersAction[argparse.ArgumentParser]) 
     agreement.add_argument("--measure", metavar="MEASURE", help="only this measure")
     agreement.add_argument("--top", type=int, default=5, metavar="N", help="disagreeing rows shown (default 5)")
     agreement.add_argument("--json", action="store_true", help="print JSON (every number, 20 disagreeing rows)")
-    export = verbs.add_parser("export", help="write a run's rows, scores and labels to a file")
+    export = verbs.add_parser("export", help="write a run's rows, scores and labels to a file, or its HTML report")
     export.add_argument("run", metavar="RUN")
-    export.add_argument("--out", required=True, metavar="PATH", help=f"ending in {', '.join(EXPORT_FORMATS)}")
+    export.add_argument("--out", required=True, metavar="PATH", help=f"ending in {', '.join(EXPORT_FORMATS)}, or "
+                        ".html for the report (scores, charts, agreement with the labels, worst rows)")  # fmt: skip
 
 
 def add_teach_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -183,14 +184,44 @@ def export_frame(store: RunStore, ref: str | int) -> pd.DataFrame:
     return labelled_rows(store.rows(info.id), labels_frame(store, info.id))
 
 
+def run_report(store: RunStore, ref: str | int) -> str:
+    """The HTML report of a saved run: its scores, the agreement with its labels (and their charts), worst rows."""
+    from scoring.batch.report import render_report
+    from scoring.charts import agreement_figure
+    from scoring.runs.agreement import agreement_html, chart_points
+    from scoring.runs.review import run_agreement
+
+    info, found = run_agreement(store, ref, top=10)
+    frame = export_frame(store, info.id)
+    run = store.get(info.id)
+    scores = [s for s in info.scorers if s in frame.columns]
+    labels = [c for c in frame.columns if str(c).startswith("label.")]
+    figures = [agreement_figure(chart_points(m), kind=m.kind, title=f"{m.measure}: scores against people's labels")
+               for m in found if m.scorers]  # fmt: skip
+    problems = [f"row {p['row']}: {p['scorer']}: {p['kind']}: {p['message']}" for p in run.problems.to_dict("records")]
+    meta = {"run": info.label, "file": f"{info.source_name} (sha256 {info.source_sha256[:12]})",
+            "created": f"{info.created_at:%Y-%m-%d %H:%M} UTC", "rows": f"{info.row_count:,}",
+            "scorers": ", ".join(info.scorers)}  # fmt: skip
+    return render_report(
+        title=f"{info.label}: {info.source_name}", table=frame, scores=scores, figures=figures, meta=meta,
+        problems=problems[:50], columns=["row", "input", "output", "reference", *scores, *labels],
+        sections=[("Agreement with people's labels", agreement_html(found))],
+    )  # fmt: skip
+
+
 def _export(store: RunStore, ref: str, path: str, out: TextIO) -> None:
     from scoring.io.atomic import atomic_write
     from scoring.io.export import to_csv_bytes, to_excel_bytes, to_jsonl_bytes, to_parquet_bytes
 
     target = Path(path)
     suffix = target.suffix.lower()
-    if suffix not in EXPORT_FORMATS:
-        raise ValueError(f"--out must end in {', '.join(EXPORT_FORMATS)}; got {path!r}.")
+    if suffix not in (*EXPORT_FORMATS, ".html"):
+        raise ValueError(f"--out must end in {', '.join(EXPORT_FORMATS)} or .html; got {path!r}.")
+    if suffix == ".html":
+        page = run_report(store, ref)
+        atomic_write(target, lambda handle: handle.write(page.encode("utf-8")))
+        out.write(f"wrote the report of {store.resolve(ref).label} to {target}\n")
+        return
     frame = export_frame(store, ref)
     writers = {".csv": to_csv_bytes, ".jsonl": to_jsonl_bytes, ".parquet": to_parquet_bytes, ".xlsx": to_excel_bytes}
     data = writers[suffix](frame)

@@ -50,8 +50,10 @@ __all__ = [
     "RaterAgreement",
     "ScorerAgreement",
     "agreement",
+    "agreement_html",
     "auc",
     "best_threshold",
+    "chart_points",
     "format_agreement",
     "krippendorff_alpha",
     "text_hash",
@@ -90,6 +92,7 @@ class ScorerAgreement:
     note: str = ""
     lower_is_better: bool = False
     disagreements: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
+    points: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)  # row, label, score: what was compared
 
     def to_dict(self) -> dict[str, object]:
         out: dict[str, object] = {
@@ -401,7 +404,8 @@ def _scorer(
     worst = frame.assign(disagreement=gap).sort_values("disagreement", ascending=False, kind="stable").head(top)
     worst = worst.reset_index()[["row", "index", "label", "score", "disagreement", "output"]]
     return ScorerAgreement(scorer_id, kind, n=int(y.size), value=_f(value), ci=ci, left_out=left_out,
-                           note="; ".join(notes), disagreements=worst, lower_is_better=lower, **result)  # type: ignore[arg-type]  # fmt: skip
+                           note="; ".join(notes), disagreements=worst, lower_is_better=lower,
+                           points=frame.reset_index()[["row", "label", "score"]], **result)  # type: ignore[arg-type]  # fmt: skip
 
 
 def _people(
@@ -549,3 +553,21 @@ def format_agreement(found: Sequence[MeasureAgreement], *, top: int = 5) -> str:
 def _lower(scorer_id: str) -> bool:
     info = find_scorer(scorer_id)
     return info is not None and info.lower_is_better
+
+
+def chart_points(found: MeasureAgreement) -> pd.DataFrame:
+    """The labelled rows each scorer of ``found`` was compared on: scorer, row, label, score (for the chart)."""
+    frames = [s.points.assign(scorer=s.scorer) for s in found.scorers if not s.points.empty]
+    if not frames:
+        return pd.DataFrame(columns=["scorer", "row", "label", "score"])
+    return pd.concat(frames, ignore_index=True)[["scorer", "row", "label", "score"]]
+
+
+def agreement_html(found: Sequence[MeasureAgreement], *, top: int = 10) -> str:
+    """The agreement report as an HTML fragment (for the run's HTML report): text escaped, numbers as printed."""
+    import html
+
+    if not found:
+        return "<p>No labels yet.</p>"
+    text = format_agreement(found, top=top)
+    return f'<pre class="agreement">{html.escape(text)}</pre>'
