@@ -98,6 +98,7 @@ def save_box(result: Any, source_name: str, source_sha256: str, run_key: str) ->
         info = guard(store().save, result, name=name, source_name=source_name, source_sha256=source_sha256)
         if info is not None:
             saved[run_key] = info.label
+            st.session_state.setdefault("batch.saved_ids", {})[run_key] = info.id
             st.rerun()
     st.caption(f"Runs are kept in {store_url_label()}.")
 

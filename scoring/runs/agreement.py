@@ -402,6 +402,8 @@ def _scorer(
         result = dict(statistic="Spearman rho")
     gap = np.abs(label_rank - _percentile_rank(s)) if s.size else np.array([])
     worst = frame.assign(disagreement=gap).sort_values("disagreement", ascending=False, kind="stable").head(top)
+    if not math.isfinite(value):  # no statistic (one answer, too few rows): no ordering of disagreement either
+        worst = worst.iloc[:0]
     worst = worst.reset_index()[["row", "index", "label", "score", "disagreement", "output"]]
     return ScorerAgreement(scorer_id, kind, n=int(y.size), value=_f(value), ci=ci, left_out=left_out,
                            note="; ".join(notes), disagreements=worst, lower_is_better=lower,
