@@ -21,7 +21,7 @@ from ui.markdown import escape_markdown
 
 RUNS, BATCH = "pages/runs.py", "pages/batch.py"
 Open = Callable[..., AppTest]
-REPLIES = ["Thanks so much, happy to help!", "Read the manual. It is all there.", "Glad it works now, have a great day!",
+REPLIES = ["Thanks so much, happy to help!", "Read the manual. It is all there.", "Glad it works, have a great day!",
            "Not my problem. Ask someone else.", "You're welcome, anytime!", "Go away. Stop writing."]  # fmt: skip
 
 
