@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import sqlalchemy as sa
+from sqlalchemy.exc import IntegrityError
 
 from scoring.registry import SCORER_INFO, find_scorer
 from scoring.runs.db import labels as labels_table
@@ -171,8 +172,23 @@ def add_labels(
     for row, value in values.items():
         if value is not None and not math.isfinite(float(value)):
             raise ValueError(f"row {row}: a label must be a finite number; got {value!r}.")
+    try:
+        added, replaced = _write(store, info, measure, who, values, source, when)
+    except IntegrityError:  # another process labelled one of these rows meanwhile (PostgreSQL): once more
+        added, replaced = _write(store, info, measure, who, values, source, when)
+    return LabelsSaved(info, measure, added, replaced)
+
+
+def _write(
+    store: RunStore,
+    info: RunInfo,
+    measure: str,
+    who: str,
+    values: Mapping[int, float | None],
+    source: str,
+    when: datetime,
+) -> tuple[int, int]:
     table = labels_table
-    added = replaced = 0
     with store.transaction(write=True) as conn:
         where = (table.c.run_id == info.id) & (table.c.measure == measure) & (table.c.rater == who)
         existing = {int(r) for r in conn.execute(sa.select(table.c.row).where(where)).scalars()}
@@ -188,8 +204,7 @@ def add_labels(
         for start in range(0, len(records), 2000):
             conn.execute(table.insert(), records[start : start + 2000])
         added = sum(1 for r in records if r["row"] not in existing)
-        replaced = len(records) - added
-    return LabelsSaved(info, measure, added, replaced)
+    return added, len(records) - added
 
 
 def delete_labels(store: RunStore, ref: str | int, *, measure: str | None = None, rater: str | None = None) -> int:
@@ -243,7 +258,8 @@ def labels_from_file(
 
     table = read_table(str(path))
     names = {str(c).strip().lower(): c for c in table.columns}
-    chosen = measure_of(measure if measure is not None else info.scorers[0], info.scorers)
+    first = next((s for s in info.scorers if not s.startswith("taught:")), info.scorers[0] if info.scorers else "")
+    chosen = measure_of(measure if measure is not None else first, info.scorers)
     if "row" not in names:
         raise ValueError(f"{path}: no 'row' column (the run's row numbers, 1 to {info.row_count:,}); found "
                          f"{[str(c) for c in table.columns]}.")  # fmt: skip

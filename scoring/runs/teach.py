@@ -412,13 +412,24 @@ def get_taught(store: RunStore, ref: str) -> TaughtModel:
 _LOADED: dict[str, str] = {}  # taught scorer id -> its measure, for those registered in this process
 
 
+_REGISTERED: dict[str, tuple[int, str, ScorerInfo]] = {}  # id -> (version, training hash, its facts)
+
+
 def load_taught(store: RunStore, ref: str) -> ScorerInfo:
-    """Load the taught scorer ``ref`` and register it (``taught:NAME``) so batch runs in this process can use it."""
+    """Load the taught scorer ``ref`` and register it (``taught:NAME``) so batch runs in this process can use it.
+
+    Registering the same version again changes nothing (the scorers built so far are kept); another version
+    replaces it, and scorers are built afresh.
+    """
     model = get_taught(store, ref)
+    known = _REGISTERED.get(model.id)
+    if known is not None and known[:2] == (model.version, model.training_sha256):
+        return known[2]
     info = model.info()
     register_scorer(info)
     forget_scorers()
     _LOADED[model.id] = model.measure
+    _REGISTERED[model.id] = (model.version, model.training_sha256, info)
     return info
 
 

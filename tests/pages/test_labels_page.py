@@ -76,3 +76,13 @@ def test_a_taught_scorer_is_a_batch_choice(open_page: Open) -> None:
     pills = at.pills(key="batch.scorers")
     assert "Taught: only-base (v1, on tone)" in pills.options  # offered under its label
     assert "taught:only-base" not in pills.value  # not chosen unasked (it embeds every reply)
+
+
+def test_the_batch_page_offers_labelling_once_the_run_is_saved(open_page: Open) -> None:
+    at = open_page(BATCH)
+    at.button(key="batch.run_button").click().run()
+    assert not any("Label the rows" in m.value for m in at.markdown)  # nothing to keep labels beside yet
+    at.button(key="batch.save").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("Label the rows" in m.value for m in at.markdown)
+    assert any(f"0** of 162 rows labelled for {escape_markdown('tone-scorer')}" in c.value for c in at.caption)

