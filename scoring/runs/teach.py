@@ -183,6 +183,8 @@ class TaughtScorer:
             on_row(len(outputs))
         out: Columns = {"score": [float(v) for v in scores], "baseScore": [float(v) for v in base],
                         "version": [float(self.model.version)] * len(outputs)}  # fmt: skip
+        if "warnings" in found:  # the base score's warnings (a language it does not cover) hold for this one too
+            out["warnings"] = [str(w or "") for w in found["warnings"]]
         if any(errors):
             out["error"] = errors
         return out

@@ -130,6 +130,7 @@ def test_a_taught_scorer_is_cross_validated_saved_versioned_used_and_deleted(sto
     assert scores[0] > scores[1] + 0.2  # a kind reply above a rude one, phrased unlike any training reply
     assert result.table["taught:polite.version"].tolist() == [2.0, 2.0]
     assert result.table["taught:polite.baseScore"].tolist() == result.table["tone-scorer"].tolist()
+    assert result.table["taught:polite.warnings"].tolist() == result.table["tone-scorer.warnings"].tolist()
     one = info.factory().run(input=None, output="Glad to help, thank you for asking!")
     assert one.to_dict()["scorerId"] == "taught:polite" and one.score == pytest.approx(scores[0])
 
