@@ -43,5 +43,6 @@ with st.container(border=True):
     labels_ui.label_editor(label_run, key="runs.labels")
     st.markdown("**Agreement with people's labels**")
     labels_ui.agreement_section(label_run)
+    labels_ui.downloads(label_run)
     with st.expander("Teach a scorer on these labels", icon=":material/school:"):
         labels_ui.teach_section(label_run)

@@ -32,6 +32,7 @@ __all__ = [
     "find_scorer",
     "get_scorer",
     "register_scorer",
+    "registered_scorers",
     "runtime_scorer",
     "scorer_info",
 ]
@@ -166,6 +167,11 @@ def register_scorer(info: ScorerInfo) -> None:
     if info.id in _BY_NAME:
         raise ValueError(f"{info.id!r} is a built-in scorer's name; a registered scorer needs another.")
     _RUNTIME[info.id] = info
+
+
+def registered_scorers() -> tuple[ScorerInfo, ...]:
+    """The scorers registered at run time in this process, in the order they were registered."""
+    return tuple(_RUNTIME.values())
 
 
 def runtime_scorer(name: object) -> bool:

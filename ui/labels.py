@@ -15,12 +15,12 @@ from scoring.charts import agreement_figure
 from scoring.registry import find_scorer
 from scoring.runs.agreement import chart_points, format_agreement
 from scoring.runs.labels import add_labels, labels_frame, parse_label
-from scoring.runs.review import run_agreement
+from scoring.runs.review import export_frame, run_agreement, run_report
 from scoring.runs.teach import TAUGHT_PREFIX, delete_taught, format_cv, list_taught, load_taught, teach
 from ui.markdown import escape_markdown
 from ui.runs import guard, store
 
-__all__ = ["agreement_section", "label_editor", "taught_choices", "teach_section"]
+__all__ = ["agreement_section", "downloads", "label_editor", "taught_choices", "teach_section"]
 
 HELP = ("Type **y** or **n** (also 1/0, good/bad, true/false, or a rating such as 4) and press Enter: the label is "
         "saved and the next row is selected. Arrow keys move between rows; Delete clears a label.")  # fmt: skip
@@ -165,3 +165,24 @@ def taught_choices() -> list[str]:
     models = guard(list_taught, store()) or []
     names = list(dict.fromkeys(m.name for m in models))
     return [info.id for info in (guard(load_taught, store(), n) for n in names) if info is not None]
+
+
+def downloads(run_id: int) -> None:
+    """The run with its labels as CSV and Excel, and its HTML report (made when asked: a report embeds charts)."""
+    if not st.toggle("Prepare downloads (rows, scores and labels; the HTML report)", key=f"labels.downloads.{run_id}"):
+        return
+    from scoring.io.export import to_csv_bytes, to_excel_bytes
+
+    frame = guard(export_frame, store(), run_id)
+    page = guard(run_report, store(), run_id)
+    if frame is None or page is None:
+        return
+    stem = f"run-{run_id}"
+    csv_col, excel_col, html_col = st.columns(3)
+    csv_col.download_button("CSV", to_csv_bytes(frame), f"{stem}.csv", "text/csv", key=f"labels.csv.{run_id}",
+                            icon=":material/download:", width="stretch")  # fmt: skip
+    excel_col.download_button("Excel", to_excel_bytes(frame), f"{stem}.xlsx", key=f"labels.xlsx.{run_id}",
+                              mime="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+                              icon=":material/download:", width="stretch")  # fmt: skip
+    html_col.download_button("HTML report", page.encode("utf-8"), f"{stem}.html", "text/html",
+                             key=f"labels.html.{run_id}", icon=":material/download:", width="stretch")  # fmt: skip

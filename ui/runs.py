@@ -28,6 +28,7 @@ from scoring.runs import (
     item_deltas,
 )
 from scoring.runs.diff import RunComparison
+from scoring.runs.teach import load_taught_columns
 from ui.markdown import escape_markdown
 
 STATUS = {"worse": ("Regression", st.error, ":material/trending_down:"),
@@ -158,6 +159,7 @@ def _compared(url: str, id_a: int, id_b: int) -> tuple[RunComparison, pd.DataFra
     runs = _store(url)
     a, b = runs.resolve(id_a), runs.resolve(id_b)
     rows_a, rows_b = runs.rows(a.id), runs.rows(b.id)
+    load_taught_columns(runs, [*rows_a.columns, *rows_b.columns])  # taught scorers in both runs are compared too
     return compare_runs(rows_a, rows_b, labels=(a.label, b.label)), rows_a, rows_b
 
 

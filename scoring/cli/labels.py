@@ -14,8 +14,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
-    import pandas as pd
-
     from scoring.runs import RunInfo, RunStore
 
 __all__ = [
@@ -176,42 +174,10 @@ def _agreement(store: RunStore, args: argparse.Namespace, out: TextIO) -> None:
     out.write(format_agreement(found, top=args.top) + "\n")
 
 
-def export_frame(store: RunStore, ref: str | int) -> pd.DataFrame:
-    """The run's rows with a ``label.<measure>[@rater]`` column per measure and rater."""
-    from scoring.runs.labels import labelled_rows, labels_frame
-
-    info = store.resolve(ref)
-    return labelled_rows(store.rows(info.id), labels_frame(store, info.id))
-
-
-def run_report(store: RunStore, ref: str | int) -> str:
-    """The HTML report of a saved run: its scores, the agreement with its labels (and their charts), worst rows."""
-    from scoring.batch.report import render_report
-    from scoring.charts import agreement_figure
-    from scoring.runs.agreement import agreement_html, chart_points
-    from scoring.runs.review import run_agreement
-
-    info, found = run_agreement(store, ref, top=10)
-    frame = export_frame(store, info.id)
-    run = store.get(info.id)
-    scores = [s for s in info.scorers if s in frame.columns]
-    labels = [c for c in frame.columns if str(c).startswith("label.")]
-    figures = [agreement_figure(chart_points(m), kind=m.kind, title=f"{m.measure}: scores against people's labels")
-               for m in found if m.scorers]  # fmt: skip
-    problems = [f"row {p['row']}: {p['scorer']}: {p['kind']}: {p['message']}" for p in run.problems.to_dict("records")]
-    meta = {"run": info.label, "file": f"{info.source_name} (sha256 {info.source_sha256[:12]})",
-            "created": f"{info.created_at:%Y-%m-%d %H:%M} UTC", "rows": f"{info.row_count:,}",
-            "scorers": ", ".join(info.scorers)}  # fmt: skip
-    return render_report(
-        title=f"{info.label}: {info.source_name}", table=frame, scores=scores, figures=figures, meta=meta,
-        problems=problems[:50], columns=["row", "input", "output", "reference", *scores, *labels],
-        sections=[("Agreement with people's labels", agreement_html(found))],
-    )  # fmt: skip
-
-
 def _export(store: RunStore, ref: str, path: str, out: TextIO) -> None:
     from scoring.io.atomic import atomic_write
     from scoring.io.export import to_csv_bytes, to_excel_bytes, to_jsonl_bytes, to_parquet_bytes
+    from scoring.runs.review import export_frame, run_report
 
     target = Path(path)
     suffix = target.suffix.lower()

@@ -313,6 +313,9 @@ def _compare(store: RunStore, ref_a: str, ref_b: str, top: int, out: TextIO) -> 
     if a.id == b.id:
         raise ValueError(f"RUN_A and RUN_B are the same run ({a.label}); name two different runs.")
     rows_a, rows_b = store.rows(a.id), store.rows(b.id)
+    from scoring.runs.teach import load_taught_columns
+
+    load_taught_columns(store, [*rows_a.columns, *rows_b.columns])  # taught scorers in both runs are compared too
     comparison = compare_runs(rows_a, rows_b, labels=(a.label, b.label))
     out.write(f"{b.label} against {a.label}: {_pairing(comparison)}\n")
     for verdict in comparison.verdicts:

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from scoring.batch.compare import Comparison, compare_groups
-from scoring.registry import SCORER_INFO, scorer_info
+from scoring.registry import SCORER_INFO, registered_scorers, scorer_info
 
 __all__ = ["RunComparison", "ScorerVerdict", "compare_runs", "item_deltas", "paired_on_input", "scorers_of"]
 
@@ -88,7 +88,7 @@ class RunComparison:
 
 def scorers_of(rows: pd.DataFrame) -> list[str]:
     """The scorer ids whose score column ``rows`` has, in column order."""
-    ids = {info.id for info in SCORER_INFO}
+    ids = {info.id for info in (*SCORER_INFO, *registered_scorers())}
     return [str(c) for c in rows.columns if str(c) in ids]
 
 

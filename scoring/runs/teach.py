@@ -56,6 +56,7 @@ __all__ = [
     "get_taught",
     "list_taught",
     "load_taught",
+    "load_taught_columns",
     "taught_hashes",
     "taught_line",
     "taught_measure",
@@ -433,6 +434,19 @@ def load_taught(store: RunStore, ref: str) -> ScorerInfo:
     _LOADED[model.id] = model.measure
     _REGISTERED[model.id] = (model.version, model.training_sha256, info)
     return info
+
+
+def load_taught_columns(store: RunStore, columns: Sequence[object]) -> list[str]:
+    """Load the taught scorers whose score columns ``columns`` has (a run's rows), so that comparing runs sees
+    them; one no longer in the store is skipped. Returns the ids loaded."""
+    loaded = []
+    for column in dict.fromkeys(str(c) for c in columns):
+        if column.startswith(TAUGHT_PREFIX) and "." not in column:
+            try:
+                loaded.append(load_taught(store, column).id)
+            except ValueError:
+                continue
+    return loaded
 
 
 def taught_measure(scorer_id: str) -> str | None:

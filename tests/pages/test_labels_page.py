@@ -86,3 +86,12 @@ def test_the_batch_page_offers_labelling_once_the_run_is_saved(open_page: Open) 
     assert not at.exception, [e.value for e in at.exception]
     assert any("Label the rows" in m.value for m in at.markdown)
     assert any(f"0** of 162 rows labelled for {escape_markdown('tone-scorer')}" in c.value for c in at.caption)
+
+
+def test_the_labelled_run_downloads_with_its_labels(open_page: Open) -> None:
+    _labelled()
+    at = open_page(RUNS)
+    at.toggle(key="labels.downloads.1").set_value(True).run()
+    assert not at.exception, [e.value for e in at.exception]
+    labels = [b.label for b in at.get("download_button")]
+    assert labels[-3:] == ["CSV", "Excel", "HTML report"]

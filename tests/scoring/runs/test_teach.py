@@ -11,10 +11,12 @@ import pandas as pd
 import pytest
 
 from scoring.batch import evaluate
+from scoring.batch.views import score_columns
 from scoring.io.columns import ColumnMap
 from scoring.registry import find_scorer
 from scoring.runs import RunStore
 from scoring.runs.agreement import text_hash
+from scoring.runs.diff import scorers_of
 from scoring.runs.labels import add_labels
 from scoring.runs.review import run_agreement
 from scoring.runs.teach import (
@@ -137,6 +139,8 @@ def test_a_taught_scorer_is_cross_validated_saved_versioned_used_and_deleted(sto
     saved = store.save(evaluate(replies(40), scorers=["tone", "taught:polite"], columns=ColumnMap(output="reply")),
                        name="again", source_name="replies.csv", source_sha256=SHA)  # fmt: skip
     add_labels(store, saved.id, "tone", labels)
+    assert scorers_of(store.rows(saved.id)) == ["tone-scorer", "taught:polite"]  # compared between runs
+    assert score_columns(result.table) == ["tone-scorer", "taught:polite"]  # A/B, worst rows, the report
     _, found = run_agreement(store, saved.id)
     taught_row = next(s for s in found[0].scorers if s.scorer == "taught:polite")
     assert taught_row.n == 0 and taught_row.left_out == 40  # every row was a training row: none is judged
