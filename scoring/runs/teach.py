@@ -212,9 +212,11 @@ def _base_options(measure: str, options: Mapping[str, object]) -> dict[str, obje
 
 
 def _role(measure: str, options: Mapping[str, object]) -> str:
-    spec = BatchSpec((measure,), str(options.get("output_column") or "output"),
-                     options.get("input_column"), options.get("reference_tone"),  # type: ignore[arg-type]
-                     options.get("reference_column"))  # type: ignore[arg-type]  # fmt: skip
+    text = {k: v if isinstance(v, str) else None for k in ("input_column", "reference_tone", "reference_column")
+            for v in [options.get(k)]}  # fmt: skip
+    spec = BatchSpec(scorers=(measure,), output=str(options.get("output_column") or "output"),
+                     input=text["input_column"], reference_tone=text["reference_tone"],
+                     reference_column=text["reference_column"])  # fmt: skip
     return spec.compared_with(measure)[0]
 
 

@@ -163,3 +163,16 @@ def test_ratings_teach_a_ridge_head_scored_0_to_1(store: RunStore) -> None:
     fresh = pd.DataFrame({"reply": ["Glad to help, thank you for asking!", "Go away, figure it out yourself."]})
     scores = evaluate(fresh, scorers=["taught:stars"], columns=ColumnMap(output="reply")).table["taught:stars"]
     assert all(0.0 <= s <= 1.0 for s in scores) and scores[0] > scores[1]
+
+
+def test_a_taught_scorer_compares_what_its_run_compared_and_never_uses_the_judge() -> None:
+    from scoring.runs.teach import _base_options, _role
+
+    assert _role("tone-scorer", {"output_column": "o", "input_column": "q", "reference_column": "r"}) == "reference"
+    assert _role("tone-scorer", {"output_column": "o", "reference_tone": "Hi!"}) == "reference tone"
+    assert _role("content-similarity-scorer", {"output_column": "o", "input_column": "q"}) == "input"
+    assert _role("toxicity-scorer", {"output_column": "o", "input_column": "q"}) == "context"
+    assert _base_options("tone-scorer", {"engine": "afinn", "splitter": "mastra", "reference_tone": None}) == {
+        "reference_tone": None, "engine": "afinn", "splitter": "mastra"}  # fmt: skip
+    with pytest.raises(TeachError, match="sends texts over the network; a taught scorer never leaves the machine"):
+        _base_options("toxicity-scorer", {"toxicity": {"engine": "judge", "model": "gpt-4o-mini"}})
