@@ -125,3 +125,16 @@ def test_a_taught_scorer_is_not_judged_on_the_rows_it_was_taught_on() -> None:
 
 def test_best_threshold_needs_both_answers() -> None:
     assert all(math.isnan(v) for v in best_threshold(np.zeros(4), np.arange(4.0)))
+
+
+@pytest.mark.parametrize("metric", ["nominal", "interval"])
+def test_alpha_resamples_are_alpha_of_the_resampled_rows(metric: str) -> None:
+    from scoring.runs.agreement import _alpha_ci, _alpha_resamples
+
+    rng = np.random.default_rng(5)
+    units = [rng.integers(1, 4, size=int(rng.integers(2, 4))).astype(float) for _ in range(30)]
+    picks = rng.integers(0, 30, size=(20, 30))
+    slow = [krippendorff_alpha([units[i] for i in row], metric=metric) for row in picks]
+    assert np.allclose(_alpha_resamples(units, metric, picks), slow)
+    low, high = _alpha_ci(units, metric)
+    assert low is not None and high is not None and low < krippendorff_alpha(units, metric=metric) < high
