@@ -208,7 +208,8 @@ def _pairing(comparison: object) -> str:
 
 def add_runs_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``runs list|show|compare|delete`` to the CLI."""
-    runs = sub.add_parser("runs", help="saved runs: list, show, compare, delete, label, agreement, export", epilog=RUNS_EPILOG,
+    runs = sub.add_parser("runs", help="saved runs: list, show, compare, delete, label, agreement, export",
+                          epilog=RUNS_EPILOG,
                           formatter_class=argparse.RawDescriptionHelpFormatter,
                           description="Saved runs (python -m scoring evaluate FILE --save).")  # fmt: skip
     verbs = runs.add_subparsers(dest="verb", required=True)
