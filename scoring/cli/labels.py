@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from scoring.errors import InputError
+
 if TYPE_CHECKING:
     from scoring.runs import RunInfo, RunStore
 
@@ -151,7 +153,7 @@ def _label(store: RunStore, args: argparse.Namespace, out: TextIO) -> None:
     if len(problems) > 20:
         out.write(f"warning: {len(problems) - 20:,} more problem(s)\n")
     if not plain and not by_rater:
-        raise ValueError(f"{args.file}: no usable label for {info.label}.")
+        raise InputError(f"{args.file}: no usable label for {info.label}.")
     if plain:
         out.write(add_labels(store, info.id, measure, plain, rater=args.rater).line() + "\n")
     for rater, values in by_rater.items():
@@ -163,7 +165,7 @@ def _agreement(store: RunStore, args: argparse.Namespace, out: TextIO) -> None:
     from scoring.runs.review import run_agreement
 
     if args.top < 0:
-        raise ValueError(f"--top must be 0 or more; got {args.top}.")
+        raise InputError(f"--top must be 0 or more; got {args.top}.")
     info, found = run_agreement(store, args.run, measure=args.measure)
     if args.json:
         json.dump({"run": info.to_dict(), "measures": [m.to_dict() for m in found]},
@@ -182,7 +184,7 @@ def _export(store: RunStore, ref: str, path: str, out: TextIO) -> None:
     target = Path(path)
     suffix = target.suffix.lower()
     if suffix not in (*EXPORT_FORMATS, ".html"):
-        raise ValueError(f"--out must end in {', '.join(EXPORT_FORMATS)} or .html; got {path!r}.")
+        raise InputError(f"--out must end in {', '.join(EXPORT_FORMATS)} or .html; got {path!r}.")
     if suffix == ".html":
         page = run_report(store, ref)
         atomic_write(target, lambda handle: handle.write(page.encode("utf-8")))

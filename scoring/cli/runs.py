@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, TextIO
 
 from scoring.batch.rows import BatchSpec, ChunkResult, uses_judge
 from scoring.cli.labels import add_label_options, add_label_verbs, run_label_verb, save_file_labels
-from scoring.registry import SCORER_INFO
+from scoring.errors import InputError
+from scoring.registry import SCORER_INFO, find_scorer
 
 if TYPE_CHECKING:  # the store's modules (SQLAlchemy, SciPy) load only when a command uses them
     import pandas as pd
@@ -76,9 +77,9 @@ class History:
         from scoring.runs.record import check_name
 
         if args.name is not None and not args.save:
-            raise ValueError("--name names a saved run: add --save.")
+            raise InputError("--name names a saved run: add --save.")
         if args.fail_on_regression and args.baseline is None:
-            raise ValueError("--fail-on-regression needs --baseline RUN (the run to compare with).")
+            raise InputError("--fail-on-regression needs --baseline RUN (the run to compare with).")
         history = cls(args, scorer_ids=set(spec.scorers))
         history.label_measure = _label_measure(args, spec, columns)
         if args.save:
@@ -86,7 +87,7 @@ class History:
             try:
                 history.name = check_name(args.name if args.name is not None else stem)
             except ValueError as exc:
-                raise ValueError(
+                raise InputError(
                     f"--name: {exc}" if args.name is not None else f"{exc} Give one with --name."
                 ) from None
         needs_cache = uses_judge(spec) and not args.no_cache
@@ -176,15 +177,15 @@ def _label_measure(args: argparse.Namespace, spec: BatchSpec, columns: list[str]
 
     if args.label_column is None:
         if args.label_for is not None or args.rater is not None:
-            raise ValueError("--label-for and --rater describe the labels of --label-column COL: add it.")
+            raise InputError("--label-for and --rater describe the labels of --label-column COL: add it.")
         return None
     if not args.save:
-        raise ValueError("--label-column keeps the labels with the saved run: add --save.")
+        raise InputError("--label-column keeps the labels with the saved run: add --save.")
     if columns is not None and args.label_column not in columns:
-        raise ValueError(f"--label-column {args.label_column!r} is not a column of {args.file}; found {columns}.")
+        raise InputError(f"--label-column {args.label_column!r} is not a column of {args.file}; found {columns}.")
     used = {spec.output: "output", spec.input: "input", spec.reference_column: "reference"}
     if args.label_column in used:
-        raise ValueError(f"--label-column {args.label_column!r} is the {used[args.label_column]} column: name the "
+        raise InputError(f"--label-column {args.label_column!r} is the {used[args.label_column]} column: name the "
                          "column holding the labels.")  # fmt: skip
     if args.label_for is not None:
         return measure_of(args.label_for)
@@ -239,7 +240,7 @@ def run_command(args: argparse.Namespace, out: TextIO) -> int:
             _show(store, args.run, out)
         elif args.verb == "compare":
             if args.top < 0:
-                raise ValueError(f"--top must be 0 or more; got {args.top}.")
+                raise InputError(f"--top must be 0 or more; got {args.top}.")
             _compare(store, args.run_a, args.run_b, args.top, out)
         elif args.verb in ("label", "agreement", "export"):
             run_label_verb(store, args, out)
@@ -249,6 +250,12 @@ def run_command(args: argparse.Namespace, out: TextIO) -> int:
     finally:
         store.close()
     return 0
+
+
+def _better(scorer: str, stored_lower: bool) -> str:
+    """Which end of ``scorer`` is better: the registry's word; the run's own record for a scorer it no longer has."""
+    info = find_scorer(scorer)
+    return info.better if info is not None else ("lower" if stored_lower else "higher")
 
 
 def _num(value: object, width: int = 8) -> str:
@@ -290,7 +297,7 @@ def _show(store: RunStore, ref: str, out: TextIO) -> None:
         ci = f"{_num(r['ci_low'], 0).strip()} to {_num(r['ci_high'], 0).strip()}"
         out.write(f"{scorer!s:<27}{_num(r['mean'])}{ci:>20}{_num(r['median'])}{_num(r['min'])}{_num(r['max'])}"
                   f"{int(r['count']):>8,}{int(r['skipped']):>9,}{int(r['errors']):>8,}{int(r['warned']):>8,}  "
-                  f"{'lower' if r['lower_is_better'] else 'higher'}\n")  # fmt: skip
+                  f"{_better(str(scorer), bool(r['lower_is_better']))}\n")  # fmt: skip
     from scoring.runs.labels import labels_frame
 
     labels = labels_frame(store, info.id)
@@ -312,7 +319,7 @@ def _compare(store: RunStore, ref_a: str, ref_b: str, top: int, out: TextIO) -> 
 
     a, b = store.resolve(ref_a), store.resolve(ref_b)
     if a.id == b.id:
-        raise ValueError(f"RUN_A and RUN_B are the same run ({a.label}); name two different runs.")
+        raise InputError(f"RUN_A and RUN_B are the same run ({a.label}); name two different runs.")
     rows_a, rows_b = store.rows(a.id), store.rows(b.id)
     from scoring.runs.teach import load_taught_columns
 

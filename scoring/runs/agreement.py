@@ -42,6 +42,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import rankdata
 
+from scoring.errors import InputError
 from scoring.registry import find_scorer
 
 __all__ = [
@@ -257,7 +258,7 @@ def krippendorff_alpha(units: Sequence[Sequence[float]], *, metric: str = "nomin
     0.5333
     """
     if metric not in ("nominal", "interval"):
-        raise ValueError(f"metric must be 'nominal' or 'interval'; got {metric!r}.")
+        raise InputError(f"metric must be 'nominal' or 'interval'; got {metric!r}.")
     pairable = [np.asarray(u, dtype=float) for u in units if len(u) >= 2]
     if not pairable:
         return math.nan

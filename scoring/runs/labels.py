@@ -26,6 +26,7 @@ import pandas as pd
 import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 
+from scoring.errors import InputError
 from scoring.registry import SCORER_INFO, find_scorer
 from scoring.runs.db import labels as labels_table
 from scoring.runs.record import RunInfo, clean_text
@@ -64,7 +65,7 @@ def measure_of(name: object, scorers: Sequence[str] | None = None) -> str:
     info = find_scorer(text)
     if info is None or info.id.startswith("taught:"):
         known = sorted({s for s in (scorers or ()) if not s.startswith("taught:")} | set(BUILT_IN))
-        raise ValueError(f"a label's measure must be a scorer among {known} (a taught scorer's labels are those of "
+        raise InputError(f"a label's measure must be a scorer among {known} (a taught scorer's labels are those of "
                          f"the measure it was taught on); got {name!r}.")  # fmt: skip
     return info.id
 
@@ -85,7 +86,7 @@ def parse_label(value: object, *, measure: str) -> float | None:
         if math.isnan(number):
             return None
         if not math.isfinite(number):
-            raise ValueError(f"{value!r} is not a label: give {ACCEPTED_WORDS}")
+            raise InputError(f"{value!r} is not a label: give {ACCEPTED_WORDS}")
         return number
     text = " ".join(str(value).split()).lower()
     if not text:
@@ -102,7 +103,7 @@ def parse_label(value: object, *, measure: str) -> float | None:
     if _NUMBER.fullmatch(text):
         return float(text)
     shown = str(value) if len(str(value)) <= 40 else str(value)[:37] + "..."
-    raise ValueError(f"{shown!r} is not a label: give {ACCEPTED_WORDS}")
+    raise InputError(f"{shown!r} is not a label: give {ACCEPTED_WORDS}")
 
 
 def read_labels(values: Sequence[object], *, measure: str) -> tuple[dict[int, float], dict[int, str]]:
@@ -144,7 +145,7 @@ def _rater(rater: object) -> str:
     if rater is None:
         return ""
     if not isinstance(rater, str) or len(rater) > 200 or any(ord(c) < 32 for c in rater):
-        raise ValueError(f"rater must be a name of at most 200 characters on one line; got {str(rater)[:40]!r}.")
+        raise InputError(f"rater must be a name of at most 200 characters on one line; got {str(rater)[:40]!r}.")
     return clean_text(rater.strip())
 
 
@@ -168,10 +169,10 @@ def add_labels(
     who = _rater(rater)
     when = created_at or datetime.now(UTC)
     if outside := sorted(int(r) for r in values if not 1 <= int(r) <= info.row_count):
-        raise ValueError(f"rows {outside[:10]} are not rows of {info.label} (rows 1 to {info.row_count:,}).")
+        raise InputError(f"rows {outside[:10]} are not rows of {info.label} (rows 1 to {info.row_count:,}).")
     for row, value in values.items():
         if value is not None and not math.isfinite(float(value)):
-            raise ValueError(f"row {row}: a label must be a finite number; got {value!r}.")
+            raise InputError(f"row {row}: a label must be a finite number; got {value!r}.")
     try:
         added, replaced = _write(store, info, measure, who, values, source, when)
     except IntegrityError:  # another process labelled one of these rows meanwhile (PostgreSQL): once more
@@ -261,10 +262,10 @@ def labels_from_file(
     first = next((s for s in info.scorers if not s.startswith("taught:")), info.scorers[0] if info.scorers else "")
     chosen = measure_of(measure if measure is not None else first, info.scorers)
     if "row" not in names:
-        raise ValueError(f"{path}: no 'row' column (the run's row numbers, 1 to {info.row_count:,}); found "
+        raise InputError(f"{path}: no 'row' column (the run's row numbers, 1 to {info.row_count:,}); found "
                          f"{[str(c) for c in table.columns]}.")  # fmt: skip
     if column.strip().lower() not in names:
-        raise ValueError(f"{path}: no {column!r} column with the labels; found {[str(c) for c in table.columns]}. "
+        raise InputError(f"{path}: no {column!r} column with the labels; found {[str(c) for c in table.columns]}. "
                          "Name it with --column.")  # fmt: skip
     row_cells = table[names["row"]].tolist()
     values, bad = read_labels(table[names[column.strip().lower()]].tolist(), measure=chosen)

@@ -27,6 +27,8 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
 from scoring.batch.result import BatchResult
+from scoring.errors import InputError, InputTypeError, UnknownRunError
+from scoring.registry import TONE
 from scoring.runs.db import (
     display_url,
     ensure_schema,
@@ -56,10 +58,6 @@ INSERT_BATCH = 2000  # rows sent per INSERT statement (bounded parameter memory 
 SUMMARY_COLUMNS = ["mean", "ci_low", "ci_high", "median", "min", "max", "threshold", "count", "skipped", "errors",
                    "warned", "lower_is_better"]  # fmt: skip
 PROBLEM_COLUMNS = ["row", "scorer", "kind", "column", "message"]
-
-
-class UnknownRunError(LookupError):
-    """No run matches the id, name or ``latest`` asked for."""
 
 
 def file_sha256(source: str | PathLike[str] | IO[bytes] | bytes) -> str:
@@ -123,13 +121,15 @@ class RunStore:
         SHA-256 (:func:`file_sha256`). Options are kept without any API key or URL credentials.
         """
         if not isinstance(result, BatchResult):
-            raise TypeError(f"result must be a BatchResult from scoring.batch.evaluate; got {type(result).__name__}.")
+            raise InputTypeError(
+                f"result must be a BatchResult from scoring.batch.evaluate; got {type(result).__name__}."
+            )
         name = check_name(name)
         if not isinstance(source_name, str) or not source_name.strip():
-            raise ValueError(f"source_name must be the scored file's name; got {source_name!r}.")
+            raise InputError(f"source_name must be the scored file's name; got {source_name!r}.")
         sha = str(source_sha256).lower()
         if len(sha) != 64 or any(c not in "0123456789abcdef" for c in sha):
-            raise ValueError(f"source_sha256 must be 64 hexadecimal digits; got {source_sha256!r}.")
+            raise InputError(f"source_sha256 must be 64 hexadecimal digits; got {source_sha256!r}.")
         rows = rows_frame(result)
         scorers = tuple(result.spec.scorers) if result.spec is not None else ()
         records = row_records(rows, scorers)
@@ -329,7 +329,7 @@ def _rows(conn: Connection, info: RunInfo) -> pd.DataFrame:
 
 def _warned_scorers(warnings: Sequence[dict[str, str]], scorers: Sequence[str]) -> set[str]:
     """Scorers with a warnings column: tone always (as in a batch table), others when a row has one."""
-    return {s for s in scorers if s == "tone-scorer" or any(s in w for w in warnings)}
+    return {s for s in scorers if s == TONE.id or any(s in w for w in warnings)}
 
 
 def _score_order(columns: Sequence[object], scorers: Sequence[str]) -> list[str]:

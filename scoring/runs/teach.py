@@ -36,6 +36,7 @@ import pandas as pd
 import sqlalchemy as sa
 
 from scoring.batch.rows import BatchSpec, forget_scorers
+from scoring.errors import InputError
 from scoring.registry import ScorerInfo, register_scorer, scorer_info
 from scoring.result import Columns, RowsDone, ScoreResult, make_result
 from scoring.runs.agreement import _auc_rows, _bootstrap, _spearman_rows, auc, text_hash
@@ -73,7 +74,7 @@ ALPHA_GRID = (0.1, 1.0, 10.0, 100.0, 1000.0)  # ridge's regularisation
 PREFIX = "passage"
 
 
-class TeachError(ValueError):
+class TeachError(InputError):
     """The labels cannot teach a scorer: too few, one answer only, or a base scorer that leaves the machine."""
 
 
@@ -396,7 +397,7 @@ def _split(ref: str) -> tuple[str, int | None]:
     text = ref[len(TAUGHT_PREFIX) :] if ref.startswith(TAUGHT_PREFIX) else ref
     name, at, version = text.partition("@")
     if at and not version.isdigit():
-        raise ValueError(f"a taught scorer is taught:NAME or taught:NAME@VERSION; got {ref!r}.")
+        raise InputError(f"a taught scorer is taught:NAME or taught:NAME@VERSION; got {ref!r}.")
     return name.strip(), int(version) if at else None
 
 
@@ -409,7 +410,7 @@ def get_taught(store: RunStore, ref: str) -> TaughtModel:
         row = conn.execute(query.order_by(taught_table.c.version.desc()).limit(1)).first()
     if row is None:
         known = [f"{m.name}@{m.version}" for m in list_taught(store)]
-        raise ValueError(f"no taught scorer {ref!r} in {store.location}; taught scorers: {known or 'none yet'} "
+        raise InputError(f"no taught scorer {ref!r} in {store.location}; taught scorers: {known or 'none yet'} "
                          "(python -m scoring teach RUN --name NAME makes one).")  # fmt: skip
     return _model(row._mapping)
 
