@@ -172,6 +172,7 @@ def downloads(run_id: int) -> None:
     if not st.toggle("Prepare downloads (rows, scores and labels; the HTML report)", key=f"labels.downloads.{run_id}"):
         return
     from scoring.io.export import to_csv_bytes, to_excel_bytes
+    from scoring.io.formats import EXPORTS
 
     frame = guard(export_frame, store(), run_id)
     page = guard(run_report, store(), run_id)
@@ -179,10 +180,10 @@ def downloads(run_id: int) -> None:
         return
     stem = f"run-{run_id}"
     csv_col, excel_col, html_col = st.columns(3)
-    csv_col.download_button("CSV", to_csv_bytes(frame), f"{stem}.csv", "text/csv", key=f"labels.csv.{run_id}",
+    csv_col.download_button("CSV", to_csv_bytes(frame), f"{stem}.csv", EXPORTS["csv"][1], key=f"labels.csv.{run_id}",
                             icon=":material/download:", width="stretch")  # fmt: skip
     excel_col.download_button("Excel", to_excel_bytes(frame), f"{stem}.xlsx", key=f"labels.xlsx.{run_id}",
-                              mime="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+                              mime=EXPORTS["xlsx"][1],
                               icon=":material/download:", width="stretch")  # fmt: skip
     html_col.download_button("HTML report", page.encode("utf-8"), f"{stem}.html", "text/html",
                              key=f"labels.html.{run_id}", icon=":material/download:", width="stretch")  # fmt: skip

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from scoring.errors import InputError
+from scoring.io.formats import EXPORTS
 
 if TYPE_CHECKING:
     from scoring.runs import RunInfo, RunStore
@@ -29,7 +30,7 @@ __all__ = [
     "teach_command",
 ]
 
-EXPORT_FORMATS = (".csv", ".jsonl", ".parquet", ".xlsx")
+EXPORT_FORMATS = tuple(suffix for suffix, _ in EXPORTS.values())  # the package's one table of file formats
 TEACH_EPILOG = """\
 examples:
   python -m scoring evaluate replies.csv --scorers tone --save --name support --label-column ok
@@ -178,7 +179,7 @@ def _agreement(store: RunStore, args: argparse.Namespace, out: TextIO) -> None:
 
 def _export(store: RunStore, ref: str, path: str, out: TextIO) -> None:
     from scoring.io.atomic import atomic_write
-    from scoring.io.export import to_csv_bytes, to_excel_bytes, to_jsonl_bytes, to_parquet_bytes
+    from scoring.io.export import write_export
     from scoring.runs.review import export_frame, run_report
 
     target = Path(path)
@@ -187,13 +188,11 @@ def _export(store: RunStore, ref: str, path: str, out: TextIO) -> None:
         raise InputError(f"--out must end in {', '.join(EXPORT_FORMATS)} or .html; got {path!r}.")
     if suffix == ".html":
         page = run_report(store, ref)
-        atomic_write(target, lambda handle: handle.write(page.encode("utf-8")))
+        atomic_write(target, page.encode("utf-8"))
         out.write(f"wrote the report of {store.resolve(ref).label} to {target}\n")
         return
     frame = export_frame(store, ref)
-    writers = {".csv": to_csv_bytes, ".jsonl": to_jsonl_bytes, ".parquet": to_parquet_bytes, ".xlsx": to_excel_bytes}
-    data = writers[suffix](frame)
-    atomic_write(target, lambda handle: handle.write(data))
+    write_export(frame, target)
     labels = [c for c in frame.columns if str(c).startswith("label.")]
     out.write(f"wrote {len(frame):,} rows to {target} (label columns: {', '.join(labels) or 'none'})\n")
 
