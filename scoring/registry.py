@@ -7,7 +7,9 @@ and nowhere else. A scorer is built by its factory; every scorer follows
 >>> scorer_info("toxicity").id, scorer_info("toxicity-scorer").lower_is_better
 ('toxicity-scorer', True)
 >>> [info.short_name for info in SCORER_INFO]
-['tone', 'similarity', 'toxicity']
+['tone', 'similarity', 'toxicity', 'courtesy']
+>>> find_measure("warmth").column
+'tone-scorer.avgSentiment'
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Literal
 
+from scoring.courtesy import scorer as courtesy
 from scoring.errors import InputError
 from scoring.result import BatchScorer
 from scoring.similarity import scorer as similarity
@@ -25,15 +28,21 @@ from scoring.tone import scorer as tone
 from scoring.toxicity import scorer as toxicity
 
 __all__ = [
+    "COURTESY",
     "DEFAULT_TONE_ENGINE",
+    "MEASURES",
     "SCORERS",
     "SCORER_INFO",
     "SIMILARITY",
     "TONE",
     "TOXICITY",
+    "WARMTH",
+    "Measure",
     "Role",
     "ScorerInfo",
+    "find_measure",
     "find_scorer",
+    "gated_name",
     "get_scorer",
     "register_scorer",
     "registered_scorers",
@@ -86,6 +95,8 @@ class ScorerInfo:
     #: a regular expression finding, in a row's warnings text, the note that its score measured nothing (tone:
     #: stability of fewer than two sentences with words); "" when every score measures something
     unmeasured_note: str = ""
+    #: what a lower score says, where a verdict should say it of the lower side ("B is curter than A"); "" when not
+    lower_means: str = ""
 
     @property
     def default_engine(self) -> str | None:
@@ -156,8 +167,23 @@ TOXICITY = ScorerInfo(
     speed_notes=toxicity.ENGINE_SPEEDS,
     retry_keeps={"engine": "classifier", "model": toxicity.DEFAULT_JUDGE_MODEL},
 )
+COURTESY = ScorerInfo(
+    id=courtesy.SCORER_ID,
+    short_name="courtesy",
+    label="Courtesy",
+    factory=courtesy.create_courtesy_scorer,
+    lower_is_better=False,
+    higher_means="more courteous",
+    lower_means="curter (less courteous)",
+    metrics=courtesy.METRICS,
+    engines=courtesy.ENGINES,
+    alone="the output's courtesy toward the person it answers",
+    batch_options=("splitter",),
+    slow_engines=frozenset({"e5"}),
+    speed_notes={"e5": courtesy.SPEED},
+)
 #: Every scorer, in the order tables and pages list them.
-SCORER_INFO: tuple[ScorerInfo, ...] = (TONE, SIMILARITY, TOXICITY)
+SCORER_INFO: tuple[ScorerInfo, ...] = (TONE, SIMILARITY, TOXICITY, COURTESY)
 _BY_NAME: dict[str, ScorerInfo] = {name: i for i in SCORER_INFO for name in (i.short_name, i.id)}
 
 #: Scorer factories by short name and by id.
@@ -172,7 +198,7 @@ _RUNTIME: dict[str, ScorerInfo] = {}
 def register_scorer(info: ScorerInfo) -> None:
     """Make a scorer made at run time (a taught scorer, ``taught:NAME``) known by its id, replacing one of that id."""
     if info.id in _BY_NAME:
-        raise ValueError(f"{info.id!r} is a built-in scorer's name; a registered scorer needs another.")
+        raise InputError(f"{info.id!r} is a built-in scorer's name; a registered scorer needs another.")
     _RUNTIME[info.id] = info
 
 
@@ -184,6 +210,52 @@ def registered_scorers() -> tuple[ScorerInfo, ...]:
 def runtime_scorer(name: object) -> bool:
     """Whether ``name`` is a scorer registered at run time (it scores in this process only)."""
     return isinstance(name, str) and name in _RUNTIME
+
+
+@dataclass(frozen=True, slots=True)
+class Measure:
+    """A measure compared and gated beside the scores: one metric column of a scorer, named for what it is."""
+
+    name: str  #: what ``--gate``, A/B verdicts and run comparisons call it
+    column: str  #: its column in a batch table (``<scorer id>.<metric>``)
+    label: str  #: how the dashboard names it
+    lower_is_better: bool
+    higher_means: str  #: "B is <higher_means> than A"
+    lower_means: str  #: "B is <lower_means> than A"
+    about: str  #: one line: what it measures and its range
+
+
+#: The tone scorer's average sentence sentiment (stability mode), -1..1: higher is warmer.
+WARMTH = Measure(
+    name="warmth",
+    column=f"{TONE.id}.avgSentiment",
+    label="Warmth",
+    lower_is_better=False,
+    higher_means="warmer",
+    lower_means="colder",
+    about="the tone scorer's average sentence sentiment (avgSentiment), -1..1: higher is warmer",
+)
+#: Every measure compared beside the scorers' scores.
+MEASURES: tuple[Measure, ...] = (WARMTH,)
+
+
+def find_measure(name: object) -> Measure | None:
+    """Return the measure called ``name`` (its name or its column), or None."""
+    return next((m for m in MEASURES if name in (m.name, m.column)), None)
+
+
+def gated_name(name: str) -> str:
+    """The name a comparison gives a scorer (its id) or a measure (its name), from any name ``--gate`` accepts.
+
+    >>> gated_name("courtesy"), gated_name("warmth")
+    ('courtesy-scorer', 'warmth')
+    """
+    if (measure := find_measure(name)) is not None:
+        return measure.name
+    if (info := find_scorer(name)) is not None:
+        return info.id
+    choices = sorted([i.short_name for i in SCORER_INFO] + [m.name for m in MEASURES])
+    raise InputError(f"measures must be among {choices} (or the scorers' ids); got {name!r}.")
 
 
 def find_scorer(name: object) -> ScorerInfo | None:

@@ -25,7 +25,7 @@ import pandas as pd
 from scipy import stats
 
 from scoring.errors import InputError
-from scoring.registry import find_scorer
+from scoring.registry import find_measure, find_scorer
 
 __all__ = [
     "MIN_ROWS",
@@ -214,12 +214,15 @@ def _unpaired_test(x: np.ndarray, y: np.ndarray, seed: int) -> tuple[float, tupl
 
 
 def _verdict(score: str, a: str, b: str, diff: float, ci: tuple[float, float], p: float, small: bool) -> str:
-    info = find_scorer(score)
+    info = find_scorer(score) or find_measure(score)
     label = info.higher_means if info is not None else f"higher on {score}"
+    lower = info.lower_means if info is not None else ""  # said of B when B is lower ("B is curter than A")
     numbers = f"{diff:+.3f} (95% CI {ci[0]:+.3f} to {ci[1]:+.3f}), p={p:.3g}"
     if math.isnan(p):
         return f"Not enough rows to compare {a} and {b} on {score}."
-    if p < 0.05:
+    if p < 0.05 and diff < 0 and lower:
+        text = f"{b} is {lower} than {a}: {b} minus {a} = {numbers}."
+    elif p < 0.05:
         leader, other = (b, a) if diff > 0 else (a, b)
         shown = numbers if diff > 0 else f"{-diff:+.3f} (95% CI {-ci[1]:+.3f} to {-ci[0]:+.3f}), p={p:.3g}"
         text = f"{leader} is {label} than {other}: {shown}."

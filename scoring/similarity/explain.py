@@ -22,6 +22,8 @@ ALGORITHM_NOTES: dict[str, str] = {
     "levenshtein": "1 - edit distance / longer length",
     "jaro_winkler": "Jaro similarity boosted for a shared prefix",
     "e5": "meaning (any language): multilingual-e5-small cosine, unrelated ≈ 0, paraphrase ≈ 1",
+    "e5-lite": "shared meaning of the words (static vectors distilled from e5; word order ignored; a weak "
+    "signal: unrelated and paraphrase pairs overlap), unrelated ≈ 0, paraphrase ≈ 1",
 }
 
 
