@@ -14,8 +14,10 @@ engine already has, per sentence:
   German, Spanish and French (``MEASURED_LANGUAGES``); for others the verdict says it was not measured.
 
 The values were chosen on development sets (the multilingual fresh set of the head's training run, the labelled
-English sentences and the VADER positive texts) and then tested on sentences written after they were frozen
-(``tests/scoring/data/toxicity_defaults_fresh.csv``); ``python -m bench.toxicity_defaults`` prints every number.
+English sentences, the VADER positive texts and, in the second round, the first round's fresh set
+``tests/scoring/data/toxicity_defaults_dev.csv``, whose misses gave the rubric patterns new forms) and then tested
+on sentences written after they were frozen (``tests/scoring/data/toxicity_defaults_fresh2.csv``);
+``python -m bench.toxicity_defaults`` prints every number.
 A sentence that a strong pattern decides is toxic needs no embedding (:func:`decided_by_patterns`), which the batch
 path uses to skip the encoder.
 """
@@ -142,7 +144,7 @@ class LanguageRecall:
     """Recall of the defaults on one language's toxic sentences: on fresh sentences (written after the defaults were
     frozen) where there are any, and on the development sets they were chosen on."""
 
-    fresh: tuple[int, int] | None  #: (flagged, toxic) on tests/scoring/data/toxicity_defaults_fresh.csv
+    fresh: tuple[int, int] | None  #: (flagged, toxic) on tests/scoring/data/toxicity_defaults_fresh2.csv
     development: tuple[int, int]  #: (flagged, toxic) on tests/scoring/data/toxicity_multilingual_fresh.csv
 
     def short(self, name: str) -> str:

