@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from scoring.errors import InputError, InputTypeError, error_name
+from scoring.errors import EngineUnavailable, InputError, InputTypeError, error_name
 from scoring.inputs import to_text
 from scoring.io.columns import ColumnMap, guess_columns
 from scoring.limits import max_text_chars
@@ -37,6 +37,7 @@ __all__ = [
     "BatchSpec",
     "ChunkResult",
     "factory_options",
+    "forget_scorers",
     "make_spec",
     "reports_rows",
     "score_frame",
@@ -155,7 +156,8 @@ def with_toxicity(spec: BatchSpec, toxicity: Mapping[str, object] | None) -> Bat
     the session); the key is added here, at run time, and the result keeps the spec without it.
     """
     spec = replace(spec, toxicity=toxicity_options(toxicity, spec.scorers))
-    _scorer(TOXICITY.id, spec)  # as make_spec: an engine that cannot load says so before the run starts
+    if TOXICITY.id in spec.scorers:
+        _scorer(TOXICITY.id, spec)  # as make_spec: an engine that cannot load says so before the run starts
     return spec
 
 
@@ -247,7 +249,11 @@ def make_spec(
     checked = toxicity_options(toxicity, ids)
     spec = BatchSpec(ids, mapping.output, mapping.input, reference_tone, reference, engine, splitter, checked)
     for info in SCORER_INFO:  # every option given is checked (engine, splitter, ...), chosen scorer or not
-        _scorer(info.id, spec)
+        try:
+            _scorer(info.id, spec)
+        except EngineUnavailable:  # raised after the options were checked: only a chosen scorer needs its engine
+            if info.id in ids:
+                raise
     return spec
 
 
@@ -272,6 +278,11 @@ def _scorer(scorer_id: str, spec: BatchSpec) -> BatchScorer:
     """Build a scorer once per process (engines and classifiers load once)."""
     info = scorer_info(scorer_id)
     return info.factory(**factory_options(spec, info))
+
+
+def forget_scorers() -> None:
+    """Build every scorer afresh from now on (a taught scorer registered again under its id is a new one)."""
+    _scorer.cache_clear()
 
 
 def _is_missing(value: object) -> bool:
