@@ -120,13 +120,12 @@ def show_comparisons(found: list[Comparison], summary: pd.DataFrame) -> go.Figur
     """The verdicts in plain language, the group means chart, then the numbers; returns the chart."""
     for c in found:
         (st.success if c.significant else st.info)(escape_markdown(c.verdict))  # group names come from the file
-        st.caption(escape_markdown(f"{c.test} · effect size {c.effect_name} = {c.effect_size:+.2f} · "
-                   f"{c.a.name}: {c.a.mean:.3f} (n={c.a.n}) · {c.b.name}: {c.b.mean:.3f} (n={c.b.n})"))  # fmt: skip
+        st.caption(escape_markdown(c.detail()))
     for warning in dict.fromkeys(w for c in found for w in c.warnings):
         st.warning(escape_markdown(warning[0].upper() + warning[1:]), icon=":material/info:")
     fig = group_means_figure(summary)
     st.plotly_chart(fig, key="batch.ab.means")
-    st.dataframe(comparisons_frame(found), hide_index=True, key="batch.ab.table")
+    st.dataframe(comparisons_frame(found, labels=True), hide_index=True, key="batch.ab.table")
     return fig
 
 

@@ -16,6 +16,7 @@ import streamlit as st
 
 import ui
 from scoring.charts import run_trend_figure
+from scoring.registry import find_scorer
 from scoring.runs import (
     DB_ENV,
     JudgeCache,
@@ -147,6 +148,12 @@ def trend_section() -> None:
         st.caption("One run with this name so far: save more runs under it to see a trend.")
 
 
+def _name(scorer: str) -> str:
+    """A scorer's name for people (its id when the registry does not know it)."""
+    info = find_scorer(scorer)
+    return info.label if info is not None else scorer
+
+
 def _label(info: RunInfo) -> str:
     return f"{info.label} · {info.created_at:%Y-%m-%d %H:%M} · {info.source_name}"
 
@@ -179,9 +186,14 @@ def compare_section(infos: list[RunInfo]) -> None:
     comparison, rows_a, rows_b = got
     for verdict in comparison.verdicts:
         title, show, icon = STATUS[verdict.status]
-        show(f"**{title}: {verdict.scorer}** · {escape_markdown(verdict.comparison.verdict)}", icon=icon)
+        show(f"**{title}: {_name(verdict.scorer)}** · {escape_markdown(verdict.comparison.verdict)}", icon=icon)
+        st.caption(escape_markdown(verdict.comparison.detail()))
     for scorer in comparison.missing:
-        st.caption(f"{scorer} is not in both runs, so it is not compared.")
+        st.caption(f"{_name(scorer)} is not in both runs, so it is not compared.")
+    for reason in comparison.cannot_tell():
+        st.warning(
+            f"This comparison cannot show that B is no worse: {escape_markdown(reason)}.", icon=":material/info:"
+        )
     if not comparison.verdicts:
         return
     _deltas(comparison, rows_a, rows_b, by_id[id_a], by_id[id_b])
@@ -189,7 +201,8 @@ def compare_section(infos: list[RunInfo]) -> None:
 
 def _deltas(comparison: RunComparison, rows_a: pd.DataFrame, rows_b: pd.DataFrame, a: RunInfo, b: RunInfo) -> None:
     scorer_col, changed_col = st.columns([2, 1], vertical_alignment="bottom")
-    scorer = scorer_col.selectbox("Score", [v.scorer for v in comparison.verdicts], key="runs.delta_scorer")
+    scorer = scorer_col.selectbox("Score", [v.scorer for v in comparison.verdicts], key="runs.delta_scorer",
+                                  format_func=_name)  # fmt: skip
     changed_only = changed_col.toggle("Changed only", value=True, key="runs.changed_only")
     deltas = item_deltas(rows_a, rows_b, scorer)
     shown = deltas[deltas["changed"]] if changed_only else deltas

@@ -2,10 +2,11 @@
 
 Exit codes: 0 all thresholds met, 1 a ``--fail-under``/``--fail-over`` threshold missed (or a gated
 scorer scored no rows, or ``--fail-on-regression`` found a scorer significantly worse than the
-``--baseline`` run), 2 bad input or options (a message, no traceback; also an unknown baseline), 3 the run
-could not finish (a worker process died, e.g. killed by the kernel for memory; or an unexpected error,
-printed with its traceback as a bug), 4 a scorer scored none of the rows (every one failed or was skipped:
-e.g. the judge is down) and no threshold covered it, 130 interrupted by Ctrl-C, 143 stopped by SIGTERM.
+``--baseline`` run or could not show that none is), 2 bad input or options (a message, no traceback;
+also an unknown baseline), 3 the run could not finish (a worker process died, e.g. killed by the kernel
+for memory; or an unexpected error, printed with its traceback as a bug), 4 a scorer scored none of the
+rows (every one failed or was skipped: e.g. the judge is down) and no threshold covered it (``--save``
+then refuses the run unless ``--save-empty``), 130 interrupted by Ctrl-C, 143 stopped by SIGTERM.
 Whatever stops a run, no output file is left behind, no run is saved and worker processes are stopped.
 ``python -m scoring runs ...`` lists, shows, compares and deletes saved runs (:mod:`scoring.cli.runs`).
 """
@@ -88,12 +89,13 @@ again). The API key is never stored.
 exit codes:
   0    every threshold met (and no regression)
   1    a --fail-under/--fail-over threshold missed, or with --fail-on-regression a scorer significantly
-       worse than the baseline
+       worse than the baseline, or a comparison that cannot show none is (a scorer missing or scoring
+       nothing on one side, fewer than 10 pairs or rows)
   2    bad input or options, or an unknown baseline: one line on stderr, no traceback
   3    the run could not finish: a worker process died (killed by the kernel, e.g. out of memory: try fewer
        --workers or a smaller --chunksize), or an unexpected error (a bug: its traceback is printed)
   4    a scorer scored none of the rows (every row failed or was skipped, e.g. the judge is down) and no
-       threshold covered it
+       threshold covered it; such a run is not saved unless --save-empty
   130  interrupted (Ctrl-C); 143 stopped by SIGTERM. Neither leaves an output or temporary file, nor workers."""
 
 _NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")  # no "0_5" (float() reads it as 5), no "inf"

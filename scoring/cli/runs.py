@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from scoring.batch.compare import MIN_ROWS
 from scoring.batch.rows import BatchSpec, ChunkResult, uses_judge
 from scoring.registry import SCORER_INFO
 
@@ -34,6 +35,10 @@ examples:
   python -m scoring runs compare nightly latest
   python -m scoring evaluate candidate.csv --baseline nightly --fail-on-regression
 
+A verdict is B minus A (the candidate minus the baseline) over the pairs both runs scored, with the 95%
+interval of the same paired permutation test as its p-value (docs/runs.md says how a verdict is reached).
+A row "changed" when its score did.
+
 exit codes: 0 done; 2 unknown run, bad options or an unusable store."""
 
 
@@ -45,7 +50,11 @@ def add_history_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--baseline", metavar="RUN", help="compare each scorer with a saved run (id, name or latest) "
                        "using the A/B statistics, paired on inputs when both runs answered the same ones")  # fmt: skip
     group.add_argument("--fail-on-regression", action="store_true",
-                       help="with --baseline: exit 1 if any scorer is significantly worse (p < 0.05)")  # fmt: skip
+                       help="with --baseline: exit 1 if any scorer is significantly worse (p < 0.05), or if the "
+                       "comparison cannot show that none is (a scorer missing or scoring nothing on one side, "
+                       f"fewer than {MIN_ROWS} pairs or rows)")  # fmt: skip
+    group.add_argument("--save-empty", action="store_true", help="with --save: save the run even if a scorer scored "
+                       "none of its rows (refused otherwise: such a run is no baseline)")  # fmt: skip
     group.add_argument("--no-cache", action="store_true", help="ask the LLM judge for every row, even rows whose "
                        "verdicts are in the judge cache (kept in the run store)")  # fmt: skip
 
@@ -70,6 +79,8 @@ class History:
 
         if args.name is not None and not args.save:
             raise ValueError("--name names a saved run: add --save.")
+        if args.save_empty and not args.save:
+            raise ValueError("--save-empty is about saving a run: add --save.")
         if args.fail_on_regression and args.baseline is None:
             raise ValueError("--fail-on-regression needs --baseline RUN (the run to compare with).")
         history = cls(args)
@@ -111,7 +122,7 @@ class History:
     def finish(self, spec: BatchSpec, thresholds: dict[str, float], out: TextIO, err: TextIO) -> int:
         """Report the judge cache, compare with the baseline, save the run; return 1 if the gate failed."""
         from scoring.batch.result import combine
-        from scoring.runs import file_sha256, rows_frame
+        from scoring.runs import file_sha256, rows_frame, scored_nothing
 
         if self.judge_cache is not None:
             cache = self.judge_cache
@@ -126,8 +137,12 @@ class History:
             code = self._gate(rows_frame(result), out)
         if self.args.save:
             assert self.name is not None
+            if (empty := scored_nothing(result)) and not self.args.save_empty:
+                err.write(f"error: not saved: {'; '.join(empty)}. A run that scored nothing is no baseline; "
+                          "--save-empty saves it anyway.\n")  # fmt: skip
+                return max(code, 4)
             info = self.store.save(result, name=self.name, source_name=Path(self.args.file).name,
-                                   source_sha256=file_sha256(self.args.file))  # fmt: skip
+                                   source_sha256=file_sha256(self.args.file), allow_empty=True)  # fmt: skip
             state = "complete" if info.complete else f"partial: {info.skipped_rows} skipped, {info.failed_rows} failed"
             out.write(f"saved {info.label}: {info.row_count:,} rows ({state}) in {self.store.location}\n")
         return code
@@ -145,11 +160,16 @@ class History:
             out.write(f"  {verdict.line()}\n")
         for scorer in comparison.missing:
             out.write(f"  not compared: {scorer} is not in both runs.\n")
-        regressions = comparison.regressions
+        regressions, unsure = comparison.regressions, comparison.cannot_tell()
         if not self.args.fail_on_regression:
+            for reason in unsure:
+                out.write(f"  note: {reason}.\n")
             return 0
         if regressions:
             out.write(f"FAIL: significantly worse than {self.baseline.label} on {', '.join(regressions)}\n")
+        if unsure:
+            out.write(f"FAIL: cannot show that no scorer is worse than {self.baseline.label}: {'; '.join(unsure)}\n")
+        if regressions or unsure:
             return 1
         out.write(f"ok: no scorer is significantly worse than {self.baseline.label}\n")
         return 0

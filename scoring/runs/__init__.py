@@ -9,7 +9,7 @@ from scoring.runs.cache import PROMPT_VERSION, JudgeCache, cache_key
 from scoring.runs.db import DB_ENV, SCHEMA_VERSION, RunStoreError, default_url
 from scoring.runs.diff import RunComparison, ScorerVerdict, compare_runs, item_deltas
 from scoring.runs.record import Run, RunInfo, rows_frame
-from scoring.runs.store import RunStore, UnknownRunError, file_sha256
+from scoring.runs.store import RunStore, UnknownRunError, file_sha256, scored_nothing
 
 __all__ = [
     "DB_ENV",
@@ -29,4 +29,5 @@ __all__ = [
     "file_sha256",
     "item_deltas",
     "rows_frame",
+    "scored_nothing",
 ]

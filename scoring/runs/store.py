@@ -49,7 +49,7 @@ from scoring.runs.record import (
     summary_records,
 )
 
-__all__ = ["INSERT_BATCH", "RunStore", "UnknownRunError", "file_sha256"]
+__all__ = ["INSERT_BATCH", "RunStore", "UnknownRunError", "file_sha256", "scored_nothing"]
 
 INSERT_BATCH = 2000  # rows sent per INSERT statement (bounded parameter memory on 100k-row runs)
 SUMMARY_COLUMNS = ["mean", "ci_low", "ci_high", "median", "min", "max", "threshold", "count", "skipped", "errors",
@@ -73,6 +73,19 @@ def file_sha256(source: str | PathLike[str] | IO[bytes] | bytes) -> str:
     for piece in iter(lambda: source.read(1 << 20), b""):
         digest.update(piece)
     return digest.hexdigest()
+
+
+def scored_nothing(result: BatchResult) -> list[str]:
+    """For each scorer of ``result`` that scored none of its rows: its id, how many rows failed and were skipped."""
+    summary = result.summary
+    if "count" not in summary.columns:
+        return []
+    return [
+        f"{scorer_id} scored none of the {len(result.table):,} rows ({int(r['errors']):,} failed, "
+        f"{int(r['skipped']):,} skipped)"
+        for scorer_id, r in summary.iterrows()
+        if not r["count"]
+    ]
 
 
 class RunStore:
@@ -115,11 +128,14 @@ class RunStore:
         source_name: str,
         source_sha256: str,
         created_at: datetime | None = None,
+        allow_empty: bool = False,
     ) -> RunInfo:
         """Save ``result`` as a new run, in one transaction; return its facts (with the new id).
 
         ``source_name`` is the scored file's name (its folders are dropped) and ``source_sha256`` its
-        SHA-256 (:func:`file_sha256`). Options are kept without any API key or URL credentials.
+        SHA-256 (:func:`file_sha256`). Options are kept without any API key or URL credentials. A run in
+        which a scorer scored no row is refused (as a baseline it would let every later run pass, or
+        block it for good) unless ``allow_empty`` (the CLI's ``--save-empty``).
         """
         if not isinstance(result, BatchResult):
             raise TypeError(f"result must be a BatchResult from scoring.batch.evaluate; got {type(result).__name__}.")
@@ -131,6 +147,9 @@ class RunStore:
             raise ValueError(f"source_sha256 must be 64 hexadecimal digits; got {source_sha256!r}.")
         rows = rows_frame(result)
         scorers = tuple(result.spec.scorers) if result.spec is not None else ()
+        if not allow_empty and (empty := scored_nothing(result)):
+            raise ValueError(f"not saved: {'; '.join(empty)}. A run that scored nothing cannot serve as a baseline; "
+                             "save it anyway with allow_empty=True (the CLI's --save-empty).")  # fmt: skip
         records = row_records(rows, scorers)
         problems = _problem_records(result)
         skipped_rows = len(set(result.skipped["row"])) if not result.skipped.empty else 0

@@ -79,7 +79,10 @@ def test_sample_run_shows_table_charts_and_ab_verdict(open_page: Open, runs: lis
     assert table["tone-scorer"].iloc[0] == table["tone-scorer"].min()  # worst first
     assert len(at.get("plotly_chart")) >= 4  # two histograms, the scatter, the group means
     verdicts = [plain(s.value) for s in at.success]
-    assert any(v.startswith("support-bot-v2 is more on-tone than support-bot-v1: +") for v in verdicts)
+    assert (
+        "support-bot-v2 is more on-tone than support-bot-v1: support-bot-v2 minus support-bot-v1 over 79 pairs = "
+        "0.928 - 0.703 = +0.224 (95% CI +0.155 to +0.295), p=0.0001." in verdicts
+    )
     assert [b.proto.label for b in at.get("download_button")] == ["CSV", "JSONL", "Parquet", "HTML report"]
 
 

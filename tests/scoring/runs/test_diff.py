@@ -96,7 +96,9 @@ def test_item_deltas_match_on_input_and_put_the_worst_regressions_first() -> Non
     assert deltas["input"].tolist() == ["a", "d", "c", "b"]  # ties: in the candidate's row order
     assert deltas["delta"].round(6).tolist() == [-0.2, 0.0, 0.0, 0.1]
     assert deltas["regression"].round(6).tolist() == [0.2, 0.0, 0.0, -0.1]
-    assert deltas["changed"].tolist() == [True, True, False, True]  # d: same score, another reply
+    # a row changed when its score did: d kept its score with another reply (it once counted as changed)
+    assert deltas["changed"].tolist() == [True, False, False, True]
+    assert deltas["reply_changed"].tolist() == [True, True, False, True]
     assert deltas[["row_a", "row_b"]].iloc[0].tolist() == [1, 4]
 
 
