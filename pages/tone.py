@@ -4,6 +4,7 @@ import streamlit as st
 
 import ui
 from scoring.registry import TONE
+from scoring.tone.explain import comparison_direction, describe_shifts
 from ui.share import read_link, write_link
 
 ui.under_router()  # a link straight to this page on a fresh server runs it under app.py too
@@ -48,16 +49,19 @@ pre = result["preprocessStepResult"]
 frame = ui.tone_frame(text, reference, engine, splitter)
 score_col, metrics_col = st.columns([1, 3])
 with score_col:
-    ui.tone_score_card(result)
+    ui.tone_score_card(result, frame=frame)
 with metrics_col:
     if reference:
         ui.metric_row({k: pre[k] for k in ("responseSentiment", "referenceSentiment", "difference")})
+        st.caption(comparison_direction(pre["responseSentiment"], pre["referenceSentiment"], engine))
     else:
         ui.metric_row({"avgSentiment": pre["avgSentiment"], "sentimentVariance": pre["sentimentVariance"]})
     counts = {"Sentences": len(frame), "Tone shifts": int(frame["tone_shift"].sum())}
     if "engines_disagree" in frame:  # the lexicon engines cross-check each other (e5 is not cross-checked)
         counts["Engines disagree"] = int(frame["engines_disagree"].sum())
     ui.metric_row(counts)
+    if said := describe_shifts(frame):
+        st.caption(said)
 if not ui.painted("tone"):  # a browser's first run of the page: the score first, the rest once it is on screen
     st.stop()
 ui.tone_chart(text, reference, engine, splitter, key="tone.chart")
@@ -72,7 +76,8 @@ with highlighted:
     st.markdown(markdown)
     st.caption(ui.HIGHLIGHT_LEGEND)
 with sentences:
-    st.dataframe(frame.drop(columns=["start", "end"]), hide_index=True, key="tone.sentences")
+    st.dataframe(frame.drop(columns=["start", "end"]).rename(columns=ui.SENTENCE_LABELS), hide_index=True,
+                 key="tone.sentences")  # fmt: skip
     # e5 explains by re-scoring each sentence once per word (~0.6 s for 5 sentences): on request, remembered.
     if engine != "e5" or st.toggle(
         "Explain the words", key="tone.e5_drivers", persist_state="session",

@@ -24,10 +24,25 @@ def test_tone_page_scores_the_default_text(open_page: Open) -> None:
     assert shown["Tone score"] == f"{expected.score:.3f}"
     assert shown["Average sentiment"] == f"{expected.analyze_step_result['avgSentiment']:.3f}"
     assert shown["Sentences"] == str(len(expected.preprocess_step_result["sentences"]))
-    band = tone_band(expected.score)
-    assert f":{band.color}-badge[{band.label}]" in [m.value for m in at.markdown]
-    assert band.description.capitalize() in [c.value for c in at.caption]
+    # Mastra's 0.693 is in the docs' "strong consistency" band, but the tone turns twice: never called consistent
+    assert tone_band(expected.score).label == "Strong"
+    assert ":orange-badge[Turns]" in [m.value for m in at.markdown]
+    said = ("The tone turns negative at sentence 4 (from +0.42 to -0.78), then back to positive at sentence 5 "
+            "(from -0.78 to +0.61).")  # fmt: skip
+    captions = [c.value for c in at.caption]
+    assert f"Not consistent: {said[0].lower()}{said[1:]}" in captions and said in captions
+    assert not any("consistency with" in c for c in captions)  # no band calling it consistent
+    assert metrics(at)["Tone shifts"] == "2"
     assert at.get("plotly_chart")
+
+
+def test_tone_page_says_which_way_a_reply_differs_from_its_reference(open_page: Open) -> None:
+    at = open_page(TONE, state={"tone.mode": "comparison", "tone.text": "Your order shipped.",
+                                "tone.reference": "Thank you so much, we love helping you!"})  # fmt: skip
+    assert not at.exception
+    captions = [c.value for c in at.caption]
+    assert any(c.startswith("The reply is colder than the reference (+0.00 against +0.") for c in captions), captions
+    assert any("a reply as much warmer would score the same" in c for c in captions)
 
 
 def test_tone_page_afinn_and_mastra_splitter_give_mastras_number(open_page: Open) -> None:
@@ -81,7 +96,8 @@ def test_tone_page_with_e5_lists_occlusion_drivers_on_request(open_page: Open) -
     assert not at.exception and not at.warning  # Chinese is validated for e5: no "not meaningful"
     assert "Engines disagree" not in metrics(at)  # e5 is not cross-checked with a lexicon
     sentences = at.dataframe[0].value
-    assert sentences["text"].tolist() == ["服务很好。", "你的要求太荒谬了。"]
+    assert sentences["Text"].tolist() == ["服务很好。", "你的要求太荒谬了。"]
+    assert "text" not in sentences and "engines_disagree" not in sentences  # columns named for people
     assert len(at.dataframe) == 1  # the drivers cost a re-score per word: only when asked
     at.toggle(key="tone.e5_drivers").set_value(True).run()
     assert not at.exception
