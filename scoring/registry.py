@@ -74,8 +74,12 @@ class ScorerInfo:
     #: options a retry of failed rows must give as the run did (name -> default): one table never mixes them
     retry_keeps: Mapping[str, object] = field(default_factory=dict)
     #: a regular expression finding, in a row's warnings text, the note that its score measured nothing (tone:
-    #: stability of fewer than two sentences with words); "" when every score measures something
+    #: stability of fewer than two sentences with words, or a lexicon engine on another language); "" when every
+    #: score measures something
     unmeasured_note: str = ""
+    #: the part of :attr:`unmeasured_note` that is no warning of its own (a cell holding only it is not "warned"):
+    #: tone's too-little-text note; a language warning stays a warning as well
+    silent_note: str = ""
 
     @property
     def default_engine(self) -> str | None:
@@ -111,6 +115,7 @@ TONE = ScorerInfo(
     batch_options=("reference_tone", "engine", "splitter"),
     slow_engines=frozenset({"e5"}),
     unmeasured_note=tone.UNMEASURED_NOTE,
+    silent_note=tone.STABILITY_NOTE,
 )
 SIMILARITY = ScorerInfo(
     id=similarity.SCORER_ID,

@@ -47,7 +47,9 @@ def show_status(result: Any) -> list[str]:
                 "numbers.", icon=":material/info:")  # fmt: skip
     else:
         st.warning("**Partial results.** " + escape_markdown(" ".join(lines)), icon=":material/warning:")
-        with st.expander(f"Rows not scored ({len(result.skipped)}) and errors ({len(result.errors)})"):
+        skipped_rows, failed_rows = (int(f["row"].nunique()) if len(f) else 0 for f in (result.skipped, result.errors))
+        with st.expander(f"Rows not scored ({skipped_rows}) and rows with errors ({failed_rows}): one line per row "
+                         "and scorer"):  # fmt: skip
             st.dataframe(result.skipped, hide_index=True, key="batch.skipped")
             st.dataframe(result.errors, hide_index=True, key="batch.errors")
     if notice := language:
@@ -56,7 +58,7 @@ def show_status(result: Any) -> list[str]:
         lines = [*lines, notice]
     for notice in unmeasured:
         why = f"{notice} The column {warnings_column(TONE.id)} in the table says why, row by row."
-        st.warning(f"**Not enough text.** {escape_markdown(why)}", icon=":material/short_text:")
+        st.warning(f"**Not measured.** {escape_markdown(why)}", icon=":material/short_text:")
         lines = [*lines, notice]
     return lines
 

@@ -15,7 +15,7 @@ from scoring.limits import user_message
 from scoring.similarity.explain import diff_head, word_diff
 from scoring.text.embeddings import EncoderUnavailable
 from scoring.tone.explain import engine_comparison_frame, honest_band
-from scoring.tone.scorer import stability_note
+from scoring.tone.scorer import stability_note, unmeasured_reason
 from ui.cached import tone_figure
 from ui.markdown import diff_markdown, escape_markdown
 
@@ -121,13 +121,21 @@ def tone_score_card(
     band says where it turns (:func:`scoring.tone.explain.honest_band`).
     """
     pre = result["preprocessStepResult"]
-    if "sentimentVariance" in pre and stability_note([str(s["text"]) for s in pre["sentences"]]):
+    reason = unmeasured_reason([str(w) for w in result.get("warnings", [])])
+    if reason is not None or (
+        "sentimentVariance" in pre and stability_note([str(s["text"]) for s in pre["sentences"]])
+    ):
         score_card(
             label,
             "—",
             f"The score in the JSON is {result['score']:.3f}, Mastra's value; it measures nothing here.",
             key=key,
         )
+        if reason is not None and "lexicon is English" in reason:
+            st.badge("Not measured", color="gray", icon=":material/translate:")
+            st.caption("This engine's word list is English: it found nothing to read in this text. The e5 engine "
+                       "reads other languages.")  # fmt: skip
+            return
         st.badge("Not enough text", color="gray", icon=":material/short_text:")
         st.caption("Stability compares sentences with each other: it needs two or more sentences with words.")
         return

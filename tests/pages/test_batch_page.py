@@ -256,9 +256,9 @@ def test_rows_too_short_for_stability_get_a_notice_and_the_measured_mean(
     assert not [w for w in at.warning if "not English" in w.value]  # English replies: no language notice
     assert not at.success  # every row scored, but not every score means something: no green banner
     assert at.info[0].value.startswith("All 4 rows were scored by every scorer; read the notes below")
-    (notice,) = [plain(w.value) for w in at.warning if "Not enough text" in w.value]
-    assert notice.startswith("**Not enough text.** ")  # bold: the page's words, not escaped as the file's
-    assert f"{short} of 4 rows have fewer than two sentences with words" in notice
+    (notice,) = [plain(w.value) for w in at.warning if "Not measured" in w.value]
+    assert notice.startswith("**Not measured.** ")  # bold: the page's words, not escaped as the file's
+    assert f"{short} of 4 rows have a tone score that measures nothing, not measured: fewer than two" in notice
     scores = [create_tone_scorer().run(output=t).score for t in texts]
     assert metrics(at)["tone-scorer · mean"] == f"{fmean(scores):.3f}"  # the mean stays Mastra's
     captions = [plain(c.value).replace("**", "") for c in at.caption if "measure nothing" in c.value]

@@ -82,6 +82,17 @@ def test_tone_page_compares_every_engine_on_request(open_page: Open) -> None:
     assert table["e5"].tolist() == [s["sentiment"] for s in results["e5"].preprocess_step_result["sentences"]]
 
 
+def test_korean_read_by_vader_is_not_measured_not_perfect(open_page: Open) -> None:
+    korean = "문의해 주셔서 정말 감사합니다! 빠르게 도와드리겠습니다."
+    at = open_page(TONE, state={"tone.text": korean, "tone.engine": "vader"})
+    assert not at.exception
+    # before: a green 1.000 "Perfect" under the warning; VADER found no word it knows
+    assert metrics(at)["Tone score"] == "—"
+    markdown = [m.value for m in at.markdown]
+    assert any("Not measured" in m for m in markdown) and not any("Perfect" in m for m in markdown)
+    assert any("The e5 engine reads other languages" in c.value for c in at.caption)
+
+
 def test_compared_engines_each_show_their_language_warning(open_page: Open) -> None:
     korean = "문의해 주셔서 정말 감사합니다! 이런 불평은 정말 어이없고 시간 낭비입니다."
     at = open_page(TONE, state={"tone.text": korean, "tone.engine": "e5", "tone.compare_engines": True})
