@@ -85,7 +85,7 @@ def unmeasured_notice(summary: pd.DataFrame, scorer_id: str, rows: Sequence[int]
         return None
     row = summary.loc[scorer_id]
     listed = ", ".join(map(str, rows)) + (f" and {count - len(rows):,} more" if count > len(rows) else "")
-    have, their = ("row has", "its") if count == 1 else ("rows have", "their")
+    have = "row has" if count == 1 else "rows have"
     label = scorer_info(scorer_id).short_name
     measured = int(row["count"]) - count
     after = (
