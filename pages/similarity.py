@@ -46,17 +46,17 @@ with text_col:
     ui.processed_text("Processed input", pre["processedInput"])
     ui.processed_text("Processed output", pre["processedOutput"])
 
-table, chart = st.columns([3, 2])
 frame = similarity_frame(result["allAlgorithms"])
-table.dataframe(
-    frame,
-    hide_index=True,
-    key="similarity.table",
+st.dataframe(  # full width, rows tall enough for "what it measures" to wrap onto a second line, never clipped
+    frame, hide_index=True, key="similarity.table", row_height=54, height=len(frame) * 54 + 38,
     column_config={
-        "similarity": st.column_config.ProgressColumn("similarity", min_value=0, max_value=1, format="%.3f")
+        "algorithm": st.column_config.TextColumn("algorithm", width="small"),
+        "similarity": st.column_config.ProgressColumn("similarity", min_value=0, max_value=1, format="%.3f",
+                                                      width="small"),
+        "what it measures": st.column_config.TextColumn("what it measures", width="large"),
     },
-)
-chart.plotly_chart(similarity_figure(frame), key="similarity.chart")
+)  # fmt: skip
+st.plotly_chart(similarity_figure(frame), key="similarity.chart")
 
 st.subheader("Word-level diff")
 ui.word_diff_view(pre["processedInput"], pre["processedOutput"])

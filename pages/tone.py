@@ -4,7 +4,7 @@ import streamlit as st
 
 import ui
 from scoring.registry import TONE
-from scoring.tone.explain import comparison_direction, describe_shifts
+from scoring.tone.explain import comparison_direction, describe_shifts, honest_band
 from ui.share import read_link, write_link
 
 ui.under_router()  # a link straight to this page on a fresh server runs it under app.py too
@@ -60,8 +60,8 @@ with metrics_col:
     if "engines_disagree" in frame:  # the lexicon engines cross-check each other (e5 is not cross-checked)
         counts["Engines disagree"] = int(frame["engines_disagree"].sum())
     ui.metric_row(counts)
-    if said := describe_shifts(frame):
-        st.caption(said)
+    if (said := describe_shifts(frame)) and (reference or honest_band(result["score"], frame).label != "Turns"):
+        st.caption(said)  # where the tone turns, unless the score's band already says it
 if not ui.painted("tone"):  # a browser's first run of the page: the score first, the rest once it is on screen
     st.stop()
 ui.tone_chart(text, reference, engine, splitter, key="tone.chart")
