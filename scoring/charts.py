@@ -233,7 +233,7 @@ def similarity_figure(frame: pd.DataFrame, *, selected: str | None = "dice") -> 
             "title": "similarity (1 = identical characters; e5: 1 = the same meaning)",
             "range": [0, 1.2],
             "tickvals": [0, 0.25, 0.5, 0.75, 1],
-        },  # fmt: skip
+        },
         yaxis={"autorange": "reversed", "automargin": True},
         margin={"t": 50, "b": 40, "l": 10, "r": 50},
         uniformtext={"minsize": 11, "mode": "show"},
