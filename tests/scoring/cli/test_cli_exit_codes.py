@@ -122,3 +122,20 @@ def test_summary_columns_never_run_together(count: int) -> None:
         assert cells[5:] == [f"{count:,}"] * 4
         ends = [m.end() for m in re.finditer(r"\S+(?: [<>]\S+)?", line)]
         assert ends[1:] == [m.end() for m in re.finditer(r"\S+", header)][1:]  # right-aligned under the header
+
+
+def test_a_closed_output_pipe_ends_the_cli_quietly(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader has gone before anything is written: as `... | head` once it has its lines
+    try:
+        done = subprocess.run([sys.executable, "-m", "scoring", "runs", "list"], stdout=write_end, capture_output=False,
+                              stderr=subprocess.PIPE, text=True, timeout=120, check=False,
+                              cwd=Path(__file__).resolve().parents[3],
+                              env={**os.environ, "TONE_EXPLORER_DB": f"sqlite:///{tmp_path / 'runs.sqlite'}"})  # fmt: skip
+    finally:
+        os.close(write_end)
+    # before: exit 2 and "error: [Errno 32] Broken pipe"
+    assert (done.returncode, done.stderr) == (141, "")
