@@ -130,11 +130,10 @@ def test_a_closed_output_pipe_ends_the_cli_quietly(tmp_path: Path) -> None:
 
     read_end, write_end = os.pipe()
     os.close(read_end)  # the reader has gone before anything is written: as `... | head` once it has its lines
+    env = {**os.environ, "TONE_EXPLORER_DB": f"sqlite:///{tmp_path / 'runs.sqlite'}"}
     try:
-        done = subprocess.run([sys.executable, "-m", "scoring", "runs", "list"], stdout=write_end, capture_output=False,
-                              stderr=subprocess.PIPE, text=True, timeout=120, check=False,
-                              cwd=Path(__file__).resolve().parents[3],
-                              env={**os.environ, "TONE_EXPLORER_DB": f"sqlite:///{tmp_path / 'runs.sqlite'}"})  # fmt: skip
+        done = subprocess.run([sys.executable, "-m", "scoring", "runs", "list"], stdout=write_end, stderr=subprocess.PIPE,
+                              text=True, timeout=120, check=False, cwd=Path(__file__).resolve().parents[3], env=env)  # fmt: skip
     finally:
         os.close(write_end)
     # before: exit 2 and "error: [Errno 32] Broken pipe"
