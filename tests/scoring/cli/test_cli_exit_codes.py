@@ -132,8 +132,10 @@ def test_a_closed_output_pipe_ends_the_cli_quietly(tmp_path: Path) -> None:
     os.close(read_end)  # the reader has gone before anything is written: as `... | head` once it has its lines
     env = {**os.environ, "TONE_EXPLORER_DB": f"sqlite:///{tmp_path / 'runs.sqlite'}"}
     try:
-        done = subprocess.run([sys.executable, "-m", "scoring", "runs", "list"], stdout=write_end, stderr=subprocess.PIPE,
-                              text=True, timeout=120, check=False, cwd=Path(__file__).resolve().parents[3], env=env)  # fmt: skip
+        command = [sys.executable, "-m", "scoring", "runs", "list"]
+        root = Path(__file__).resolve().parents[3]
+        done = subprocess.run(command, stdout=write_end, stderr=subprocess.PIPE, text=True, timeout=120, check=False,
+                              cwd=root, env=env)  # fmt: skip
     finally:
         os.close(write_end)
     # before: exit 2 and "error: [Errno 32] Broken pipe"
