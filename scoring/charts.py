@@ -275,7 +275,7 @@ def histogram_bins(values: Sequence[float], *, nbins: int = 20) -> tuple[np.ndar
 
 
 def score_histogram_figure(df: pd.DataFrame, *, column: str, group: str | None = None, nbins: int = 20) -> go.Figure:
-    """Return a histogram of one score column (rows without a score are left out), overlaid per group.
+    """Return a histogram of one score column (rows without a score are left out), groups side by side in each bin.
 
     The bars are counted here (:func:`histogram_bins`, the same bins for every group), not by plotly.js,
     so what is drawn is what is tested: the bars of each group add up to its rows.
@@ -285,18 +285,20 @@ def score_histogram_figure(df: pd.DataFrame, *, column: str, group: str | None =
     _, edges = histogram_bins(scores.dropna().tolist(), nbins=nbins)
     width = float(edges[1] - edges[0])
     fig = go.Figure()
-    for i, (name, part) in enumerate(_groups(data, group)):
+    parts = list(_groups(data, group))
+    slot = width / len(parts) if parts else width  # groups side by side within each bin, never drawn over each other
+    for i, (name, part) in enumerate(parts):
         counts, _ = np.histogram(pd.to_numeric(part[column]).to_numpy(dtype=float), bins=edges)
         ranges = [f"{a:.2f}–{b:.2f}" for a, b in itertools.pairwise(edges)]
         fig.add_trace(
             go.Bar(
-                x=((edges[:-1] + edges[1:]) / 2).tolist(),
+                x=edges[:-1].tolist(),
                 y=counts.tolist(),
-                width=width,
+                width=slot,
+                offset=i * slot,
                 name=name,
                 customdata=ranges,
                 marker={"color": _GROUP_COLORS[i % len(_GROUP_COLORS)], "line": {"width": 0}},
-                opacity=0.7 if group else 1.0,
                 hovertemplate=f"{name}<br>score %{{customdata}}<br>%{{y}} rows<extra></extra>",
             )
         )

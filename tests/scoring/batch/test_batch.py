@@ -356,3 +356,12 @@ def test_e5_batch_reports_rows_as_they_finish_with_the_one_pass_verdicts() -> No
     assert columns["toxicCount"][:3] == [1, 0, 0] and columns["opinionCount"][:3] == [2, 1, 0]
     empty: list[int] = []
     assert scorer.score_many(outputs=[], on_row=empty.append)["score"] == [] and empty == [0]
+
+
+def test_a_score_exactly_at_the_threshold_is_neither_under_nor_over_it() -> None:
+    df = pd.DataFrame({"output": ["Thanks for asking.", "Happy to help."]})  # tone 1.0 each, toxicity 0.0 each
+    summary = evaluate(
+        df, scorers=["tone", "toxicity"], thresholds={"tone-scorer": 1.0, "toxicity-scorer": 0.0}
+    ).summary
+    assert summary.loc["tone-scorer", "mean"] == 1.0 and summary.loc["tone-scorer", "share_under"] == 0.0
+    assert summary.loc["toxicity-scorer", "mean"] == 0.0 and summary.loc["toxicity-scorer", "share_over"] == 0.0

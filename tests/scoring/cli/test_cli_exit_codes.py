@@ -140,3 +140,18 @@ def test_a_closed_output_pipe_ends_the_cli_quietly(tmp_path: Path) -> None:
         os.close(write_end)
     # before: exit 2 and "error: [Errno 32] Broken pipe"
     assert (done.returncode, done.stderr) == (141, "")
+
+
+@pytest.mark.parametrize(
+    ("flag", "scorer", "limit"),
+    [("--fail-under", "tone-scorer", "1"), ("--fail-over", "toxicity-scorer", "0")],
+)
+def test_a_mean_equal_to_its_limit_passes(tmp_path: Path, flag: str, scorer: str, limit: str) -> None:
+    # one-sentence polite replies: tone (stability) exactly 1.0, toxicity exactly 0.0; "required >= X" holds at X
+    path = tmp_path / "polite.csv"
+    path.write_text("output\nThanks for asking.\nHappy to help.\n")
+    code, out, _ = _run("evaluate", path, "--scorers", "tone,toxicity", "--no-progress", flag, f"{scorer}={limit}")
+    sign = ">=" if flag == "--fail-under" else "<="
+    assert code == 0 and f"ok: {scorer} mean {float(limit):.4f} (required {sign} {limit})" in out
+    nudged = f"{float(limit) + (1e-9 if flag == '--fail-under' else -1e-9)!r}"
+    assert _run("evaluate", path, "--scorers", "tone,toxicity", "--no-progress", flag, f"{scorer}={nudged}")[0] == 1

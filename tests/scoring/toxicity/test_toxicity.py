@@ -94,6 +94,9 @@ def test_toxicity_threshold_decides_verdicts() -> None:
     output = "Watch your back."  # a rule of confidence 0.85, profanity model near 0
     assert create_toxicity_scorer(engine="classifier", threshold=0.8).run(output=output).score == 1.0
     assert create_toxicity_scorer(engine="classifier", threshold=0.9).run(output=output).score == 0.0
+    # at exactly the rule's confidence the rule counts (probability >= threshold); just above it does not
+    assert create_toxicity_scorer(engine="classifier", threshold=0.85).run(output=output).score == 1.0
+    assert create_toxicity_scorer(engine="classifier", threshold=0.85 + 1e-9).run(output=output).score == 0.0
 
 
 def test_toxicity_legacy_measure_shape() -> None:
