@@ -126,11 +126,12 @@ def test_cli_fail_under_and_fail_over_set_the_exit_code(tmp_path: Path) -> None:
         (["--output-column", "nope"], "output column 'nope' not found"),
         (["--reference-column", "nope"], "reference column 'nope' not found"),
         (["--out", "r.xlsx"], "--out must end in .csv, .jsonl, .parquet"),
-        (["--out", "/nonexistent/dir/r.csv"], "does not exist"),
+        (["--out", "{tmp}/missing-folder/r.csv"], "does not exist"),  # a folder this test knows is absent
         (["--scorers", "tone", "--fail-under", "similarity=0.5"], "which --scorers does not run"),
     ],
 )
 def test_cli_bad_options_exit_2_with_a_message(tmp_path: Path, argv: list[str], message: str) -> None:
+    argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
     code, _, err = _run("evaluate", _write(tmp_path), *argv)
     assert code == 2 and message in err and "Traceback" not in err
 

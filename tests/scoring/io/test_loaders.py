@@ -117,9 +117,9 @@ def test_read_table_sniffs_format_without_extension() -> None:
     assert read_table(b"output;n\nx;1\n", filename="upload")["n"].tolist() == ["1"]
 
 
-def test_read_table_missing_path_and_bad_source() -> None:
+def test_read_table_missing_path_and_bad_source(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match="no such file"):
-        read_table("/nonexistent/file.csv")
+        read_table(tmp_path / "missing" / "file.csv")  # absent for sure, whatever the machine holds
     with pytest.raises(TypeError, match="source must be a path, bytes or a binary file"):
         read_table(42)  # type: ignore[arg-type]
 

@@ -72,8 +72,9 @@ def test_toxicity_verdict_fields() -> None:
     threat, profane = verdicts[1], verdicts[2]
     assert threat["kinds"] == ["threat"] and threat["probability"] == 0.85
     assert "threat or intimidation pattern 'you'll regret it' matched \u201cYou'll regret\u201d" in threat["reason"]
-    assert "offensive_language" in profane["kinds"] and "the profanity model gives" in profane["reason"]
-    assert "shit" in profane["reason"] or "stupid" in profane["reason"]
+    assert profane["kinds"] == ["personal_attack", "offensive_language"]
+    assert profane["reason"] == ("Toxic (personal attack): personal attack pattern '<person> is <insult>' matched "
+                                 "\u201cThis is stupid\u201d; the profanity model gives 1.00 (words: shit, stupid).")  # fmt: skip
     assert verdicts[0]["reason"].startswith("Not toxic: no rubric pattern matched")
     assert data["score"] == 0.67 and data["analyzeStepResult"]["toxicCount"] == 2
     assert "2 of 3 opinion(s) are toxic" in data["reason"]
