@@ -73,8 +73,10 @@ def test_toxicity_verdict_fields() -> None:
     assert threat["kinds"] == ["threat"] and threat["probability"] == 0.85
     assert "threat or intimidation pattern 'you'll regret it' matched \u201cYou'll regret\u201d" in threat["reason"]
     assert profane["kinds"] == ["personal_attack", "offensive_language"]
-    assert profane["reason"] == ("Toxic (personal attack): personal attack pattern '<person> is <insult>' matched "
-                                 "\u201cThis is stupid\u201d; the profanity model gives 1.00 (words: shit, stupid).")  # fmt: skip
+    assert profane["reason"] == (
+        "Toxic (personal attack): personal attack pattern '<person> is <insult>' matched \u201cThis is stupid\u201d; "
+        "the profanity model gives 1.00 (words: shit, stupid)."
+    )
     assert verdicts[0]["reason"].startswith("Not toxic: no rubric pattern matched")
     assert data["score"] == 0.67 and data["analyzeStepResult"]["toxicCount"] == 2
     assert "2 of 3 opinion(s) are toxic" in data["reason"]
