@@ -123,10 +123,45 @@ def runs_table() -> list[RunInfo]:
     if not got:
         return []
     infos, table = got
-    config = {c: st.column_config.NumberColumn(c, format="%.3f") for c in table.columns if str(c).endswith(" mean")}
+    # For people: no file hash, no "complete" box (unticked for a run that only skipped empty rows): the counts.
+    table = table.drop(columns=["sha256", "complete"], errors="ignore")
+    config = {
+        c: st.column_config.NumberColumn(f"{_name(str(c)[: -len(' mean')])}: mean", format="%.3f")
+        for c in table.columns
+        if str(c).endswith(" mean")
+    }
     config["created"] = st.column_config.DatetimeColumn("created (UTC)", format="YYYY-MM-DD HH:mm")
+    config["skipped"] = st.column_config.NumberColumn("rows skipped", help="Rows with no text to score (not scored).")
+    config["failed"] = st.column_config.NumberColumn("rows failed", help="Rows a scorer failed on (e.g. the judge).")
     st.dataframe(table, hide_index=True, column_config=config, key="runs.table")
     return list(infos)
+
+
+def manage_section(infos: list[RunInfo]) -> None:
+    """Rename or delete one run (as ``python -m scoring runs rename|delete`` does)."""
+    by_id = {i.id: i for i in infos}
+    pick_col, name_col, rename_col = st.columns([3, 3, 1], vertical_alignment="bottom")
+    run_id = pick_col.selectbox("Run", list(by_id), format_func=lambda i: _label(by_id[i]), key="runs.manage")
+    info = by_id[run_id]
+    new_name = name_col.text_input("New name", key=f"runs.new_name.{run_id}", placeholder=info.name)
+    if rename_col.button("Rename", key="runs.rename", width="stretch", disabled=not new_name.strip()):
+        renamed = guard(store().rename, run_id, new_name)
+        if renamed is not None:
+            _done(f"Renamed {info.label} to {renamed.label}.")
+    sure = st.checkbox(f"Delete {info.label} with its {info.row_count:,} rows, for good", key=f"runs.sure.{run_id}")
+    if st.button("Delete", key="runs.delete", type="primary", disabled=not sure, icon=":material/delete:"):
+        deleted = guard(store().delete, run_id)
+        if deleted is not None:
+            _done(f"Deleted {deleted.label} ({deleted.row_count:,} rows from {deleted.source_name}).")
+    if note := st.session_state.pop("runs.done", None):
+        st.success(escape_markdown(note), icon=":material/check:")
+
+
+def _done(note: str) -> None:
+    """After a rename or delete: forget the cached comparisons (labels changed) and show the page afresh."""
+    _compared.clear()
+    st.session_state["runs.done"] = note
+    st.rerun()
 
 
 def _filtered(name: str, source: str) -> tuple[list[RunInfo], pd.DataFrame] | None:

@@ -33,6 +33,7 @@ examples:
   python -m scoring evaluate replies.csv --save --name nightly
   python -m scoring runs list --name nightly
   python -m scoring runs compare nightly latest
+  python -m scoring runs rename 3 nightly-old
   python -m scoring evaluate candidate.csv --baseline nightly --fail-on-regression
 
 A verdict is B minus A (the candidate minus the baseline) over the pairs both runs scored, with the 95%
@@ -189,8 +190,8 @@ def _pairing(comparison: object) -> str:
 
 
 def add_runs_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``runs list|show|compare|delete`` to the CLI."""
-    runs = sub.add_parser("runs", help="list, show, compare or delete saved runs", epilog=RUNS_EPILOG,
+    """Add ``runs list|show|compare|rename|delete`` to the CLI."""
+    runs = sub.add_parser("runs", help="list, show, compare, rename or delete saved runs", epilog=RUNS_EPILOG,
                           formatter_class=argparse.RawDescriptionHelpFormatter,
                           description="Saved runs (python -m scoring evaluate FILE --save).")  # fmt: skip
     verbs = runs.add_subparsers(dest="verb", required=True)
@@ -205,6 +206,9 @@ def add_runs_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     compare.add_argument("--top", type=int, default=5, metavar="N", help="rows shown per scorer (default 5)")
     delete = verbs.add_parser("delete", help="delete a run (its rows and summary too)")
     delete.add_argument("run", metavar="RUN")
+    rename = verbs.add_parser("rename", help="give a run another name")
+    rename.add_argument("run", metavar="RUN")
+    rename.add_argument("name", metavar="NAME", help="the new name (not a number, not 'latest')")
 
 
 def run_command(args: argparse.Namespace, out: TextIO) -> int:
@@ -221,6 +225,10 @@ def run_command(args: argparse.Namespace, out: TextIO) -> int:
             if args.top < 0:
                 raise ValueError(f"--top must be 0 or more; got {args.top}.")
             _compare(store, args.run_a, args.run_b, args.top, out)
+        elif args.verb == "rename":
+            old = store.resolve(args.run)
+            info = store.rename(old.id, args.name)
+            out.write(f"renamed {old.label} to {info.label}\n")
         else:
             info = store.delete(args.run)
             out.write(f"deleted {info.label}: {info.row_count:,} rows from {info.source_name}\n")

@@ -271,7 +271,16 @@ class RunStore:
         with self.transaction(write=False) as conn:
             return [r.name for r in sorted(conn.execute(query), key=lambda r: -r.last)]
 
-    # -- deleting ---------------------------------------------------------------------------------------
+    # -- renaming and deleting -------------------------------------------------------------------------
+
+    def rename(self, ref: str | int, name: str) -> RunInfo:
+        """Give the run ``ref`` names a new name (:func:`check_name`); return its facts under the new name."""
+        new = check_name(name)
+        info = self.resolve(ref)
+        with self.transaction(write=True) as conn:
+            if conn.execute(runs.update().where(runs.c.id == info.id).values(name=new)).rowcount == 0:
+                raise UnknownRunError(f"run {info.id} was deleted meanwhile by another process.")
+        return self.resolve(info.id)
 
     def delete(self, ref: str | int) -> RunInfo:
         """Delete the run ``ref`` names (its rows, summary and problems too), in one transaction."""

@@ -116,3 +116,22 @@ def test_batch_page_refuses_a_bad_run_name(open_page: Open) -> None:
     at.button(key="batch.save").click().run()
     assert any("run name must not be a number" in e.value for e in at.error)
     assert _store().list_runs() == []
+
+
+def test_the_runs_page_renames_and_deletes_a_run(open_page: Open, two_bots: RunStore) -> None:
+    at = open_page(RUNS)
+    table = at.dataframe[0].value
+    assert "sha256" not in table and "complete" not in table  # counts instead of an unticked box; no hash
+    assert table[["skipped", "failed"]].values.tolist() == [[1, 0], [1, 0]]
+    at.selectbox(key="runs.manage").set_value(1).run()
+    at.text_input(key="runs.new_name.1").set_value("bot-v1").run()
+    at.button(key="runs.rename").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert [i.name for i in two_bots.list_runs()] == ["bot", "bot-v1"]
+    assert "Renamed run 1 (bot) to run 1 (bot-v1)." in plain(at.success[0].value)
+    assert at.button(key="runs.delete").disabled  # not before the box is ticked
+    at.checkbox(key="runs.sure.1").check().run()
+    at.button(key="runs.delete").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert [i.id for i in two_bots.list_runs()] == [2]
+    assert "Deleted run 1 (bot-v1) (81 rows from support-bot-v1.csv)." in plain(at.success[0].value)

@@ -176,7 +176,7 @@ def test_runs_on_an_empty_store(db: str, tmp_path: Path) -> None:
 def test_runs_help_documents_the_verbs_and_run_names() -> None:
     code, out, _ = _cli("runs", "--help")
     assert code == 0
-    for word in ("list", "show", "compare", "delete", "RUN is a run id, a run name", "TONE_EXPLORER_DB"):
+    for word in ("list", "show", "compare", "rename", "delete", "RUN is a run id, a run name", "TONE_EXPLORER_DB"):
         assert word in out
     code, out, _ = _cli("evaluate", "--help")
     for flag in ("--save", "--name", "--baseline", "--fail-on-regression", "--no-cache"):
@@ -279,3 +279,12 @@ def test_the_gate_fails_when_a_scorer_is_missing_on_one_side(db: str, bots: dict
         "FAIL: cannot show that no scorer is worse than run 1 (tone): "
         "content-similarity-scorer is in only one of the runs"
     )
+
+
+def test_runs_rename_gives_a_run_another_name(db: str, tmp_path: Path) -> None:
+    polite = _replies(tmp_path / "polite.csv", POLITE[:12])
+    assert _main("evaluate", polite, *TOX, "--save", "--name", "first")[0] == 0
+    assert _main("runs", "rename", "first", "nightly") == (0, "renamed run 1 (first) to run 1 (nightly)\n", "")
+    assert [i.name for i in RunStore(db).list_runs()] == ["nightly"]
+    code, _, err = _main("runs", "rename", "1", "latest")
+    assert code == 2 and "run name must not be a number or 'latest'" in err
