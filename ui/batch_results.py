@@ -24,7 +24,7 @@ from scoring.batch.views import (
     worst_first,
 )
 from scoring.charts import group_means_figure
-from scoring.io.export import to_csv_bytes, to_jsonl_bytes, to_parquet_bytes
+from scoring.io.export import FORMATS, to_csv_bytes, to_excel_bytes, to_jsonl_bytes, to_parquet_bytes
 from scoring.registry import TONE
 from ui.batch_input import NONE, Loaded, RunOptions, plan_text
 from ui.markdown import escape_markdown
@@ -217,12 +217,13 @@ def drill_down(row: pd.Series, name: str, options: RunOptions) -> None:
 def show_downloads(
     result: Any, loaded: Loaded, figs: list[go.Figure], found: list[Comparison], problems: list[str]
 ) -> None:
-    """Results as CSV, JSONL and Parquet, and the HTML report; partial runs say so in the file name."""
+    """Results as CSV, Excel, JSONL and Parquet, and the HTML report; partial runs say so in the file name."""
     stem = loaded.name.rsplit(".", 1)[0].replace(" ", "_") + ("-scored" if result.complete else "-scored-PARTIAL")
     table = result.table
     report = partial(batch_report, result, file=loaded.name, figures=figs, comparisons=found, problems=problems)
     files = [
         ("CSV", partial(to_csv_bytes, table), f"{stem}.csv", "text/csv"),
+        ("Excel", partial(to_excel_bytes, table), f"{stem}.xlsx", FORMATS["xlsx"][1]),
         ("JSONL", partial(to_jsonl_bytes, table), f"{stem}.jsonl", "application/x-ndjson"),
         ("Parquet", partial(to_parquet_bytes, table), f"{stem}.parquet", "application/vnd.apache.parquet"),
         ("HTML report", report, f"{stem}-report.html", "text/html"),
@@ -231,4 +232,4 @@ def show_downloads(
         col.download_button(label, data, file_name=file_name, mime=mime, key=f"batch.dl.{label}", on_click="ignore",
                             icon=":material/download:", width="stretch")  # fmt: skip
     st.caption("CSV cells starting with = + - @ (formula triggers) get a leading ' so a spreadsheet shows them as "
-               "text. The report is one HTML file with interactive charts; it needs no internet.")  # fmt: skip
+               "text; Excel cells are plain text, never formulas. The report is one HTML file with interactive charts; it needs no internet.")  # fmt: skip

@@ -83,7 +83,8 @@ def test_sample_run_shows_table_charts_and_ab_verdict(open_page: Open, runs: lis
         "support-bot-v2 is more on-tone than support-bot-v1: support-bot-v2 minus support-bot-v1 over 79 pairs = "
         "0.928 - 0.703 = +0.224 (95% CI +0.155 to +0.295), p=0.0001." in verdicts
     )
-    assert [b.proto.label for b in at.get("download_button")] == ["CSV", "JSONL", "Parquet", "HTML report"]
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert labels == ["CSV", "Excel", "JSONL", "Parquet", "HTML report"]  # Excel: people asked for it
 
 
 def test_filters_never_rescore(open_page: Open, runs: list[dict[str, object]]) -> None:
