@@ -274,7 +274,9 @@ def histogram_bins(values: Sequence[float], *, nbins: int = 20) -> tuple[np.ndar
     return counts, edges
 
 
-def score_histogram_figure(df: pd.DataFrame, *, column: str, group: str | None = None, nbins: int = 20) -> go.Figure:
+def score_histogram_figure(
+    df: pd.DataFrame, *, column: str, group: str | None = None, nbins: int = 20, title: str | None = None
+) -> go.Figure:
     """Return a histogram of one score column (rows without a score are left out), groups side by side in each bin.
 
     The bars are counted here (:func:`histogram_bins`, the same bins for every group), not by plotly.js,
@@ -303,7 +305,7 @@ def score_histogram_figure(df: pd.DataFrame, *, column: str, group: str | None =
             )
         )
     fig.update_layout(
-        title=f"{html.escape(column)} (n={len(data)})",
+        title=f"{html.escape(title or column)} (n={len(data)})",
         barmode="overlay",
         bargap=0,
         xaxis={"title": "score", "range": [float(edges[0]), float(edges[-1])]},
@@ -316,7 +318,13 @@ def score_histogram_figure(df: pd.DataFrame, *, column: str, group: str | None =
 
 
 def sentiment_similarity_figure(
-    df: pd.DataFrame, *, x: str, y: str, group: str | None = None, label: str | None = None
+    df: pd.DataFrame,
+    *,
+    x: str,
+    y: str,
+    group: str | None = None,
+    label: str | None = None,
+    titles: tuple[str, str] | None = None,
 ) -> go.Figure:
     """Return a scatter of sentiment (``x``) against similarity (``y``), one colour per group.
 
@@ -339,8 +347,8 @@ def sentiment_similarity_figure(
         )
     fig.update_layout(
         title=f"Sentiment vs similarity (n={len(data)})",
-        xaxis={"title": html.escape(x), "zeroline": True, "zerolinecolor": "#d5d8dc"},
-        yaxis={"title": html.escape(y)},
+        xaxis={"title": html.escape(titles[0] if titles else x), "zeroline": True, "zerolinecolor": "#d5d8dc"},
+        yaxis={"title": html.escape(titles[1] if titles else y)},
         showlegend=group is not None,
         legend=_TOP_LEGEND,
         margin={"t": 70, "b": 40, "l": 50, "r": 10},

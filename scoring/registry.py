@@ -22,6 +22,7 @@ from scoring.tone import scorer as tone
 from scoring.toxicity import scorer as toxicity
 
 __all__ = [
+    "METRIC_LABELS",
     "SCORERS",
     "SCORER_INFO",
     "SIMILARITY",
@@ -29,6 +30,7 @@ __all__ = [
     "TOXICITY",
     "Role",
     "ScorerInfo",
+    "display_name",
     "find_scorer",
     "get_scorer",
     "scorer_info",
@@ -177,3 +179,34 @@ def get_scorer(name: str, **options: object) -> BatchScorer:
     if not isinstance(name, str) or name not in SCORERS:
         raise ValueError(f"scorer must be one of {sorted(SCORERS)}; got {name!r}.")
     return SCORERS[name](**options)
+
+
+#: What people read for a metric key (the JSON and the CLI keep the keys: Mastra's camelCase).
+METRIC_LABELS: dict[str, str] = {
+    "avgSentiment": "average sentiment",
+    "sentimentVariance": "sentiment variance",
+    "responseSentiment": "response sentiment",
+    "referenceSentiment": "reference sentiment",
+    "difference": "difference from the reference",
+    "similarity": "similarity",
+    "toxicCount": "toxic opinions",
+    "opinionCount": "opinions",
+    "warnings": "warnings",
+    "cached": "from the judge cache",
+}
+
+
+def display_name(column: object) -> str:
+    """The name people read for a scorer id or an ``<id>.<metric>`` column: the one table of display names.
+
+    Pages, charts' titles and the HTML report use it; the JSON, the exports and the CLI keep the ids.
+
+    >>> display_name("tone-scorer"), display_name("tone-scorer.responseSentiment"), display_name("reply")
+    ('Tone', 'Tone: response sentiment', 'reply')
+    """
+    text = str(column)
+    scorer, _, metric = text.partition(".")
+    info = find_scorer(scorer)
+    if info is None:
+        return text
+    return f"{info.label}: {METRIC_LABELS.get(metric, metric)}" if metric else info.label

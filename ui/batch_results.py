@@ -25,7 +25,7 @@ from scoring.batch.views import (
 )
 from scoring.charts import group_means_figure
 from scoring.io.export import FORMATS, to_csv_bytes, to_excel_bytes, to_jsonl_bytes, to_parquet_bytes
-from scoring.registry import TONE
+from scoring.registry import TONE, display_name
 from ui.batch_input import NONE, Loaded, RunOptions, plan_text
 from ui.markdown import escape_markdown
 
@@ -64,26 +64,29 @@ def show_status(result: Any) -> list[str]:
 
 
 def show_cards(result: Any) -> None:
-    """One card per scorer: the mean (Mastra's ``runEvals`` ``scores``), then median, min and coverage."""
+    """One card per scorer: the mean (Mastra's ``runEvals`` ``scores``), median, min, the failing share, coverage."""
     for col, (scorer, row) in zip(st.columns(len(result.summary)), result.summary.iterrows(), strict=True):
+        name = display_name(scorer)
         if not row["count"]:  # no mean to show: "nan" would read as a number
-            col.metric(f"{scorer} · mean", "–", border=True, help="No row was scored: see the message above.")
+            col.metric(f"{name} · mean", "–", border=True, help="No row was scored: see the message above.")
             col.caption(f"0 of {len(result.table):,} rows scored")
             continue
         partial = f" of {len(result.table):,}" if row["count"] < len(result.table) else ""
         col.metric(
-            f"{scorer} · mean", f"{row['mean']:.3f}", border=True,
+            f"{name} · mean", f"{row['mean']:.3f}", border=True,
             help=f"Mean of {row['count']:,} scored rows ({row['better']} is better), as runEvals' scores.",
         )  # fmt: skip
+        low = row["better"] == "lower"  # failing: above the threshold for toxicity, below it for the others
+        failing = f"{row['share_over' if low else 'share_under']:.0%} failing ({'over' if low else 'under'} "
         col.caption(
-            f"median {row['median']:.3f} · min {row['min']:.3f} · {row['share_under']:.0%} under "
-            f"{row['threshold']:g} · {row['count']:,}{partial} rows"
+            f"median {row['median']:.3f} · min {row['min']:.3f} · {failing}{row['threshold']:g}) · "
+            f"{row['count']:,}{partial} rows"
         )
         if unmeasured := int(row.get("unmeasured", 0)):  # rows whose score measured nothing: the mean includes them
             measured = row["count"] - unmeasured
             rows = f"{unmeasured:,} {'row' if unmeasured == 1 else 'rows'}"
             mean = f"mean of the {measured:,} measured: {row['measured_mean']:.3f}" if measured else "none measured"
-            col.caption(f"**includes {rows} that measure nothing** (too little text) · {mean}")
+            col.caption(f"**includes {rows} that measure nothing** (not measured) · {mean}")
 
 
 def ab_settings(table: pd.DataFrame, loaded: Loaded, options: RunOptions) -> tuple[str | None, str, str, str | None]:
@@ -232,4 +235,5 @@ def show_downloads(
         col.download_button(label, data, file_name=file_name, mime=mime, key=f"batch.dl.{label}", on_click="ignore",
                             icon=":material/download:", width="stretch")  # fmt: skip
     st.caption("CSV cells starting with = + - @ (formula triggers) get a leading ' so a spreadsheet shows them as "
-               "text; Excel cells are plain text, never formulas. The report is one HTML file with interactive charts; it needs no internet.")  # fmt: skip
+               "text; Excel cells are plain text, never formulas. The report is one HTML file with interactive "
+               "charts; it needs no internet.")  # fmt: skip

@@ -12,6 +12,7 @@ import streamlit as st
 
 from scoring.io.encodings import decode_text
 from scoring.limits import user_message
+from scoring.registry import METRIC_LABELS as REGISTRY_METRIC_LABELS
 from scoring.similarity.explain import diff_head, word_diff
 from scoring.text.embeddings import EncoderUnavailable
 from scoring.tone.explain import engine_comparison_frame, honest_band
@@ -154,12 +155,11 @@ def tone_chart(
     st.plotly_chart(tone_figure(text, reference, engine, splitter, title), key=key)
 
 
+#: The tone metrics' labels on the score cards, from the registry's one table of display names.
 METRIC_LABELS = {
-    "responseSentiment": "Response sentiment",
-    "referenceSentiment": "Reference sentiment",
-    "difference": "Difference",
-    "avgSentiment": "Average sentiment",
-    "sentimentVariance": "Sentiment variance",
+    key: label[0].upper() + label[1:]
+    for key, label in REGISTRY_METRIC_LABELS.items()
+    if key in ("responseSentiment", "referenceSentiment", "difference", "avgSentiment", "sentimentVariance")
 }
 
 

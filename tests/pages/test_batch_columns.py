@@ -83,9 +83,9 @@ def test_the_ticket_file_scores_the_agent_answer_and_says_so_before_and_after(
     assert f"Scored {TICKET_PLAN}" in _captions(at)
     expected = evaluate(TICKETS, columns=ColumnMap("Agent Answer", "Prompt", "Expected Reply")).summary["mean"]
     shown = metrics(at)
-    assert shown["tone-scorer · mean"] == f"{expected['tone-scorer']:.3f}"
-    assert shown["content-similarity-scorer · mean"] == f"{expected['content-similarity-scorer']:.3f}"
-    assert shown["content-similarity-scorer · mean"] != "0.000" and shown["tone-scorer · mean"] != "1.000"
+    assert shown["Tone · mean"] == f"{expected['tone-scorer']:.3f}"
+    assert shown["Content similarity · mean"] == f"{expected['content-similarity-scorer']:.3f}"
+    assert shown["Content similarity · mean"] != "0.000" and shown["Tone · mean"] != "1.000"
 
 
 def test_two_answer_columns_make_the_user_choose(open_page: Open, runs: list[dict[str, object]]) -> None:
@@ -101,7 +101,7 @@ def test_two_answer_columns_make_the_user_choose(open_page: Open, runs: list[dic
         "sentences · similarity: output vs 'Prompt'" in _captions(at)  # fmt: skip
     at.button(key="batch.run_button").click().run()
     assert not at.exception and runs[0]["columns"] == ColumnMap("Answer B", "Prompt", None)
-    assert metrics(at)["content-similarity-scorer · mean"] != "1.000"  # Prompt against itself gave 1.000
+    assert metrics(at)["Content similarity · mean"] != "1.000"  # Prompt against itself gave 1.000
 
 
 def test_the_one_text_column_is_taken_with_a_visible_note(open_page: Open, runs: list[dict[str, object]]) -> None:

@@ -57,8 +57,8 @@ def test_sample_run_shows_cards_with_the_scorers_means(open_page: Open, runs: li
     dice = create_content_similarity_scorer()  # the reply against the reference (expected) answer
     similarity = fmean(dice.run(input=r["input"], output=r["output"], ground_truth=r["reference"]).score for r in rows)
     shown = metrics(at)
-    assert shown["tone-scorer · mean"] == f"{tone:.3f}"
-    assert shown["content-similarity-scorer · mean"] == f"{similarity:.3f}"
+    assert shown["Tone · mean"] == f"{tone:.3f}"
+    assert shown["Content similarity · mean"] == f"{similarity:.3f}"
     assert len(runs) == 1 and runs[0]["columns"] == ColumnMap("output", "input", "reference")
 
 
@@ -187,7 +187,7 @@ def test_judge_run_with_failed_rows_then_retry_only_those(open_page: Open, runs:
     assert not at.success  # rows 1, 4 have one sentence each: tone measured nothing there, so no green banner
     assert at.info[0].value == "All 5 rows were scored by every scorer; read the notes below before the numbers."
     assert not [b for b in at.button if b.key == "batch.retry"]
-    assert metrics(at)["toxicity-scorer · mean"] == f"{(0 + 0.5 + 0 + 0 + 0) / 5:.3f}"
+    assert metrics(at)["Toxicity · mean"] == f"{(0 + 0.5 + 0 + 0 + 0) / 5:.3f}"
     assert at.dataframe(key="batch.rows").value["toxicity-scorer"].notna().all()
     assert runs[0]["toxicity"] == {"engine": "judge", "model": "judge-model", "base_url": fake.base_url,
                                    "api_key": KEY}  # fmt: skip
@@ -261,13 +261,13 @@ def test_rows_too_short_for_stability_get_a_notice_and_the_measured_mean(
     assert notice.startswith("**Not measured.** ")  # bold: the page's words, not escaped as the file's
     assert f"{short} of 4 rows have a tone score that measures nothing, not measured: fewer than two" in notice
     scores = [create_tone_scorer().run(output=t).score for t in texts]
-    assert metrics(at)["tone-scorer · mean"] == f"{fmean(scores):.3f}"  # the mean stays Mastra's
+    assert metrics(at)["Tone · mean"] == f"{fmean(scores):.3f}"  # the mean stays Mastra's
     captions = [plain(c.value).replace("**", "") for c in at.caption if "measure nothing" in c.value]
     if measured:
         mean = fmean(scores[i - 1] for i in measured)
         assert notice.endswith(f"over the {len(measured)} rows that could be measured it is {mean:.3f}. The column "
                                "tone-scorer.warnings in the table says why, row by row.")  # fmt: skip
-        assert captions == [f"includes {short} rows that measure nothing (too little text) · mean of the "
+        assert captions == [f"includes {short} rows that measure nothing (not measured) · mean of the "
                             f"{len(measured)} measured: {mean:.3f}"]  # fmt: skip
     else:
         assert "no row could be measured." in notice and captions[0].endswith("· none measured")
@@ -326,3 +326,12 @@ def test_a_file_gets_the_classifier_unless_e5_is_chosen_and_the_page_says_what_e
     assert any("The classifier is the default for files" in c.value and "CPU-minutes" in c.value for c in at.caption)
     at.radio(key="batch.tox_engine").set_value("e5").run()
     assert any("Learned e5 embeds each distinct sentence" in c.value for c in at.caption)
+
+
+def test_cards_name_scorers_for_people_and_say_the_failing_share_each_way(open_page: Open) -> None:
+    at = _run_sample(open_page)
+    shown = metrics(at)
+    assert "Tone · mean" in shown and not any("-scorer" in label for label in shown)  # no scorer ids on the cards
+    captions = [c.value for c in at.caption]
+    # "% under 0.5" meant failing for tone and passing for toxicity: the card now says which share fails
+    assert any("% failing (under 0.5)" in c for c in captions), captions

@@ -62,7 +62,7 @@ def test_tone_page_comparison_mode_shows_the_reference_metrics(open_page: Open) 
     shown = metrics(at)
     assert shown["Response sentiment"] == f"{expected['responseSentiment']:.3f}"
     assert shown["Reference sentiment"] == f"{expected['referenceSentiment']:.3f}"
-    assert shown["Difference"] == f"{expected['difference']:.3f}"
+    assert shown["Difference from the reference"] == f"{expected['difference']:.3f}"
     assert "Average sentiment" not in shown
 
 
@@ -260,7 +260,7 @@ def test_tone_page_comparison_chart_draws_the_numbers_shown(open_page: Open) -> 
     assert f"{shapes['whole reply']['y0']:.3f}" == shown["Response sentiment"]
     assert f"{shapes['reference']['y0']:.3f}" == shown["Reference sentiment"]
     gap = shapes["difference"]
-    assert f"{gap['y1'] - gap['y0']:.3f}" == shown["Difference"] and "mean" not in shapes
+    assert f"{gap['y1'] - gap['y0']:.3f}" == shown["Difference from the reference"] and "mean" not in shapes
     assert any("whole reply" in c.value and "difference" in c.value for c in at.caption)
 
 
