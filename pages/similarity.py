@@ -18,11 +18,14 @@ first = left.text_area("Input (or expected answer)", key="similarity.input", hei
 second = right.text_area("Output (the response)", key="similarity.output", height=140, persist_state="session")
 case_col, space_col = st.columns(2)
 ignore_case = case_col.toggle(
-    "ignoreCase", key="similarity.ignore_case", persist_state="session", help="Lower-case both texts first."
+    "Ignore case",
+    key="similarity.ignore_case",
+    persist_state="session",
+    help="Lower-case both texts first (Mastra's option `ignoreCase`).",
 )
 ignore_whitespace = space_col.toggle(
-    "ignoreWhitespace", key="similarity.ignore_whitespace", persist_state="session",
-    help="Trim both texts and fold each run of whitespace into one space.",
+    "Ignore extra spaces", key="similarity.ignore_whitespace", persist_state="session",
+    help="Trim both texts and fold each run of whitespace into one space (Mastra's option `ignoreWhitespace`).",
 )  # fmt: skip
 
 write_link("similarity", {"a": "input", "b": "output"})

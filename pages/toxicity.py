@@ -74,7 +74,7 @@ if engine == "e5":
             f"On {curve.attrs['n']} fresh sentences in 7 languages, written after the head was trained: at "
             f"{at['threshold']:g}, {at['precision']:.0%} of flags are right and {at['recall']:.0%} of toxic "
             f"sentences are caught. The default {default_threshold():g} flags at most 1% of real texts people "
-            "rated clearly positive (docs/toxicity.md)."
+            "rated clearly positive (measured as the project's toxicity documentation describes)."
         )
 if gaps := ui.toxicity_known_gaps(engine):
     with st.expander("What this engine is known to miss", icon=":material/info:"):

@@ -23,7 +23,7 @@ DRIVER_NOTES = {
     "e5": "e5: how much the sentence's polarity drops when the word is blanked out (occlusion; a Chinese "
     "character or a kana run counts as a word). Words moving it by under 0.01, and sentences of over 40 "
     "words, are not listed. A sentence's polarity is multilingual-e5-small's embedding through a linear "
-    "head trained on people's ratings (docs/engines.md).",
+    "head trained on people's ratings.",
 }
 CHART_NOTES = {
     "stability": "Each point is a sentence, coloured by its label (hover to read it). Dashed: the mean; band: ±1 std "
