@@ -7,6 +7,7 @@ import ui
 from scoring.charts import threshold_tradeoff_figure
 from scoring.registry import TOXICITY
 from scoring.toxicity.classifier import MODEL_NAME as CLASSIFIER_MODEL
+from scoring.toxicity.classifier import kind_label
 from scoring.toxicity.e5 import MODEL_NAME as E5_MODEL
 from scoring.toxicity.e5 import default_threshold, fresh_curve, fresh_point
 from ui.markdown import escape_markdown
@@ -55,6 +56,8 @@ if result["score"] == 0 and (recall := ui.toxicity_recall(engine)):  # a pass fr
     score_col.caption(recall.sentence())
 reason_col.markdown("**Why:** " + escape_markdown(str(result.get("reason", ""))))
 verdicts = pd.DataFrame(result["analyzeStepResult"].get("verdicts", []))
+if "kinds" in verdicts:  # "personal attack", not the JSON's "personal_attack"
+    verdicts["kinds"] = [[kind_label(str(k)) for k in kinds] for kinds in verdicts["kinds"]]
 st.dataframe(
     verdicts,
     hide_index=True,
