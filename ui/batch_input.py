@@ -225,15 +225,15 @@ def plan(loaded: Loaded, options: RunOptions) -> BatchSpec | None:
     except ValueError as exc:
         st.error(escape_markdown(str(exc)), icon=":material/error:")
         return None
-    st.caption(f"**Will score** {plan_text(spec)}", help="Tone and similarity read the reference column exactly as "
-               "`run(ground_truth=...)` and the CLI do.")  # fmt: skip
+    st.caption(f"**Will score** {plan_text(spec)}", help="Tone and similarity compare each reply with its row's reference "
+               "exactly as the library and the command line do.")  # fmt: skip
     return spec
 
 
 def plan_text(spec: BatchSpec) -> str:
     """The columns and comparisons of ``spec`` as one markdown line (column names escaped)."""
-    compares = " · ".join(f"{scorer_info(k).short_name}: {v}" for k, v in spec.describe().items())
-    return escape_markdown(f"{spec.columns.describe()} — {compares}")
+    compares = " · ".join(f"{scorer_info(k).label}: {v}" for k, v in spec.describe().items())
+    return escape_markdown(f"{spec.columns.in_words()} — {compares}")
 
 
 def _toxicity_options(options: RunOptions) -> RunOptions:

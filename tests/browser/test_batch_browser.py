@@ -124,7 +124,7 @@ def test_an_oddly_named_file_scores_the_answer_column_and_says_so(
     expect(browser.get_by_text("60 rows", exact=False).first).to_be_visible()
     for key, value in (("output", "Agent Answer"), ("input", "Prompt"), ("reference", "Expected Reply")):
         expect(browser.locator(f".st-key-batch-col-{key} input")).to_have_value(value)
-    plan = "output='Agent Answer', input='Prompt', reference='Expected Reply'"
+    plan = "replies from 'Agent Answer', inputs from 'Prompt', references from 'Expected Reply'"
     expect(browser.get_by_text(f"Will score {plan}", exact=False)).to_be_visible()
     browser.get_by_role("button", name="Score the file").click()
     expected = evaluate(table, columns=ColumnMap("Agent Answer", "Prompt", "Expected Reply")).summary["mean"]

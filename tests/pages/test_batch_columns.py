@@ -31,8 +31,8 @@ TICKETS = pd.DataFrame({"Ticket #": [1001, 1002, 1003, 1004], "Prompt": PROMPTS,
                         "Expected Reply": EXPECTED, "Agent Version": ["v1", "v2", "v1", "v2"]})  # fmt: skip
 WIDE = pd.DataFrame({"Prompt": PROMPTS, "Answer A": ANSWERS, "Answer B": ANSWERS[::-1]})
 TICKET_PLAN = (
-    "output='Agent Answer', input='Prompt', reference='Expected Reply' — tone: output vs 'Expected Reply' · "
-    "similarity: output vs 'Expected Reply'"
+    "replies from 'Agent Answer', inputs from 'Prompt', references from 'Expected Reply' — Tone: output vs "
+    "'Expected Reply' · Content similarity: output vs 'Expected Reply'"
 )
 
 
@@ -97,8 +97,8 @@ def test_two_answer_columns_make_the_user_choose(open_page: Open, runs: list[dic
     assert at.button(key="batch.run_button").disabled and not any(c.startswith("Will score") for c in _captions(at))
     at.selectbox(key="batch.col.output").set_value("Answer B").run()
     assert not at.warning and "chosen by you" in _captions(at)
-    assert "Will score output='Answer B', input='Prompt', reference=None — tone: stability across the output's " \
-        "sentences · similarity: output vs 'Prompt'" in _captions(at)  # fmt: skip
+    assert "Will score replies from 'Answer B', inputs from 'Prompt', no reference column — Tone: stability across " \
+        "the output's sentences · Content similarity: output vs 'Prompt'" in _captions(at)  # fmt: skip
     at.button(key="batch.run_button").click().run()
     assert not at.exception and runs[0]["columns"] == ColumnMap("Answer B", "Prompt", None)
     assert metrics(at)["Content similarity · mean"] != "1.000"  # Prompt against itself gave 1.000
