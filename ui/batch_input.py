@@ -225,8 +225,8 @@ def plan(loaded: Loaded, options: RunOptions) -> BatchSpec | None:
     except ValueError as exc:
         st.error(escape_markdown(str(exc)), icon=":material/error:")
         return None
-    st.caption(f"**Will score** {plan_text(spec)}", help="Tone and similarity compare each reply with its row's reference "
-               "exactly as the library and the command line do.")  # fmt: skip
+    st.caption(f"**Will score** {plan_text(spec)}", help="Tone and similarity compare each reply with its row's "
+               "reference exactly as the library and the command line do.")  # fmt: skip
     return spec
 
 
