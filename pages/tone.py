@@ -41,6 +41,8 @@ if not text.strip() or (mode == "comparison" and not (reference or "").strip()):
     st.info("Paste a response (and, to compare, a reference tone) to score it.", icon=":material/edit_note:")
     st.stop()
 
+if engine == "e5":  # a long new text: say what is happening, show progress, and how to stop
+    ui.attempt(ui.e5_progress, text, splitter)
 result = ui.attempt(ui.tone_result, text, reference, engine, splitter)
 if result is None:
     st.stop()

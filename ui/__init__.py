@@ -5,6 +5,7 @@ Pages import this package and call ``ui.<name>``; every number they show comes f
 
 from ui.cached import (
     drivers,
+    e5_progress,
     similarity_result,
     tone_figure,
     tone_frame,
@@ -66,6 +67,7 @@ __all__ = [
     "JudgeSettings",
     "attempt",
     "drivers",
+    "e5_progress",
     "engine_comparison",
     "init_state",
     "json_download",

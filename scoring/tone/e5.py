@@ -315,6 +315,11 @@ class E5Engine:
         self._cache: dict[str, float] = {}  # text -> polarity (a float costs far less than its embedding)
         self._lock = threading.Lock()
 
+    def missing(self, texts: Sequence[str]) -> list[str]:
+        """The distinct ``texts`` whose polarity is not cached yet: what :meth:`polarities` would embed."""
+        with self._lock:
+            return [t for t in dict.fromkeys(texts) if t not in self._cache]
+
     def polarity(self, text: str) -> float:
         """Return the polarity of one text (its embedding is cached)."""
         return self.polarities([text])[0]

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -349,3 +350,25 @@ def test_tone_page_is_whole_after_the_next_run_even_if_the_browser_never_says_it
     assert not at.get("plotly_chart") and at.get("bidi_component")
     at.text_area(key="tone.text").set_value("Great job. Awful wait!").run()  # an edit, the component silent
     assert at.get("plotly_chart") and at.tabs and not at.get("bidi_component")
+
+
+def test_a_long_new_text_read_by_e5_shows_progress_and_how_to_stop(
+    open_page: Open, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import streamlit as st
+
+    shown: list[str] = []
+    real = st.progress
+
+    def progress(value: float, text: str | None = None) -> Any:  # every message the bar shows, in order
+        shown.append(str(text))
+        return real(value, text=text)
+
+    monkeypatch.setattr(st, "progress", progress)
+    text = " ".join(f"Reply part {i} arrived {'late' if i % 3 else 'early'} today." for i in range(70))  # 70 new
+    at = open_page(TONE, state={"tone.text": text, "tone.engine": "e5"})
+    assert not at.exception, [e.value for e in at.exception]
+    assert shown == ["e5 is reading 70 new sentences of this text…"]  # then it moves: 64 of 70, 70 of 70
+    assert metrics(at)["Sentences"] == "70"
+    at.run()  # the same text again: every sentence is known, nothing to wait for
+    assert shown == ["e5 is reading 70 new sentences of this text…"]
