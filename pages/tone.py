@@ -80,8 +80,8 @@ with highlighted:
 with sentences:
     st.dataframe(frame.drop(columns=["start", "end"]).rename(columns=ui.SENTENCE_LABELS), hide_index=True,
                  key="tone.sentences")  # fmt: skip
-    # e5 explains by re-scoring each sentence once per word (~0.6 s for 5 sentences): on request, remembered.
-    if engine != "e5" or st.toggle(
+    # A slow engine (e5) explains by re-scoring each sentence once per word (~0.6 s for 5): on request, remembered.
+    if engine not in TONE.slow_engines or st.toggle(
         "Explain the words", key="tone.e5_drivers", persist_state="session",
         help="e5 scores each sentence again with each word blanked out (about 0.1 s per sentence).",
     ):  # fmt: skip

@@ -1,5 +1,6 @@
 """Tone, content-similarity and toxicity scorers for LLM agent responses, in Mastra's shape."""
 
+from scoring.errors import ScoringError
 from scoring.evals import run_evals
 from scoring.registry import SCORERS, get_scorer
 from scoring.result import ScoreResult
@@ -11,6 +12,7 @@ __all__ = [
     "SCORERS",
     "ContentSimilarityScorer",
     "ScoreResult",
+    "ScoringError",
     "ToneScorer",
     "ToxicityMetric",
     "ToxicityScorer",

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from scoring.errors import InputError
 from scoring.tone.explain import sentence_stats
 
 __all__ = [
@@ -165,7 +166,7 @@ def sentence_sentiment_figure(
         engine_names: (this engine, the cross-checking engine) as shown in hover labels.
     """
     if (reference is None) != (response is None):
-        raise ValueError("reference and response must be given together (comparison mode) or not at all.")
+        raise InputError("reference and response must be given together (comparison mode) or not at all.")
     # One go.Figure call with every trace and shape, in the form plotly's validators give them, and without
     # validation: the dashboard builds this figure for every text it scores, and validating it was most of a
     # score update's server time. test_sentence_figure_is_what_plotlys_validation_makes_of_it checks the JSON.
@@ -267,7 +268,7 @@ def histogram_bins(values: Sequence[float], *, nbins: int = 20) -> tuple[np.ndar
     """
     data = np.asarray(values, dtype=float)
     if not np.isfinite(data).all():
-        raise ValueError("values must be finite numbers; got NaN or infinity (leave rows without a score out).")
+        raise InputError("values must be finite numbers; got NaN or infinity (leave rows without a score out).")
     low = min(0.0, float(data.min()) if data.size else 0.0)
     top = max(1.0, float(data.max()) if data.size else 1.0)
     counts, edges = np.histogram(data, bins=nbins, range=(low, top))  # numpy's last bin is [a, b]: top is in it
@@ -415,7 +416,7 @@ def threshold_tradeoff_figure(curve: pd.DataFrame, *, threshold: float, default:
     ``curve.attrs["n"]``, when set, names the number of sentences in the title.
     """
     if missing := {"threshold", "precision", "recall"} - set(curve.columns):
-        raise ValueError(f"curve needs the columns threshold, precision, recall; missing {sorted(missing)}.")
+        raise InputError(f"curve needs the columns threshold, precision, recall; missing {sorted(missing)}.")
     fig = go.Figure()
     for column, color in (("precision", "#1e8449"), ("recall", "#2874a6")):
         fig.add_trace(

@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import ModuleType
 
 from scoring import native
+from scoring.errors import InputError, InputTypeError, error_name
 from scoring.result import Scorer
 
 __all__ = ["Scorer", "run_evals"]
@@ -21,16 +22,16 @@ _CORE = _load_core()
 
 def _check(data: object, scorers: object, target: object) -> None:
     if not isinstance(data, Iterable) or isinstance(data, (str, bytes, Mapping)):
-        raise TypeError(
+        raise InputTypeError(
             f"data must be a list of items like {{'input': ..., 'output': ...}}; got {type(data).__name__}."
         )
     if not isinstance(scorers, Sequence) or isinstance(scorers, str) or not scorers:
-        raise ValueError(f"scorers must be a non-empty list of scorers; got {scorers!r}.")
+        raise InputError(f"scorers must be a non-empty list of scorers; got {scorers!r}.")
     for s in scorers:
         if not callable(getattr(s, "run", None)) or not isinstance(getattr(s, "id", None), str):
-            raise TypeError(f"scorers must hold objects with an id and a run() method; got {type(s).__name__}.")
+            raise InputTypeError(f"scorers must hold objects with an id and a run() method; got {type(s).__name__}.")
     if target is not None and not callable(target):
-        raise TypeError(f"target must be a function input -> output or None; got {type(target).__name__}.")
+        raise InputTypeError(f"target must be a function input -> output or None; got {type(target).__name__}.")
 
 
 def run_evals(
@@ -81,7 +82,7 @@ def run_evals(
     total_items = callback_errors = 0
     for index, item in enumerate(data):
         if type(item) is not dict and not isinstance(item, Mapping):  # a dict skips the slower ABC check
-            raise TypeError(f"data[{index}] must be a dict with 'input' and 'output'; got {type(item).__name__}.")
+            raise InputTypeError(f"data[{index}] must be a dict with 'input' and 'output'; got {type(item).__name__}.")
         record = _score_item(index, item, scorers, target)
         if keep_items and _CORE is not None:  # a plain tree: the collector need not walk it at every full collection
             _CORE.untrack_plain(record)  # now, while nothing but the record holds its parts
@@ -96,7 +97,7 @@ def run_evals(
             try:
                 on_item_complete(record)
             except Exception as exc:  # the user's callback: record it on the item, go on
-                record["onItemCompleteError"] = f"{type(exc).__name__}: {exc}"
+                record["onItemCompleteError"] = f"{error_name(exc)}: {exc}"
                 callback_errors += 1
         if keep_items:
             items.append(record)
@@ -125,7 +126,7 @@ def _score_item(
             try:
                 output = target(item_input)
             except Exception as exc:  # the user's function failing on one item fails that item only
-                error = f"target raised {type(exc).__name__}: {exc}"
+                error = f"target raised {error_name(exc)}: {exc}"
         if error is not None:
             failed = {s.id: {"error": error} for s in scorers}
             return {"index": index, "item": {**item}, "output": None, "scorerResults": failed}
@@ -135,5 +136,5 @@ def _score_item(
         try:
             results[scorer.id] = scorer.run(input=item_input, output=output, ground_truth=ground_truth).to_dict()
         except (ValueError, TypeError, RuntimeError, OSError) as exc:
-            results[scorer.id] = {"error": f"{type(exc).__name__}: {exc}"}
+            results[scorer.id] = {"error": f"{error_name(exc)}: {exc}"}
     return {"index": index, "item": {**item}, "output": output, "scorerResults": results}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from scoring.errors import InputError, InputTypeError
 from scoring.limits import check_text_length, max_text_chars
 
 __all__ = ["MAX_SCALE", "check_scale", "to_text"]
@@ -26,7 +27,7 @@ def _message_text(message: object, name: str) -> str:
     if isinstance(message, str):
         return message
     if not isinstance(message, Mapping):
-        raise TypeError(f"{name} must be {_ACCEPTED}; got a list holding {type(message).__name__}.")
+        raise InputTypeError(f"{name} must be {_ACCEPTED}; got a list holding {type(message).__name__}.")
     if "content" not in message and "text" in message:
         message = {"content": message}
     content = message.get("content")
@@ -45,7 +46,7 @@ def _message_text(message: object, name: str) -> str:
         return ""
     if content is None:
         return ""
-    raise TypeError(f"{name} message content must be a string or a list of parts; got {type(content).__name__}.")
+    raise InputTypeError(f"{name} message content must be a string or a list of parts; got {type(content).__name__}.")
 
 
 def to_text(value: object, name: str = "output", *, required: bool = True, check_length: bool = True) -> str:
@@ -67,7 +68,7 @@ def to_text(value: object, name: str = "output", *, required: bool = True, check
 def _to_text(value: object, name: str, required: bool) -> str:
     if value is None:
         if required:
-            raise ValueError(f"{name} is required: pass {_ACCEPTED}; got None.")
+            raise InputError(f"{name} is required: pass {_ACCEPTED}; got None.")
         return ""
     if isinstance(value, str):
         return value
@@ -75,7 +76,7 @@ def _to_text(value: object, name: str, required: bool) -> str:
         return _message_text(value, name)
     if isinstance(value, (list, tuple)):
         return ", ".join(_message_text(m, name) for m in value)
-    raise TypeError(f"{name} must be {_ACCEPTED}; got {type(value).__name__}.")
+    raise InputTypeError(f"{name} must be {_ACCEPTED}; got {type(value).__name__}.")
 
 
 #: The largest ``scale``: scores are rounded to two decimals (Mastra's ``roundToTwoDecimals`` multiplies by
@@ -86,14 +87,14 @@ MAX_SCALE = 1e12
 def check_scale(scale: object) -> float:
     """Return ``scale`` as a float after checking it is a positive number, at most :data:`MAX_SCALE`.
 
-    >>> check_scale(1e308)
+    >>> check_scale(1e308)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: scale must be a positive number at most 1e+12 (scores are rounded to two decimals); got 1e+308.
+    scoring.errors.InputError: scale must be a positive number at most 1e+12 (scores are rounded ...); got 1e+308.
     """
     if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not 0 < scale < float("inf"):
-        raise ValueError(f"scale must be a positive number; got {scale!r}.")
+        raise InputError(f"scale must be a positive number; got {scale!r}.")
     if scale > MAX_SCALE:
         limit = f"at most {MAX_SCALE:g} (scores are rounded to two decimals)"
-        raise ValueError(f"scale must be a positive number {limit}; got {scale!r}.")
+        raise InputError(f"scale must be a positive number {limit}; got {scale!r}.")
     return float(scale)

@@ -42,6 +42,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from scoring.errors import InputError, LimitError
+
 __all__ = [
     "ENV_VARS",
     "LimitError",
@@ -68,14 +70,6 @@ ENV_VARS: dict[str, tuple[str, float | None, type]] = {
     "max_unpacked_mb": ("TONE_EXPLORER_MAX_UNPACKED_MB", 1024, int),
     "max_table_chars": ("TONE_EXPLORER_MAX_TABLE_CHARS", 200_000_000, int),
 }
-
-
-class LimitError(ValueError):
-    """Input over a limit: ``str()`` says which variable raises it; ``user_message`` speaks to a page's user."""
-
-    def __init__(self, message: str, user_message: str) -> None:
-        super().__init__(message)
-        self.user_message = user_message
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,7 +104,7 @@ def _config_upload_mb(path: Path) -> int:
     except FileNotFoundError:
         return STREAMLIT_DEFAULT_UPLOAD_MB
     except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise ValueError(f"cannot read {path}: {exc}.") from exc
+        raise InputError(f"cannot read {path}: {exc}.") from exc
     value = config.get("server", {}).get("maxUploadSize", STREAMLIT_DEFAULT_UPLOAD_MB)
     return int(_parse("server.maxUploadSize in " + str(path), str(value), int))
 
@@ -122,7 +116,7 @@ def _parse(name: str, raw: str, kind: type) -> float:
         value = None
     if value is None or not value > 0 or value == float("inf"):
         wanted = "a positive whole number" if kind is int else "a positive number"
-        raise ValueError(f"{name} must be {wanted}; got {raw!r}.")
+        raise InputError(f"{name} must be {wanted}; got {raw!r}.")
     return float(value) if kind is float else int(value)
 
 
@@ -212,7 +206,7 @@ def check_text_length(text: str, name: str = "output", *, limits: Limits | None 
     ... # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    scoring.limits.LimitError: output is 30 characters long; at most 10 are scored (set TONE_EXPLORER_MAX_...).
+    scoring.errors.LimitError: output is 30 characters long; at most 10 are scored (set TONE_EXPLORER_MAX_...).
     """
     limit = limits.max_text_chars if limits else max_text_chars()
     if len(text) > limit:

@@ -13,15 +13,19 @@ and nowhere else. A scorer is built by its factory; every scorer follows
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Literal
 
+from scoring.errors import InputError
 from scoring.result import BatchScorer
 from scoring.similarity import scorer as similarity
+from scoring.tone import engines as tone_engines
 from scoring.tone import scorer as tone
 from scoring.toxicity import scorer as toxicity
 
 __all__ = [
+    "DEFAULT_TONE_ENGINE",
     "METRIC_LABELS",
     "SCORERS",
     "SCORER_INFO",
@@ -35,6 +39,9 @@ __all__ = [
     "get_scorer",
     "scorer_info",
 ]
+
+#: The tone engine used when none is named (the first registered: scoring/tone/engines.py)
+DEFAULT_TONE_ENGINE: str = tone_engines.DEFAULT_ENGINE
 
 #: What a scorer may compare the output with, in a batch run: ``"reference tone"`` (one text for every row, an
 #: option of the run), ``"reference"`` (the reference column: passed as ``ground_truths``), ``"input"`` (the input
@@ -66,7 +73,7 @@ class ScorerInfo:
     batch_options: tuple[str, ...] = ()
     remote_engines: frozenset[str] = frozenset()  #: engines that send texts over the network (run in one process)
     #: engines slow enough per row that a run reports rows as they finish, not only per chunk (e5 embeds)
-    slow_engines: frozenset[str] = frozenset()
+    slow_engines: AbstractSet[str] = frozenset()
     #: the engine a batch run (``evaluate()``, the CLI, the Batch page) uses when none is named, where it is not
     #: :attr:`default_engine`: toxicity's default e5 embeds every sentence, far too slow to be chosen for a file
     #: unasked; None: the default engine
@@ -111,11 +118,11 @@ TONE = ScorerInfo(
     lower_is_better=False,
     higher_means="more on-tone",
     metrics=tone.METRICS,
-    engines={"vader": "VADER", "afinn": "AFINN (as Mastra)", "e5": "e5 (learned, multilingual)"},
+    engines=tone_engines.ENGINE_LABELS,  # each engine's facts (scoring/tone/engines.py), always current
     compares=("reference tone", "reference"),
     alone="stability across the output's sentences",
     batch_options=("reference_tone", "engine", "splitter"),
-    slow_engines=frozenset({"e5"}),
+    slow_engines=tone_engines.SLOW_ENGINES,
     unmeasured_note=tone.UNMEASURED_NOTE,
     silent_note=tone.STABILITY_NOTE,
 )
@@ -171,13 +178,13 @@ def scorer_info(name: object) -> ScorerInfo:
     if (info := find_scorer(name)) is not None:
         return info
     shorts, ids = [i.short_name for i in SCORER_INFO], [i.id for i in SCORER_INFO]
-    raise ValueError(f"scorers must be among {sorted(shorts)} or their ids {sorted(ids)}; got {name!r}.")
+    raise InputError(f"scorers must be among {sorted(shorts)} or their ids {sorted(ids)}; got {name!r}.")
 
 
 def get_scorer(name: str, **options: object) -> BatchScorer:
     """Build the scorer called ``name`` (short name or Mastra id) with ``options``."""
     if not isinstance(name, str) or name not in SCORERS:
-        raise ValueError(f"scorer must be one of {sorted(SCORERS)}; got {name!r}.")
+        raise InputError(f"scorer must be one of {sorted(SCORERS)}; got {name!r}.")
     return SCORERS[name](**options)
 
 

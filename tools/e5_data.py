@@ -56,6 +56,19 @@ TRAINING_SETS = ("tweets", "movies", "amazon", "nsmc")
 NSMC_TARGET_SCALE = 0.5
 HELD_OUT = ("nyt",)  # never trained or tuned on
 
+# e5's input prefix ("passage: " or "query: " before the text) of the embeddings each head reads: the plain and
+# the lexicon head's PREFIX, the Hangul head's HANGUL_PREFIX; the engine embeds each text with the prefix of the
+# head that scores it. "query" was chosen for both by nested CV on the training sets (the English heads by the
+# Pearson r of the three English sets, the Hangul head by NSMC's ROC AUC; docs/engines.md, "The query prefix").
+PREFIX = "query"
+HANGUL_PREFIX = "query"
+
+
+def embeddings_needed() -> list[tuple[str, str]]:
+    """(set, prefix) of every embedding a training run reads."""
+    needed = [(name, PREFIX) for name in (*TRAINING_SETS, *HELD_OUT)]
+    return list(dict.fromkeys([*needed, ("nsmc", HANGUL_PREFIX)]))
+
 
 def cache_dir() -> Path:
     """The embedding cache folder (``$TONE_E5_CACHE`` or ``~/.cache/tone-explorer/e5``)."""
@@ -170,12 +183,8 @@ def _checked(matrix: np.ndarray, ds: DataSet) -> np.ndarray:
 
 
 if __name__ == "__main__":  # python -m tools.e5_data [passage|query [SET ...]]: fill the cache
-    if len(sys.argv) > 1:
-        todo = [(name, sys.argv[1]) for name in sys.argv[2:] or SETS]
-    else:  # what a training run reads
-        from tools.train_e5_tone import embeddings_needed
-
-        todo = embeddings_needed()
+    given = [(name, sys.argv[1]) for name in sys.argv[2:] or SETS] if len(sys.argv) > 1 else []
+    todo = given or embeddings_needed()  # by default, what a training run reads
     for name, prefix in todo:
         ds = load_set(name)
         print(name, prefix, ds.sha256, cached_embeddings(ds, prefix=prefix).shape)  # type: ignore[union-attr]

@@ -86,14 +86,17 @@ from scoring.tone.hangul import NGRAM_PATH, NGRAM_RANGE, NgramWeights, char_ngra
 from scoring.tone.lexicons import lexicon_scores
 from tools.e5_data import (
     DEFAULT_DATA,
+    HANGUL_PREFIX,
     HELD_OUT,
     NSMC_TARGET_SCALE,
+    PREFIX,
     REPO,
     TRAINING_SETS,
     DataSet,
     cached_embeddings,
     load_set,
 )
+from tools.e5_data import embeddings_needed as embeddings_needed  # the tests read it beside the prefixes
 
 HEAD_PATH = REPO / "scoring" / "tone" / "data" / "e5_head.json"
 COMMAND = "python -m tools.train_e5_tone"
@@ -113,18 +116,8 @@ LEXICON_WEIGHT = 1.0
 # kept are those in at least HANGUL_MIN_DF training reviews; scale and alpha are chosen by CV on NSMC.
 HANGUL_SCALES = (0.5, 1.0, 2.0)
 HANGUL_MIN_DF = 2
-# e5's input prefix ("passage: " or "query: " before the text) of the embeddings each head reads: the plain and
-# the lexicon head's PREFIX, the Hangul head's HANGUL_PREFIX; the engine embeds each text with the prefix of the
-# head that scores it. "query" was chosen for both by nested CV on the training sets (the English heads by the
-# Pearson r of the three English sets, the Hangul head by NSMC's ROC AUC; docs/engines.md, "The query prefix").
-PREFIX = "query"
-HANGUL_PREFIX = "query"
-
-
-def embeddings_needed() -> list[tuple[str, str]]:
-    """(set, prefix) of every embedding a training run reads."""
-    needed = [(name, PREFIX) for name in (*TRAINING_SETS, *HELD_OUT)]
-    return list(dict.fromkeys([*needed, ("nsmc", HANGUL_PREFIX)]))
+# PREFIX, HANGUL_PREFIX (e5's input prefix of the embeddings each head reads) and embeddings_needed() are in
+# tools/e5_data.py, which fills the cache a training run reads (python -m tools.e5_data).
 
 
 def fold_of(group: str) -> int:

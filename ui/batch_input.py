@@ -17,16 +17,17 @@ import ui
 from scoring.batch.compare import stack_files
 from scoring.batch.rows import BatchSpec, make_spec
 from scoring.batch.runner import evaluate, retry_errors
+from scoring.errors import InputError, ScoringError
 from scoring.io.columns import HOW, ColumnGuess, ColumnMap, guess_columns
+from scoring.io.formats import UPLOAD_TYPES
 from scoring.io.loaders import read_table, require_rows
 from scoring.limits import check_row_count, check_upload_size, get_limits
 from scoring.registry import SCORER_INFO, TONE, TOXICITY, scorer_info
-from scoring.text.embeddings import EncoderUnavailable
 from scoring.toxicity.judge.access import JudgeAccess
 from ui.markdown import escape_markdown
 
 SAMPLE_PATH = Path(__file__).resolve().parents[1] / "scoring" / "data" / "sample_responses.csv"
-FILE_TYPES = ["csv", "tsv", "txt", "jsonl", "ndjson", "parquet", "xlsx", "xls"]
+FILE_TYPES = UPLOAD_TYPES  # what the loader reads (scoring/io/formats.py)
 NONE = "(none)"
 _RESULTS_KEPT = 8
 
@@ -71,7 +72,7 @@ class RunOptions:
         if not self.uses_judge:
             return {"engine": self.toxicity_engine, "threshold": self.toxicity_threshold}
         if access.problem:
-            raise ValueError(access.problem)
+            raise InputError(access.problem)
         return {"engine": "judge", "model": self.judge_model or None, "base_url": access.base_url,
                 "api_key": access.api_key}  # fmt: skip
 
@@ -142,9 +143,7 @@ def _reset_mapping(loaded: Loaded) -> ColumnGuess:
         ("input", "batch.col.input"),
         ("ground_truth", "batch.col.reference"),
     ):
-        found = guess.role(role)
-        unsettled = found.how == "ambiguous" or (role == "output" and found.column is None)
-        st.session_state[key] = None if unsettled else found.column or NONE
+        st.session_state[key] = guess.role(role).column or NONE if guess.settled(role) else None
     st.session_state["batch.ref_mode"] = "column"
     st.session_state["batch.guess"] = guess
     st.session_state["batch.mapped_for"] = loaded.digest
@@ -222,7 +221,7 @@ def plan(loaded: Loaded, options: RunOptions) -> BatchSpec | None:
     try:
         spec = make_spec(list(loaded.table.columns), scorers=list(options.scorers), column_map=options.columns,
                          reference_tone=options.reference_tone, engine=options.engine)  # fmt: skip
-    except ValueError as exc:
+    except ScoringError as exc:
         st.error(escape_markdown(str(exc)), icon=":material/error:")
         return None
     st.caption(f"**Will score** {plan_text(spec)}", help="Tone and similarity compare each reply with its row's "
@@ -290,7 +289,7 @@ def _with_progress(label: str, rows: int, run: Any) -> Any:
 
         try:
             result = run(progress)
-        except (ValueError, TypeError, OSError, EncoderUnavailable):
+        except ScoringError:
             status.update(label="Not scored: see the message below", state="error", expanded=False)
             raise
         failed = f"; {len(result.errors):,} failed (see below)" if len(result.errors) else ""

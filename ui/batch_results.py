@@ -26,6 +26,7 @@ from scoring.batch.views import (
 from scoring.charts import group_means_figure
 from scoring.io.export import FORMATS, to_csv_bytes, to_excel_bytes, to_jsonl_bytes, to_parquet_bytes
 from scoring.registry import TONE, display_name
+from scoring.text.splitters import DEFAULT_SPLITTER
 from ui.batch_input import NONE, Loaded, RunOptions, plan_text
 from ui.markdown import escape_markdown
 
@@ -210,10 +211,10 @@ def drill_down(row: pd.Series, name: str, options: RunOptions) -> None:
     reference = options.reference_tone  # as the run: one reference tone wins over the column
     if reference is None and options.reference_column and isinstance(row.get(options.reference_column), str):
         reference = str(row[options.reference_column]) or None
-    result = ui.attempt(ui.tone_result, output, reference, options.engine, "smart")
+    result = ui.attempt(ui.tone_result, output, reference, options.engine, DEFAULT_SPLITTER)
     if result is not None:
         ui.show_warnings(result)
-        ui.tone_chart(output, reference, options.engine, "smart", key=f"batch.drill.{name}",
+        ui.tone_chart(output, reference, options.engine, DEFAULT_SPLITTER, key=f"batch.drill.{name}",
                       title=f"Row {name}: sentiment per sentence")  # fmt: skip
 
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from scoring.errors import InputError
+
 __all__ = ["EXAMPLES", "DemoExample", "get_example"]
 
 DOCS_REFERENCE = "We are happy to help and glad you had a great experience!"
@@ -171,4 +173,4 @@ def get_example(example_id: str) -> DemoExample:
     for example in EXAMPLES:
         if example.id == example_id:
             return example
-    raise ValueError(f"example must be one of {[e.id for e in EXAMPLES]}; got {example_id!r}.")
+    raise InputError(f"example must be one of {[e.id for e in EXAMPLES]}; got {example_id!r}.")

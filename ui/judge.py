@@ -8,6 +8,7 @@ from typing import Any
 
 import streamlit as st
 
+from scoring.errors import ScoringError
 from scoring.limits import user_message
 from scoring.toxicity import KNOWN_GAPS, MEASURED_RECALL
 from scoring.toxicity.classifier import MeasuredRecall
@@ -47,7 +48,7 @@ def judge_access(base_url: str) -> JudgeAccess:
     """Where a judge request of this session goes and with whose key (``scoring``'s decision, for this visitor)."""
     try:
         server = server_judge(os.environ, _secrets())
-    except ValueError as e:  # the operator's setting is malformed: nothing is sent anywhere
+    except ScoringError as e:  # the operator's setting is malformed: nothing is sent anywhere
         return JudgeAccess(DEFAULT_BASE_URL, "", "", False, str(e))
     access = decide(server, url=base_url)
     if access.ask_key:  # a typed key counts only where the page asks for one (never a hidden, stale one)

@@ -16,19 +16,19 @@ import streamlit as st
 
 import ui
 from scoring.charts import run_trend_figure
-from scoring.registry import find_scorer
+from scoring.errors import ScoringError
+from scoring.registry import DEFAULT_TONE_ENGINE, TONE, TOXICITY, find_scorer
 from scoring.runs import (
     DB_ENV,
     JudgeCache,
     RunInfo,
     RunStore,
-    RunStoreError,
-    UnknownRunError,
     compare_runs,
     default_url,
     item_deltas,
 )
 from scoring.runs.diff import RunComparison
+from scoring.text.splitters import DEFAULT_SPLITTER
 from ui.markdown import escape_markdown
 
 STATUS = {"worse": ("Regression", st.error, ":material/trending_down:"),
@@ -56,7 +56,7 @@ def guard(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     """Call ``fn``; on a store problem or bad input show the message (no traceback) and return None."""
     try:
         return fn(*args, **kwargs)
-    except (RunStoreError, UnknownRunError, ValueError, TypeError, OSError) as exc:
+    except ScoringError as exc:
         st.error(escape_markdown(str(exc)))
         return None
 
@@ -66,17 +66,17 @@ def judge_cache() -> JudgeCache | None:
     try:
         store().list_runs(limit=1)  # opens (or creates) the store now, not inside the judge's rows
         return JudgeCache(store())
-    except (RunStoreError, ValueError) as exc:
+    except ScoringError as exc:
         st.warning(f"The judge cache is off: {escape_markdown(str(exc))}", icon=":material/database:")
         return None
 
 
 def cache_note(result: Any) -> None:
     """Say how many rows the judge cache answered (nothing when the run did not use the judge cache)."""
-    if "cached" not in result.summary.columns or "toxicity-scorer.cached" not in result.table.columns:
+    if "cached" not in result.summary.columns or f"{TOXICITY.id}.cached" not in result.table.columns:
         return
     hits = int(result.summary["cached"].sum())
-    asked = int(result.summary.loc["toxicity-scorer", "count"]) - hits
+    asked = int(result.summary.loc[TOXICITY.id, "count"]) - hits
     st.caption(f":material/database: Judge cache: **{hits:,}** row(s) answered from the cache (no request), "
                f"{asked:,} asked the judge.")  # fmt: skip
 
@@ -107,7 +107,7 @@ def store_url_label() -> str:
     """Where the runs are kept, for a caption (the SQLite file, or the database URL without its password)."""
     try:
         return f"**{escape_markdown(store().location)}**"
-    except (RunStoreError, ValueError) as exc:
+    except ScoringError as exc:
         return f"an unusable store ({escape_markdown(str(exc))})"
 
 
@@ -293,16 +293,16 @@ def drill_down(row: pd.Series, scorer: str, rows_a: pd.DataFrame, rows_b: pd.Dat
             scores = {c: float(found[c]) for c in (scorer,) if pd.notna(found.get(c))}
             if scores:
                 ui.metric_row(scores)
-            if scorer == "tone-scorer":
+            if scorer == TONE.id:
                 _tone_chart(found, info, key=f"runs.drill.chart.{'a' if info is a else 'b'}")
 
 
 def _tone_chart(found: pd.Series, info: RunInfo, *, key: str) -> None:
-    engine = str(info.options.get("engine") or "vader")
+    engine = str(info.options.get("engine") or DEFAULT_TONE_ENGINE)
     reference = (
         found.get("reference") if isinstance(found.get("reference"), str) else info.options.get("reference_tone")
     )
-    splitter = str(info.options.get("splitter") or "smart")
+    splitter = str(info.options.get("splitter") or DEFAULT_SPLITTER)
     result = ui.attempt(ui.tone_result, found["output"], reference or None, engine, splitter)
     if result is not None:
         ui.tone_chart(found["output"], reference or None, engine, splitter, key=key, title="Sentiment per sentence")

@@ -8,7 +8,7 @@ out of the link (a link that cut it short would reopen another text with another
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 import streamlit as st
@@ -31,7 +31,7 @@ class Shared:
 
     param: str
     key: str
-    choices: tuple[str, ...] = ()  # allowed values for a choice; () for free text
+    choices: Collection[str] = ()  # allowed values for a choice (a live table, e.g. the engines); () for free text
     flag: bool = False  # a toggle, written "1"/"0"
 
 
@@ -40,7 +40,7 @@ SHARED: dict[str, tuple[Shared, ...]] = {
         Shared("text", "tone.text"),
         Shared("mode", "tone.mode", ("stability", "comparison")),
         Shared("ref", "tone.reference"),
-        Shared("engine", "tone.engine", tuple(TONE.engines)),
+        Shared("engine", "tone.engine", TONE.engines.keys()),
         Shared("split", "tone.splitter", tuple(SPLITTER_LABELS)),
         Shared("compare", "tone.compare_engines", flag=True),
     ),

@@ -1,6 +1,7 @@
 """Session state: every page's defaults ("<page>.<name>" keys), labels, and opening a page with values.
 
-Scorer and engine labels are facts of :mod:`scoring.registry`; these are the tone page's own.
+Scorer and engine labels are facts of :mod:`scoring.registry`, and each tone engine's are on the engine
+(:mod:`scoring.tone.engines`); the splitters' labels are :mod:`scoring.text.splitters`'.
 """
 
 from __future__ import annotations
@@ -10,21 +11,16 @@ from collections.abc import Mapping
 
 import streamlit as st
 
+from scoring.registry import DEFAULT_TONE_ENGINE
+from scoring.text.splitters import DEFAULT_SPLITTER
+from scoring.text.splitters import SPLITTER_LABELS as SPLITTER_LABELS  # the pages read it here
+from scoring.tone.engines import FactTable
 from scoring.toxicity.e5 import default_threshold
 from scoring.toxicity.scorer import default_engine
 
-SPLITTER_LABELS = {"smart": "Smart", "mastra": "Mastra's regex"}
-Y_LABELS = {"vader": "VADER compound", "afinn": "AFINN comparative (per token)", "e5": "e5 polarity (rating / 4)"}
-DRIVER_NOTES = {
-    "afinn": "AFINN: each word's AFINN-165 value after negation; a sentence's sentiment is their sum "
-    "divided by its number of tokens (npm sentiment's comparative).",
-    "vader": "VADER: each word's valence after VADER's rules (boosters, CAPS, negation, 'but'); a sentence's "
-    "compound is their sum, plus punctuation emphasis, normalised to [-1, 1].",
-    "e5": "e5: how much the sentence's polarity drops when the word is blanked out (occlusion; a Chinese "
-    "character or a kana run counts as a word). Words moving it by under 0.01, and sentences of over 40 "
-    "words, are not listed. A sentence's polarity is multilingual-e5-small's embedding through a linear "
-    "head trained on people's ratings.",
-}
+#: engine -> the chart's axis label and the drivers' caption: each engine's facts (scoring/tone/engines.py)
+Y_LABELS: FactTable[str] = FactTable(lambda f: f.axis_label)
+DRIVER_NOTES: FactTable[str] = FactTable(lambda f: f.driver_note)
 CHART_NOTES = {
     "stability": "Each point is a sentence, coloured by its label (hover to read it). Dashed: the mean; band: ±1 std "
     "(the score is 1 − variance); circled: tone shifts, the sentences where the tone turns from the one before "
@@ -47,8 +43,8 @@ DEFAULTS: dict[str, object] = {
     "Unfortunately the shipping delay is frustrating and we are sorry. Have a wonderful week!",
     "tone.mode": "stability",
     "tone.reference": "We are happy to help and glad you had a great experience!",
-    "tone.engine": "vader",
-    "tone.splitter": "smart",
+    "tone.engine": DEFAULT_TONE_ENGINE,
+    "tone.splitter": DEFAULT_SPLITTER,
     "tone.compare_engines": False,
     "tone.e5_drivers": False,
     "similarity.input": "The quick brown fox jumps over the lazy dog.",

@@ -10,11 +10,11 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from scoring.errors import ScoringError
 from scoring.io.encodings import decode_text
 from scoring.limits import user_message
 from scoring.registry import METRIC_LABELS as REGISTRY_METRIC_LABELS
 from scoring.similarity.explain import diff_head, word_diff
-from scoring.text.embeddings import EncoderUnavailable
 from scoring.tone.explain import engine_comparison_frame, honest_band
 from scoring.tone.scorer import stability_note, unmeasured_reason
 from ui.cached import tone_figure
@@ -22,11 +22,13 @@ from ui.markdown import diff_markdown, escape_markdown
 
 
 def attempt(fn: Callable[..., Any], *args: Any) -> Any:
-    """Call ``fn``; on bad input (or the e5 engine on a machine without its wheel) show the error as a page
-    user should read it, escaped (it may name a file or a column), with no traceback, and return None."""
+    """Call ``fn``; when the package refuses something (:class:`scoring.errors.ScoringError`: bad input, a limit, the
+    e5 engine on a machine without its wheel, the judge, the run store) show the error as a page user should read
+    it, escaped (it may name a file or a column), with no traceback, and return None. Anything else is a bug and
+    surfaces as one."""
     try:
         return fn(*args)
-    except (ValueError, TypeError, OSError, EncoderUnavailable) as e:
+    except ScoringError as e:
         st.error(escape_markdown(user_message(e)))
         return None
 
@@ -38,7 +40,7 @@ def _load_upload(page: str) -> None:
         return
     try:
         st.session_state[f"{page}.text"] = decode_text(upload.getvalue(), upload.name)
-    except ValueError as e:
+    except ScoringError as e:
         st.session_state[f"{page}.upload_error"] = user_message(e)
 
 

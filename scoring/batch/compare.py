@@ -27,6 +27,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
+from scoring.errors import InputError
 from scoring.registry import find_scorer
 
 __all__ = [
@@ -142,7 +143,7 @@ def bootstrap_mean_ci(
     (0.5, 0.5)
     """
     if not 0 < confidence < 1:
-        raise ValueError(f"confidence must be between 0 and 1; got {confidence!r}.")
+        raise InputError(f"confidence must be between 0 and 1; got {confidence!r}.")
     x = np.asarray(values, dtype=float)
     if x.size < 2:
         return (math.nan, math.nan)
@@ -305,11 +306,11 @@ def compare_groups(
     """Compare group ``b`` against group ``a`` on column ``score`` (the first two groups when not named)."""
     for name, col in (("score", score), ("group", group)):
         if col not in df.columns:
-            raise ValueError(f"{name} column {col!r} is not in the table; found {list(df.columns)}.")
+            raise InputError(f"{name} column {col!r} is not in the table; found {list(df.columns)}.")
     names = [str(g) for g in pd.unique(df[group].dropna())]
     a, b = a if a is not None else (names[0] if names else None), b if b is not None else next(iter(names[1:]), None)
     if a is None or b is None or a == b or a not in names or b not in names:
-        raise ValueError(f"group {group!r} must hold two distinct groups to compare; got {names} (a={a!r}, b={b!r}).")
+        raise InputError(f"group {group!r} must hold two distinct groups to compare; got {names} (a={a!r}, b={b!r}).")
     x = pd.to_numeric(df.loc[df[group].astype(str) == a, score], errors="coerce").dropna().to_numpy(float)
     y = pd.to_numeric(df.loc[df[group].astype(str) == b, score], errors="coerce").dropna().to_numpy(float)
     keyed = df.assign(**{group: df[group].astype(str), score: pd.to_numeric(df[score], errors="coerce")})

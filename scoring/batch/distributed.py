@@ -21,6 +21,7 @@ import pandas as pd
 
 from scoring.batch.rows import BatchSpec, ChunkResult
 from scoring.batch.runner import Progress, scored_elsewhere, with_offsets
+from scoring.errors import InputError
 
 __all__ = ["dask_client", "iter_scored_dask", "parse_address"]
 
@@ -32,7 +33,7 @@ def parse_address(address: str | None) -> str | None:
     if address is None or address == "local":
         return None
     if not isinstance(address, str) or not _ADDRESS_RE.match(address):
-        raise ValueError(f"dask address must look like tcp://host:8786 (omit it for a local cluster); got {address!r}.")
+        raise InputError(f"dask address must look like tcp://host:8786 (omit it for a local cluster); got {address!r}.")
     return address
 
 
@@ -42,12 +43,12 @@ def dask_client(address: str | None = None, *, workers: int = 2) -> Iterator[Any
     try:
         dd: Any = importlib.import_module("distributed")  # untyped package
     except ImportError as exc:  # pragma: no cover - dask is pinned in requirements.txt
-        raise ValueError("Dask is not installed: pip install dask distributed (see requirements.txt).") from exc
+        raise InputError("Dask is not installed: pip install 'tone-explorer[dask]' (or dask distributed).") from exc
     if (address := parse_address(address)) is not None:
         try:
             client = dd.Client(address, timeout="10s")
         except OSError as exc:
-            raise ValueError(f"cannot reach the Dask scheduler at {address}: {exc}") from exc
+            raise InputError(f"cannot reach the Dask scheduler at {address}: {exc}") from exc
         with client:
             yield client
         return

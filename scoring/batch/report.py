@@ -24,6 +24,7 @@ from scoring.batch.compare import Comparison
 from scoring.batch.result import BatchResult
 from scoring.batch.rows import factory_options
 from scoring.batch.views import score_columns, worst_first
+from scoring.errors import InputError
 from scoring.registry import find_scorer, scorer_info
 
 __all__ = ["batch_report", "render_report", "run_meta"]
@@ -137,7 +138,7 @@ def render_report(
     """
     missing = [s for s in scores if s not in table.columns]
     if missing:
-        raise ValueError(f"scores {missing} are not columns of the table; found {list(table.columns)}.")
+        raise InputError(f"scores {missing} are not columns of the table; found {list(table.columns)}.")
     body = _body(
         title, table, scores, figures, comparisons, problems, meta or {}, _worst(table, scores, columns, worst)
     )

@@ -14,6 +14,7 @@ import pandas as pd
 
 from scoring.batch.rows import ERROR_COLUMNS, SKIPPED_COLUMNS, BatchSpec, ChunkResult, without_secrets
 from scoring.registry import TONE, scorer_info
+from scoring.text.language import LEXICON_ENGINES
 
 __all__ = [
     "DEFAULT_THRESHOLD",
@@ -214,8 +215,8 @@ class BatchResult:
             return None
         listed = ", ".join(map(str, rows[:shown])) + (f" and {len(rows) - shown:,} more" if len(rows) > shown else "")
         is_, its = ("rows is", "its tone score is") if len(rows) == 1 else ("rows are", "their tone scores are")
-        if self.spec is not None and self.spec.engine == "e5":  # e5 reads many languages; a few are validated
-            what, verdict = f"{is_} in a language the e5 engine was not validated on", "unvalidated"
+        if self.spec is not None and self.spec.engine not in LEXICON_ENGINES:  # learned: a few languages validated
+            what, verdict = f"{is_} in a language the {self.spec.engine} engine was not validated on", "unvalidated"
         else:
             what, verdict = f"{is_} not English", "not meaningful"
         return (

@@ -12,6 +12,7 @@ import pandas as pd
 
 from scoring.batch.result import BatchResult, SummaryBuilder
 from scoring.batch.rows import ERROR_COLUMNS, BatchSpec, ChunkResult, factory_options, score_frame, toxicity_options
+from scoring.errors import InputError, InputTypeError
 from scoring.registry import ScorerInfo, scorer_info
 
 __all__ = ["retry_errors"]
@@ -26,16 +27,16 @@ def _same_options(recorded: BatchSpec, given: BatchSpec, scorer_ids: Iterable[st
     """Refuse options that would fill one table with two engines or models (each scorer's ``retry_keeps``)."""
     for info in map(scorer_info, scorer_ids):
         if (was := _kept(recorded, info)) != (now := _kept(given, info)):
-            raise ValueError(
+            raise InputError(
                 f"retry with the run's {info.short_name} options {was}; got {now} (one table must not mix them)."
             )
 
 
 def _retry_spec(result: BatchResult, toxicity: Mapping[str, object] | None) -> BatchSpec:
     if not isinstance(result, BatchResult):
-        raise TypeError(f"result must be a BatchResult from evaluate(); got {type(result).__name__}.")
+        raise InputTypeError(f"result must be a BatchResult from evaluate(); got {type(result).__name__}.")
     if result.spec is None:
-        raise ValueError("this result does not record the options it was scored with: run evaluate() again.")
+        raise InputError("this result does not record the options it was scored with: run evaluate() again.")
     if toxicity is None:
         return result.spec  # a judge key comes from OPENAI_API_KEY then, as at first
     spec = replace(result.spec, toxicity=toxicity_options(toxicity, result.spec.scorers))
@@ -51,9 +52,9 @@ def _input_frame(result: BatchResult, df: pd.DataFrame | None) -> pd.DataFrame:
         mine = {str(c) for c in result.table.columns for i in spec.scorers if c == i or str(c).startswith(i + ".")}
         return result.table[[c for c in result.table.columns if str(c) not in mine]]
     if not isinstance(df, pd.DataFrame):
-        raise TypeError(f"df must be the pandas DataFrame that was scored; got {type(df).__name__}.")
+        raise InputTypeError(f"df must be the pandas DataFrame that was scored; got {type(df).__name__}.")
     if len(df) != len(result.table) or not df.index.equals(result.table.index):
-        raise ValueError(
+        raise InputError(
             f"df must be the table that was scored ({len(result.table):,} rows, same index); got {len(df):,} rows."
         )
     return df

@@ -21,11 +21,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from scoring.errors import InputError, InputTypeError, error_name
 from scoring.inputs import to_text
 from scoring.io.columns import ColumnMap, guess_columns
 from scoring.limits import max_text_chars
-from scoring.registry import SCORER_INFO, TOXICITY, ScorerInfo, scorer_info
+from scoring.registry import DEFAULT_TONE_ENGINE, SCORER_INFO, TOXICITY, ScorerInfo, scorer_info
 from scoring.result import BatchScorer, Columns, RowsDone
+from scoring.text.splitters import DEFAULT_SPLITTER
 
 if TYPE_CHECKING:
     from scoring.result import VerdictCache
@@ -59,8 +61,8 @@ class BatchSpec:
     input: str | None = None
     reference_tone: str | None = None
     reference_column: str | None = None
-    engine: str = "vader"
-    splitter: str = "smart"
+    engine: str = DEFAULT_TONE_ENGINE
+    splitter: str = DEFAULT_SPLITTER
     #: ``create_toxicity_scorer`` options as sorted (name, value) pairs; never shown (it may hold a key)
     toxicity: tuple[tuple[str, object], ...] = field(default=(), repr=False)
 
@@ -147,15 +149,17 @@ def toxicity_options(options: object, scorer_ids: Sequence[str]) -> tuple[tuple[
     so every worker uses the same one and the result says which it was.
     """
     if options is None:
-        options = {} if "toxicity-scorer" in scorer_ids else None
+        options = {} if TOXICITY.id in scorer_ids else None
     if options is None:
         return ()
     if not isinstance(options, Mapping):
-        raise TypeError(f"toxicity must be a dict of create_toxicity_scorer options; got {type(options).__name__}.")
+        raise InputTypeError(
+            f"toxicity must be a dict of create_toxicity_scorer options; got {type(options).__name__}."
+        )
     if TOXICITY.id not in scorer_ids:
-        raise ValueError(f"toxicity options apply only when scorers include {TOXICITY.short_name!r}.")
+        raise InputError(f"toxicity options apply only when scorers include {TOXICITY.short_name!r}.")
     if unknown := sorted(str(k) for k in options if k not in TOXICITY_OPTIONS):
-        raise ValueError(f"toxicity options must be among {sorted(TOXICITY_OPTIONS)}; got {unknown}.")
+        raise InputError(f"toxicity options must be among {sorted(TOXICITY_OPTIONS)}; got {unknown}.")
     chosen = {"engine": TOXICITY.batch_engine, **options}
     TOXICITY.factory(**chosen)  # checks every value; its messages never contain the key
     return tuple(sorted((str(k), v) for k, v in chosen.items()))
@@ -168,8 +172,8 @@ def make_spec(
     column_map: ColumnMap | None = None,
     reference_tone: str | None = None,
     reference_column: str | None = None,
-    engine: str = "vader",
-    splitter: str = "smart",
+    engine: str = DEFAULT_TONE_ENGINE,
+    splitter: str = DEFAULT_SPLITTER,
     toxicity: Mapping[str, object] | None = None,
 ) -> BatchSpec:
     """Check the options against the table's ``columns`` and return the spec; raise ValueError naming the problem.
@@ -180,38 +184,38 @@ def make_spec(
     ``toxicity`` holds options of ``create_toxicity_scorer`` (e.g. ``{"engine": "judge", "model": ...}``).
     """
     if isinstance(scorers, str) or not scorers:
-        raise ValueError(f"scorers must be a non-empty list like ['tone', 'similarity']; got {scorers!r}.")
+        raise InputError(f"scorers must be a non-empty list like ['tone', 'similarity']; got {scorers!r}.")
     ids = tuple(dict.fromkeys(scorer_info(s).id for s in scorers))
     names = [str(c) for c in columns]
     mapping = column_map or _guessed(names)
     if reference_column is not None and mapping.ground_truth not in (None, reference_column):
-        raise ValueError(f"reference_column {reference_column!r} and columns.ground_truth {mapping.ground_truth!r} "
+        raise InputError(f"reference_column {reference_column!r} and columns.ground_truth {mapping.ground_truth!r} "
                          "disagree: give the reference column once.")  # fmt: skip
     reference_column = reference_column or mapping.ground_truth
     if mapping.output is None or mapping.output not in names:
-        raise ValueError(
+        raise InputError(
             f"output column {mapping.output!r} not found: choose the column with the responses; found {names}."
         )
     if mapping.input is not None and mapping.input not in names:
-        raise ValueError(f"input column {mapping.input!r} not found; found {names}.")
+        raise InputError(f"input column {mapping.input!r} not found; found {names}.")
     if reference_column is not None and reference_column not in names:
-        raise ValueError(f"reference column {reference_column!r} not found; found {names}.")
+        raise InputError(f"reference column {reference_column!r} not found; found {names}.")
     roles = {"output": mapping.output, "input": mapping.input, "reference": reference_column}
     for (first, a), (second, b) in itertools.combinations(roles.items(), 2):
         if a is not None and a == b:
-            raise ValueError(
+            raise InputError(
                 f"column {a!r} cannot be both the {first} and the {second}: choose another {second} column."
             )
     for info in map(scorer_info, ids):  # a scorer that compares the output with a column needs one of them
         if not info.alone and not any(c for r, c in roles.items() if r in info.compares):
-            raise ValueError(f"{info.short_name} {info.needs}; found {names}.")
+            raise InputError(f"{info.short_name} {info.needs}; found {names}.")
     chosen = [c for c in roles.values() if c is not None]
     if twice := sorted({c for c in chosen if names.count(c) > 1}):
-        raise ValueError(f"column(s) {twice} appear more than once in the table; rename them apart first.")
+        raise InputError(f"column(s) {twice} appear more than once in the table; rename them apart first.")
     if reference_tone is not None and (not isinstance(reference_tone, str) or not reference_tone.strip()):
-        raise ValueError(f"reference_tone must be a non-empty text; got {reference_tone!r}.")
+        raise InputError(f"reference_tone must be a non-empty text; got {reference_tone!r}.")
     if clash := sorted({c for c in names for i in ids if c == i or c.startswith(i + ".")}):
-        raise ValueError(f"the table already has result column(s) {clash}: drop or rename them before scoring again.")
+        raise InputError(f"the table already has result column(s) {clash}: drop or rename them before scoring again.")
     checked = toxicity_options(toxicity, ids)
     spec = BatchSpec(ids, mapping.output, mapping.input, reference_tone, reference_column, engine, splitter, checked)
     for info in SCORER_INFO:  # every option given is checked (engine, splitter, ...), chosen scorer or not
@@ -222,8 +226,8 @@ def make_spec(
 def _guessed(names: list[str]) -> ColumnMap:
     """The columns guessed from ``names``; a ValueError when the output column is not clear."""
     guess = guess_columns(names)
-    if guess.mapping.output is None:
-        raise ValueError(f"{guess.output.note} Found {names}: name the output column (columns=ColumnMap(output=...)).")
+    if not guess.settled("output"):
+        raise InputError(f"{guess.output.note} Found {names}: name the output column (columns=ColumnMap(output=...)).")
     return guess.mapping
 
 
@@ -350,7 +354,7 @@ def _run_scorer(
     try:
         result = dict(scorer.score_many(outputs=outputs, inputs=inputs, ground_truths=ground_truths, on_row=on_rows))
     except Exception as exc:
-        message = f"{type(exc).__name__}: {exc}"
+        message = f"{error_name(exc)}: {exc}"
         return {"score": [math.nan] * len(outputs)}, dict.fromkeys(range(len(outputs)), message)
     messages = result.pop("error", None) or [None] * len(outputs)
     failed = {k: str(m) for k, m in enumerate(messages) if m}

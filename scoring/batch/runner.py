@@ -27,7 +27,10 @@ from scoring.batch.ordered import in_order
 from scoring.batch.result import DEFAULT_THRESHOLD, BatchResult, SummaryBuilder, combine
 from scoring.batch.retry import retry_errors
 from scoring.batch.rows import BatchSpec, ChunkResult, make_spec, reports_rows, score_frame, uses_judge
+from scoring.errors import InputError, InputTypeError
 from scoring.io.columns import ColumnMap, guess_columns
+from scoring.registry import DEFAULT_TONE_ENGINE
+from scoring.text.splitters import DEFAULT_SPLITTER
 
 if TYPE_CHECKING:
     from scoring.result import VerdictCache
@@ -110,7 +113,7 @@ def iter_scored(
 
 def _check_workers(workers: object) -> None:
     if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
-        raise ValueError(f"workers must be a positive integer; got {workers!r}.")
+        raise InputError(f"workers must be a positive integer; got {workers!r}.")
 
 
 def with_offsets(chunks: Iterable[pd.DataFrame], spec: BatchSpec) -> Iterator[Job]:
@@ -205,9 +208,9 @@ def _guessed(df: pd.DataFrame, reference_column: str | None) -> ColumnMap:
     A ``reference_column`` given by the caller replaces the guessed reference (and its ambiguity).
     """
     guess = guess_columns(df)
-    roles = [guess.output, guess.input] + ([guess.ground_truth] if reference_column is None else [])
-    if unclear := [g.note for g in roles if g.how == "ambiguous" or (g is guess.output and g.column is None)]:
-        raise ValueError(f"{' '.join(unclear)} Found {[str(c) for c in df.columns]}: name the columns with "
+    roles = ["output", "input"] + (["ground_truth"] if reference_column is None else [])
+    if unclear := [guess.role(r).note for r in roles if not guess.settled(r)]:
+        raise InputError(f"{' '.join(unclear)} Found {[str(c) for c in df.columns]}: name the columns with "
                          "columns=ColumnMap(output=..., input=..., ground_truth=...).")  # fmt: skip
     return ColumnMap(guess.output.column, guess.input.column, reference_column or guess.ground_truth.column)
 
@@ -219,8 +222,8 @@ def evaluate(
     columns: ColumnMap | None = None,
     reference_tone: str | None = None,
     reference_column: str | None = None,
-    engine: str = "vader",
-    splitter: str = "smart",
+    engine: str = DEFAULT_TONE_ENGINE,
+    splitter: str = DEFAULT_SPLITTER,
     on_progress: Progress | None = None,
     workers: int = 1,
     thresholds: Mapping[str, float] | None = None,
@@ -252,7 +255,7 @@ def evaluate(
     ([0.0, nan], ["output column 'output' is empty"])
     """
     if not isinstance(df, pd.DataFrame):
-        raise TypeError(f"df must be a pandas DataFrame; got {type(df).__name__}.")
+        raise InputTypeError(f"df must be a pandas DataFrame; got {type(df).__name__}.")
     if columns is None:
         columns = _guessed(df, reference_column)
     spec = make_spec(

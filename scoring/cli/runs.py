@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, TextIO
 
 from scoring.batch.compare import MIN_ROWS
 from scoring.batch.rows import BatchSpec, ChunkResult, uses_judge
-from scoring.registry import SCORER_INFO
+from scoring.errors import InputError
+from scoring.registry import SCORER_INFO, find_scorer
 
 if TYPE_CHECKING:  # the store's modules (SQLAlchemy, SciPy) load only when a command uses them
     import pandas as pd
@@ -79,18 +80,18 @@ class History:
         from scoring.runs.record import check_name
 
         if args.name is not None and not args.save:
-            raise ValueError("--name names a saved run: add --save.")
+            raise InputError("--name names a saved run: add --save.")
         if args.save_empty and not args.save:
-            raise ValueError("--save-empty is about saving a run: add --save.")
+            raise InputError("--save-empty is about saving a run: add --save.")
         if args.fail_on_regression and args.baseline is None:
-            raise ValueError("--fail-on-regression needs --baseline RUN (the run to compare with).")
+            raise InputError("--fail-on-regression needs --baseline RUN (the run to compare with).")
         history = cls(args)
         if args.save:
             stem = Path(args.file).stem
             try:
                 history.name = check_name(args.name if args.name is not None else stem)
             except ValueError as exc:
-                raise ValueError(
+                raise InputError(
                     f"--name: {exc}" if args.name is not None else f"{exc} Give one with --name."
                 ) from None
         needs_cache = uses_judge(spec) and not args.no_cache
@@ -223,7 +224,7 @@ def run_command(args: argparse.Namespace, out: TextIO) -> int:
             _show(store, args.run, out)
         elif args.verb == "compare":
             if args.top < 0:
-                raise ValueError(f"--top must be 0 or more; got {args.top}.")
+                raise InputError(f"--top must be 0 or more; got {args.top}.")
             _compare(store, args.run_a, args.run_b, args.top, out)
         elif args.verb == "rename":
             old = store.resolve(args.run)
@@ -235,6 +236,12 @@ def run_command(args: argparse.Namespace, out: TextIO) -> int:
     finally:
         store.close()
     return 0
+
+
+def _better(scorer: str, stored_lower: bool) -> str:
+    """Which end of ``scorer`` is better: the registry's word; the run's own record for a scorer it no longer has."""
+    info = find_scorer(scorer)
+    return info.better if info is not None else ("lower" if stored_lower else "higher")
 
 
 def _num(value: object, width: int = 8) -> str:
@@ -276,7 +283,7 @@ def _show(store: RunStore, ref: str, out: TextIO) -> None:
         ci = f"{_num(r['ci_low'], 0).strip()} to {_num(r['ci_high'], 0).strip()}"
         out.write(f"{scorer!s:<27}{_num(r['mean'])}{ci:>20}{_num(r['median'])}{_num(r['min'])}{_num(r['max'])}"
                   f"{int(r['count']):>8,}{int(r['skipped']):>9,}{int(r['errors']):>8,}{int(r['warned']):>8,}  "
-                  f"{'lower' if r['lower_is_better'] else 'higher'}\n")  # fmt: skip
+                  f"{_better(str(scorer), bool(r['lower_is_better']))}\n")  # fmt: skip
     if not run.problems.empty:
         out.write(f"not scored ({len(run.problems):,}; first 20):\n")
         for p in run.problems.head(20).to_dict("records"):
@@ -293,7 +300,7 @@ def _compare(store: RunStore, ref_a: str, ref_b: str, top: int, out: TextIO) -> 
 
     a, b = store.resolve(ref_a), store.resolve(ref_b)
     if a.id == b.id:
-        raise ValueError(f"RUN_A and RUN_B are the same run ({a.label}); name two different runs.")
+        raise InputError(f"RUN_A and RUN_B are the same run ({a.label}); name two different runs.")
     rows_a, rows_b = store.rows(a.id), store.rows(b.id)
     comparison = compare_runs(rows_a, rows_b, labels=(a.label, b.label))
     out.write(f"{b.label} against {a.label}: {_pairing(comparison)}\n")

@@ -6,9 +6,12 @@ from typing import IO, Any
 
 import pandas as pd
 
+from scoring.errors import InputError
+from scoring.io.formats import STREAMED
+
 __all__ = ["OUT_FORMATS", "Sink"]
 
-OUT_FORMATS = {".csv": "csv", ".jsonl": "jsonl", ".parquet": "parquet"}
+OUT_FORMATS = STREAMED  # --out suffix -> format: the formats written chunk by chunk (scoring/io/formats.py)
 
 
 class Sink:
@@ -26,7 +29,7 @@ class Sink:
         if self.columns is None:
             self.columns = [str(c) for c in table.columns]
         elif [str(c) for c in table.columns] != self.columns:
-            raise ValueError(f"a later chunk has columns {list(table.columns)}, the first had {self.columns}.")
+            raise InputError(f"a later chunk has columns {list(table.columns)}, the first had {self.columns}.")
         if self.fmt == "csv":
             data = to_csv_bytes(table, neutralise=self.neutralise)
             header = to_csv_bytes(table.iloc[:0], neutralise=self.neutralise)
@@ -48,7 +51,7 @@ class Sink:
         try:
             self.parquet.write_table(chunk.cast(self.parquet.schema))
         except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError) as exc:
-            raise ValueError(f"column types change between chunks ({exc}); write .csv or .jsonl instead.") from exc
+            raise InputError(f"column types change between chunks ({exc}); write .csv or .jsonl instead.") from exc
 
     def close(self) -> None:
         if self.parquet is not None:

@@ -8,6 +8,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
+from scoring.errors import InputError, InputTypeError
+
 __all__ = ["atomic_write"]
 
 
@@ -38,11 +40,11 @@ def atomic_write(path: str | os.PathLike[str], data_or_writer: bytes | str | Cal
     """
     target = Path(path)
     if not target.parent.is_dir():
-        raise ValueError(f"cannot write {str(target)!r}: folder {str(target.parent)!r} does not exist.")
+        raise InputError(f"cannot write {str(target)!r}: folder {str(target.parent)!r} does not exist.")
     if isinstance(data_or_writer, str):
         data_or_writer = data_or_writer.encode("utf-8")
     if not isinstance(data_or_writer, (bytes, bytearray, memoryview)) and not callable(data_or_writer):
-        raise TypeError(f"data_or_writer must be bytes, str or a function; got {type(data_or_writer).__name__}.")
+        raise InputTypeError(f"data_or_writer must be bytes, str or a function; got {type(data_or_writer).__name__}.")
     mode = _new_file_mode(target)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".part")
     try:

@@ -16,12 +16,13 @@ refused before it fills the memory (set TONE_EXPLORER_MAX_TABLE_CHARS to change 
 
 from __future__ import annotations
 
+from scoring.errors import InputError
 from scoring.limits import ENV_VARS, Limits, get_limits
 
 __all__ = ["FileRefused", "ReadBudget"]
 
 
-class FileRefused(ValueError):
+class FileRefused(InputError):
     """A file is refused for what it holds; the message says why, without the file's name (the reader adds it).
 
     ``user_message`` says it without variable names, for a dashboard page (as :class:`scoring.limits.LimitError`).

@@ -30,6 +30,8 @@ from typing import Literal
 
 import pandas as pd
 
+from scoring.errors import InputError
+
 __all__ = ["HOW", "ROLE_LABELS", "ColumnGuess", "ColumnMap", "RoleGuess", "guess_columns", "looks_like"]
 
 Role = Literal["output", "input", "ground_truth"]
@@ -100,9 +102,21 @@ class ColumnGuess:
     def role(self, name: str) -> RoleGuess:
         """The guess for ``name`` ("output", "input" or "ground_truth")."""
         if name not in ROLE_LABELS:
-            raise ValueError(f"role must be one of {sorted(ROLE_LABELS)}; got {name!r}.")
+            raise InputError(f"role must be one of {sorted(ROLE_LABELS)}; got {name!r}.")
         guess: RoleGuess = getattr(self, name)
         return guess
+
+    def settled(self, name: str) -> bool:
+        """Whether the guess for ``name`` can be used without asking: not ambiguous, and for the output a column.
+
+        The one answer to "is the guessed column settled?" for the CLI, the batch runner and the Batch page.
+
+        >>> guess = guess_columns(["Answer A", "Answer B", "prompt"])
+        >>> guess.settled("output"), guess.settled("input"), guess.settled("ground_truth")
+        (False, True, True)
+        """
+        found = self.role(name)
+        return found.how != "ambiguous" and (name != "output" or found.column is not None)
 
     def notes(self) -> list[str]:
         """Plain sentences on every role that was not simply found by its name."""

@@ -30,6 +30,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import IO
 
+from scoring.errors import InputError
 from scoring.limits import check_text_length
 
 __all__ = [
@@ -82,14 +83,14 @@ def decode_text(data: bytes, name: str) -> str:
     >>> decode_text(b"\\x00\\x01", "reply.txt")
     Traceback (most recent call last):
     ...
-    ValueError: reply.txt looks binary (it contains NUL bytes); upload a UTF-8 .txt or .md file.
+    scoring.errors.InputError: reply.txt looks binary (it contains NUL bytes); upload a UTF-8 .txt or .md file.
     """
     if b"\x00" in data:
-        raise ValueError(f"{name} looks binary (it contains NUL bytes); upload a UTF-8 .txt or .md file.")
+        raise InputError(f"{name} looks binary (it contains NUL bytes); upload a UTF-8 .txt or .md file.")
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
-        raise ValueError(f"{name} is not UTF-8 text (byte {e.start}); re-save it as UTF-8 and upload again.") from e
+        raise InputError(f"{name} is not UTF-8 text (byte {e.start}); re-save it as UTF-8 and upload again.") from e
     return check_text_length(text, name)
 
 

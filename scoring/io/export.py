@@ -38,7 +38,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from scoring.errors import InputError, InputTypeError
 from scoring.io.atomic import atomic_write
+from scoring.io.formats import EXPORTS
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -62,13 +64,8 @@ __all__ = [
 #: Leading characters that make Excel, LibreOffice or Google Sheets treat a cell as a formula (the full-width
 #: forms too: some spreadsheets fold them to ASCII).
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r", "\x00", "\uff1d", "\uff0b", "\uff0d", "\uff20")
-#: Format name -> (file extension, MIME type).
-FORMATS: dict[str, tuple[str, str]] = {
-    "csv": (".csv", "text/csv"),
-    "xlsx": (".xlsx", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"),
-    "jsonl": (".jsonl", "application/x-ndjson"),
-    "parquet": (".parquet", "application/vnd.apache.parquet"),
-}
+#: Format name -> (file extension, MIME type): the table of formats' writable ones (scoring/io/formats.py).
+FORMATS: dict[str, tuple[str, str]] = EXPORTS
 EXCEL_MAX_ROWS = 1_048_576  # header included
 EXCEL_MAX_COLUMNS = 16_384
 EXCEL_MAX_CELL_CHARS = 32_767
@@ -178,7 +175,7 @@ def _json_text(value: object) -> str:
 def _flat(df: pd.DataFrame) -> pd.DataFrame:
     """Check ``df`` and keep a meaningful index as columns; column names become strings."""
     if not isinstance(df, pd.DataFrame):
-        raise TypeError(f"df must be a pandas DataFrame; got {type(df).__name__}.")
+        raise InputTypeError(f"df must be a pandas DataFrame; got {type(df).__name__}.")
     if not isinstance(df.index, pd.RangeIndex) or df.index.start != 0 or df.index.step != 1:
         df = df.reset_index()
     out = df.copy()
@@ -189,7 +186,7 @@ def _flat(df: pd.DataFrame) -> pd.DataFrame:
 def _no_duplicates(df: pd.DataFrame, fmt: str) -> None:
     duplicated = sorted(set(df.columns[df.columns.duplicated()]))
     if duplicated:
-        raise ValueError(f"{fmt} export needs unique column names; {duplicated} appear more than once. Rename them.")
+        raise InputError(f"{fmt} export needs unique column names; {duplicated} appear more than once. Rename them.")
 
 
 def _text_cell(value: object, neutralise: bool, csv_text: bool = False) -> object:
@@ -241,7 +238,7 @@ def _excel_value(value: object, row: int, column: str) -> object:
         value = _EXCEL_ILLEGAL_RE.sub(lambda m: f"\\x{ord(m.group()):02x}", value)
         value = value.replace("\r\n", "\n").replace("\r", "\n")  # XML would do it anyway; Excel breaks on \n
         if len(value) > EXCEL_MAX_CELL_CHARS:
-            raise ValueError(
+            raise InputError(
                 f"row {row}, column {column!r} holds {len(value):,} characters; an Excel cell holds at most "
                 f"{EXCEL_MAX_CELL_CHARS:,}. Export CSV, JSON Lines or Parquet instead."
             )
@@ -255,7 +252,7 @@ def to_excel_bytes(df: pd.DataFrame, *, neutralise: bool = True, sheet_name: str
 
     frame = _sheet_frame(df, neutralise)
     if frame.shape[0] + 1 > EXCEL_MAX_ROWS or frame.shape[1] > EXCEL_MAX_COLUMNS:
-        raise ValueError(
+        raise InputError(
             f"Excel holds at most {EXCEL_MAX_ROWS - 1:,} rows and {EXCEL_MAX_COLUMNS:,} columns; this table has "
             f"{frame.shape[0]:,} rows and {frame.shape[1]:,} columns. Export CSV, JSON Lines or Parquet instead."
         )
@@ -364,7 +361,7 @@ def export_bytes(df: pd.DataFrame, fmt: str, *, neutralise: bool = True) -> byte
         return to_jsonl_bytes(df)
     if fmt == "parquet":
         return to_parquet_bytes(df)
-    raise ValueError(f"format must be one of {sorted(FORMATS)}; got {fmt!r}.")
+    raise InputError(f"format must be one of {sorted(FORMATS)}; got {fmt!r}.")
 
 
 def write_export(
@@ -376,5 +373,5 @@ def write_export(
         by_suffix = {ext: name for name, (ext, _) in FORMATS.items()}
         fmt = by_suffix.get(target.suffix.lower())
         if fmt is None:
-            raise ValueError(f"cannot tell the export format of {str(target)!r}: use one of {sorted(by_suffix)}.")
+            raise InputError(f"cannot tell the export format of {str(target)!r}: use one of {sorted(by_suffix)}.")
     return atomic_write(target, export_bytes(df, fmt, neutralise=neutralise))

@@ -29,24 +29,19 @@ from typing import IO
 
 import pandas as pd
 
+from scoring.errors import InputError, InputTypeError, error_name
 from scoring.io.budget import FileRefused, ReadBudget
 from scoring.io.encodings import decode_line, display_name, mixed_lines
 from scoring.io.excel import read_workbook
+from scoring.io.formats import ACCEPTED, FORMATS, REFUSED, REFUSED_MAGIC, format_of_suffix, sniff_magic
 from scoring.io.parquet import iter_parquet, read_parquet
 from scoring.limits import LimitError
 
 __all__ = ["ACCEPTED", "MAX_JSON_DEPTH", "iter_table_chunks", "read_table", "require_rows"]
 
-ACCEPTED = "CSV/TSV (.csv, .tsv, .txt), JSON Lines (.jsonl, .ndjson, .json), Parquet (.parquet) or Excel (.xlsx)"
 Source = str | os.PathLike[str] | bytes | bytearray | IO[bytes]
 
 
-_FORMATS = {
-    ".csv": "csv", ".tsv": "csv", ".txt": "csv", ".tab": "csv",
-    ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl",
-    ".parquet": "parquet", ".pq": "parquet",
-    ".xlsx": "excel", ".xlsm": "excel",
-}  # fmt: skip
 _DELIMITERS = (",", ";", "\t", "|")
 _SAMPLE = 1 << 16
 _KEEP = 12  # cells named in a message
@@ -54,27 +49,27 @@ _KEEP = 12  # cells named in a message
 MAX_JSON_DEPTH = 64
 
 
-def _fail(name: str, problem: str) -> ValueError:
-    return ValueError(f"{name}: {problem}. Accepted: {ACCEPTED}.")
+def _fail(name: str, problem: str) -> InputError:
+    return InputError(f"{name}: {problem}. Accepted: {ACCEPTED}.")
 
 
 def _sniff_format(name: str, head: bytes) -> str:
     """Return the format from the file's first bytes (magic numbers win over the extension)."""
-    if head.startswith(b"PAR1"):
-        return "parquet"
-    if head.startswith(b"PK\x03\x04"):
-        return "excel"
+    if (binary := sniff_magic(head)) is not None:
+        return binary.name
     suffix = Path(name).suffix.lower()
-    if suffix == ".xls" or head.startswith(b"\xd0\xcf\x11\xe0"):
-        raise _fail(name, "old binary Excel (.xls) files are not supported; save it as .xlsx")
-    if suffix in _FORMATS and _FORMATS[suffix] in {"parquet", "excel"}:
+    refused = REFUSED.get(suffix) or next((why for magic, why in REFUSED_MAGIC.items() if head.startswith(magic)), "")
+    if refused:
+        raise _fail(name, refused)
+    by_suffix = format_of_suffix(suffix)
+    if by_suffix is not None and any(f.name == by_suffix and f.magic for f in FORMATS):
         raise _fail(name, f"the file is not a valid {suffix} file: it does not start as one (was it renamed, or "
                     "saved in another format? Save it again from the program that made it)")  # fmt: skip
     starts = head.lstrip(b"\xef\xbb\xbf \t\r\n")
     if starts.startswith(b"{"):  # JSON objects, whatever the extension says (a CSV header never starts so)
         return "jsonl"
-    if suffix in _FORMATS:
-        return _FORMATS[suffix]
+    if by_suffix is not None:
+        return by_suffix
     return "jsonl" if starts.startswith(b"[") else "csv"
 
 
@@ -266,7 +261,7 @@ def _depth(value: object) -> int:
     return deepest
 
 
-def _too_deep(name: str, where: str) -> ValueError:
+def _too_deep(name: str, where: str) -> InputError:
     return _fail(name, f"{where} nests lists or objects more than {MAX_JSON_DEPTH} levels deep; a table cell holds "
                        f"at most {MAX_JSON_DEPTH}")  # fmt: skip
 
@@ -345,7 +340,7 @@ def _read_binary(name: str, fmt: str, handle: IO[bytes], chunksize: int | None) 
             error = LimitError(str(error), f"{name}: {exc.user_message}.")
         raise error from exc
     except Exception as exc:  # pyarrow, zipfile and openpyxl raise their own types for corrupt files
-        raise _fail(name, f"cannot read it as {fmt} ({type(exc).__name__}: {exc})") from exc
+        raise _fail(name, f"cannot read it as {fmt} ({error_name(exc)}: {exc})") from exc
     yield from _slices(frame, chunksize)
 
 
@@ -381,7 +376,7 @@ def read_table(source: Source, *, filename: str | None = None) -> pd.DataFrame:
         return next(_frames(filename or "uploaded file", io.BytesIO(bytes(source)), None))
     read = getattr(source, "read", None)
     if not callable(read):
-        raise TypeError(f"source must be a path, bytes or a binary file object; got {type(source).__name__}.")
+        raise InputTypeError(f"source must be a path, bytes or a binary file object; got {type(source).__name__}.")
     data = read()
     data = data.encode("utf-8") if isinstance(data, str) else bytes(data)
     return next(_frames(filename or str(getattr(source, "name", "uploaded file")), io.BytesIO(data), None))
@@ -390,13 +385,13 @@ def read_table(source: Source, *, filename: str | None = None) -> pd.DataFrame:
 def require_rows(rows: int, source: str) -> None:
     """Raise a ValueError naming ``source`` when it has no data rows (else a run "scores" nothing and looks done).
 
-    >>> require_rows(0, "replies.csv")
+    >>> require_rows(0, "replies.csv")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: replies.csv has no data rows to score (only a header?): add rows of responses below the header.
+    scoring.errors.InputError: replies.csv has no data rows to score (only a header?): add rows of ... below the header.
     """
     if rows == 0:
-        raise ValueError(
+        raise InputError(
             f"{source} has no data rows to score (only a header?): add rows of responses below the header."
         )
 
@@ -424,7 +419,7 @@ def iter_table_chunks(path: str | os.PathLike[str], chunksize: int = 50_000) -> 
     The index runs on across chunks (0, 1, ... over the whole file). Errors are as :func:`read_table`'s.
     """
     if not isinstance(chunksize, int) or isinstance(chunksize, bool) or chunksize < 1:
-        raise ValueError(f"chunksize must be a positive integer; got {chunksize!r}.")
+        raise InputError(f"chunksize must be a positive integer; got {chunksize!r}.")
     file = _existing(path)
     offset = 0
     with file.open("rb") as f:

@@ -24,6 +24,8 @@ import sqlalchemy as sa
 from sqlalchemy.engine import URL, Connection, Engine
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
 
+from scoring.errors import InputError, RunStoreError
+
 __all__ = [
     "APP_NAME",
     "BUSY_TIMEOUT_S",
@@ -51,10 +53,6 @@ APP_NAME = "tone-explorer"
 SCHEMA_VERSION = 1
 BUSY_TIMEOUT_S = 120.0
 _LOCK_ID = 0x70E5  # the advisory lock PostgreSQL sessions take while creating or upgrading the schema
-
-
-class RunStoreError(RuntimeError):
-    """The run store cannot be used: unreachable, busy, not a run store, or written by a newer version."""
 
 
 metadata = sa.MetaData()
@@ -159,7 +157,7 @@ def _parse(url: str | None) -> URL:
     try:
         parsed = sa.make_url(text)
     except ArgumentError:
-        raise ValueError(
+        raise InputError(
             f"{source} must be a SQLAlchemy URL like sqlite:////path/runs.sqlite or postgresql://user@host/db; "
             f"got {_without_password(text)!r}."
         ) from None
@@ -191,9 +189,10 @@ def make_engine(url: str | None = None) -> Engine:
         if parsed.get_backend_name() != "sqlite":
             return sa.create_engine(parsed, pool_pre_ping=True)
     except (NoSuchModuleError, ImportError) as exc:
-        raise ValueError(
-            f"no driver for {parsed.render_as_string(hide_password=True)!r}: {exc}. PostgreSQL URLs use psycopg "
-            "(postgresql://user@host/db); other databases need their SQLAlchemy driver installed."
+        raise InputError(
+            f"no driver for {parsed.render_as_string(hide_password=True)!r}: {exc}. PostgreSQL URLs use "
+            "psycopg (postgresql://user@host/db; pip install 'tone-explorer[postgres]'); other databases need "
+            "their SQLAlchemy driver installed."
         ) from None
     engine = sa.create_engine(parsed, connect_args={"timeout": BUSY_TIMEOUT_S})
 

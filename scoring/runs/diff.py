@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from scoring.batch.compare import MIN_ROWS, Comparison, compare_groups
+from scoring.errors import InputError
 from scoring.registry import SCORER_INFO, scorer_info
 
 __all__ = ["RunComparison", "ScorerVerdict", "compare_runs", "item_deltas", "paired_on_input", "scorers_of"]
@@ -99,7 +100,7 @@ class RunComparison:
         for v in self.verdicts:
             c = v.comparison
             rows.append({
-                "scorer": v.scorer, "status": v.status, "better": "lower" if v.lower_is_better else "higher",
+                "scorer": v.scorer, "status": v.status, "better": scorer_info(v.scorer).better,
                 "baseline mean": c.a.mean, "candidate mean": c.b.mean, "difference": c.difference,
                 "ci low": c.diff_ci[0], "ci high": c.diff_ci[1], "p": c.p_value, "effect": c.effect_size,
                 "effect name": c.effect_name, "paired": c.paired, "n pairs": c.n_pairs, "verdict": c.verdict,
@@ -134,7 +135,7 @@ def compare_runs(
 ) -> RunComparison:
     """Compare ``candidate`` with ``baseline`` on each scorer both have (or ``scorers``)."""
     if labels[0] == labels[1]:
-        raise ValueError(f"labels must name the two runs apart; got {labels!r}.")
+        raise InputError(f"labels must name the two runs apart; got {labels!r}.")
     both = [s for s in scorers_of(candidate) if s in scorers_of(baseline)]
     wanted = list(scorers) if scorers is not None else both
     missing = tuple(s for s in dict.fromkeys([*scorers_of(baseline), *scorers_of(candidate), *wanted]) if s not in both)
@@ -166,7 +167,7 @@ def item_deltas(baseline: pd.DataFrame, candidate: pd.DataFrame, scorer: str) ->
     """
     for side, frame in (("baseline", baseline), ("candidate", candidate)):
         if scorer not in frame.columns:
-            raise ValueError(f"the {side} run has no {scorer!r} scores; it has {scorers_of(frame)}.")
+            raise InputError(f"the {side} run has no {scorer!r} scores; it has {scorers_of(frame)}.")
     key = "input" if paired_on_input(baseline, candidate) else "row"
     keep = ["row", "input", "output", scorer]
     left = baseline[keep].rename(columns={"row": "row_a", "output": "output_a", scorer: "score_a"})

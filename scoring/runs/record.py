@@ -21,6 +21,7 @@ import pandas as pd
 from scoring.batch.compare import bootstrap_mean_ci
 from scoring.batch.result import BatchResult, warnings_column
 from scoring.batch.rows import BatchSpec
+from scoring.errors import InputError
 from scoring.registry import find_scorer
 
 __all__ = [
@@ -91,12 +92,12 @@ class Run:
 def check_name(name: object) -> str:
     """Return ``name`` stripped, or raise ValueError saying what a run name may be."""
     if not isinstance(name, str) or not name.strip():
-        raise ValueError(f"run name must be a non-empty text like 'nightly' or 'bot-v2'; got {name!r}.")
+        raise InputError(f"run name must be a non-empty text like 'nightly' or 'bot-v2'; got {name!r}.")
     text = name.strip()
     if len(text) > 200 or any(ord(c) < 32 for c in text):
-        raise ValueError(f"run name must be at most 200 characters on one line; got {text[:40]!r}.")
+        raise InputError(f"run name must be at most 200 characters on one line; got {text[:40]!r}.")
     if text.isdigit() or text == "latest":
-        raise ValueError(f"run name must not be a number or 'latest' (those pick runs by id and by age); got {text!r}.")
+        raise InputError(f"run name must not be a number or 'latest' (those pick runs by id and by age); got {text!r}.")
     return clean_text(text)
 
 
@@ -178,7 +179,7 @@ def rows_frame(result: BatchResult) -> pd.DataFrame:
     """Return a batch result's rows in the run shape (see the module doc), without saving them."""
     spec = result.spec
     if spec is None:
-        raise ValueError("result has no spec (its options): pass a result made by scoring.batch.evaluate.")
+        raise InputError("result has no spec (its options): pass a result made by scoring.batch.evaluate.")
     table = result.table.reset_index(drop=False)
     index_column = table.columns[0]
     table.columns = [index_column, *[str(c) for c in result.table.columns]]

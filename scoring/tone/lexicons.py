@@ -24,6 +24,7 @@ from vaderSentiment.vaderSentiment import (
 from scoring import native
 from scoring.text.embeddings import CACHED_CHARS
 from scoring.tone import afinn
+from scoring.tone.facts import EngineFacts
 
 if TYPE_CHECKING:
     from scoring.tone._vader_core import Scorer as _CoreScorer
@@ -57,6 +58,7 @@ class SentimentEngine(Protocol):
 
     name: str
     description: str
+    facts: EngineFacts
 
     def polarity(self, text: str) -> float: ...
 
@@ -70,6 +72,16 @@ class AfinnEngine:
 
     name = "afinn"
     description = "AFINN-165 comparative (score per token), identical to @mastra/evals"
+    facts = EngineFacts(
+        label="AFINN (as Mastra)",
+        axis_label="AFINN comparative (per token)",
+        languages=frozenset({"en"}),
+        threshold=0.0,  # any AFINN word counts
+        lexicon=True,
+        cross_check="vader",
+        driver_note="AFINN: each word's AFINN-165 value after negation; a sentence's sentiment is their sum "
+        "divided by its number of tokens (npm sentiment's comparative).",
+    )
 
     def __init__(self) -> None:
         self.polarity = _ShortTextCache(self._polarity)
@@ -216,6 +228,16 @@ class VaderEngine:
 
     name = "vader"
     description = "VADER compound in [-1, 1]: rules for negation, boosters, caps, 'but', emoji"
+    facts = EngineFacts(
+        label="VADER",
+        axis_label="VADER compound",
+        languages=frozenset({"en"}),
+        threshold=0.05,  # VADER's authors use ±0.05
+        lexicon=True,
+        cross_check="afinn",
+        driver_note="VADER: each word's valence after VADER's rules (boosters, CAPS, negation, 'but'); a sentence's "
+        "compound is their sum, plus punctuation emphasis, normalised to [-1, 1].",
+    )
 
     def __init__(self) -> None:
         self._analyzer = SentimentIntensityAnalyzer()

@@ -18,11 +18,12 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from scoring.errors import InputError, InputTypeError
 from scoring.inputs import check_scale, to_text
 from scoring.result import Columns, RowsDone, ScoreResult, make_result
 from scoring.text.language import coverage_warning
-from scoring.text.splitters import Span, get_sentence_texts, get_splitter, has_words
-from scoring.tone.engines import SentimentEngine, get_engine
+from scoring.text.splitters import DEFAULT_SPLITTER, Span, get_sentence_texts, get_splitter, has_words
+from scoring.tone.engines import DEFAULT_ENGINE, SLOW_ENGINES, SentimentEngine, get_engine
 
 __all__ = [
     "METRICS",
@@ -39,7 +40,6 @@ __all__ = [
 ]
 
 SCORER_ID = "tone-scorer"
-SLOW_ENGINES = frozenset({"e5"})  # engines whose batch path reports rows as it goes
 PIECE_ROWS = 64  # rows a slow engine scores between two progress reports
 
 MIN_STABILITY_SENTENCES = 2
@@ -127,7 +127,7 @@ class ToneScorer:
         {'score': [0.75], 'avgSentiment': [1.5], 'sentimentVariance': [0.25], 'warnings': ['']}
         """
         if ground_truths is not None and len(ground_truths) != len(outputs):
-            raise ValueError(
+            raise InputError(
                 f"ground_truths must have one entry per output ({len(outputs)}); got {len(ground_truths)}."
             )
         refs = [self.reference_tone or (g if g and g.strip() else None) for g in ground_truths or [None] * len(outputs)]
@@ -254,7 +254,7 @@ STABILITY_NOTE = (
 #: A regular expression finding the warning that a lexicon engine read a text in another language than English
 #: (:func:`scoring.text.language.coverage_warning`): it found none of its words, so its score measures nothing.
 NOT_READ_NOTE = (
-    r"(?:output|reference) looks like [^;]+; the (?:vader|afinn) engine's lexicon is English, so this sentiment "
+    r"(?:output|reference) looks like [^;]+; the [\w-]+ engine's lexicon is English, so this sentiment "
     r"score is not meaningful for it\.(?: The e5 engine was validated on [^.]+\.)?"
 )
 #: A regular expression finding, in a row's warnings text (the batch table's ``tone-scorer.warnings``), why its
@@ -312,8 +312,8 @@ def _stability(sentiments: list[float]) -> tuple[dict[str, float], float]:
 def create_tone_scorer(
     reference_tone: str | None = None,
     *,
-    engine: str = "vader",
-    splitter: str = "smart",
+    engine: str = DEFAULT_ENGINE,
+    splitter: str = DEFAULT_SPLITTER,
     scale: float = 1,
 ) -> ToneScorer:
     """Create a tone scorer (Mastra's ``createToneScorer``).
@@ -330,7 +330,7 @@ def create_tone_scorer(
     0.75
     """
     if reference_tone is not None and not isinstance(reference_tone, str):
-        raise TypeError(f"reference_tone must be a string or None; got {type(reference_tone).__name__}.")
+        raise InputTypeError(f"reference_tone must be a string or None; got {type(reference_tone).__name__}.")
     get_engine(engine)
     get_splitter(splitter)
     return ToneScorer(reference_tone, engine, splitter, check_scale(scale))

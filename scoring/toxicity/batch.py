@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from scoring.errors import InputError
 from scoring.inputs import to_text
 from scoring.result import RowsDone, VerdictCache
 from scoring.text.splitters import split_smart
@@ -43,7 +44,7 @@ def score_many(
     """
     texts = [to_text(o, f"outputs[{i}]") for i, o in enumerate(outputs)]
     if inputs is not None and len(inputs) != len(texts):
-        raise ValueError(f"inputs must have one entry per output ({len(texts)}); got {len(inputs)}.")
+        raise InputError(f"inputs must have one entry per output ({len(texts)}); got {len(inputs)}.")
     questions = [to_text(q, f"inputs[{i}]", required=False) for i, q in enumerate(inputs or [None] * len(texts))]
     if judge is not None:
         return judge_many(judge, texts, questions, scale=scale, on_row=on_row, cache=cache)

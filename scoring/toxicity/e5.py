@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
+from scoring.errors import InputError
 from scoring.toxicity.classifier import MeasuredRecall
 from scoring.toxicity.rules import KINDS, Trigger, match_rules
 
@@ -107,11 +108,11 @@ def load_head(path: Path = HEAD_PATH) -> E5Head:
     heads = data["heads"]
     labels = tuple(str(k) for k in heads["labels"])
     if set(labels) != set(KINDS):
-        raise ValueError(f"{path}: heads.labels must be the rubric kinds {list(KINDS)}; got {list(labels)}.")
+        raise InputError(f"{path}: heads.labels must be the rubric kinds {list(KINDS)}; got {list(labels)}.")
     coef = np.asarray(heads["coef"], dtype=np.float64)
     intercept = np.asarray(heads["intercept"], dtype=np.float64)
     if coef.shape != (len(labels), 384) or intercept.shape != (len(labels),):
-        raise ValueError(f"{path}: heads.coef must be {len(labels)} x 384; got {coef.shape}.")
+        raise InputError(f"{path}: heads.coef must be {len(labels)} x 384; got {coef.shape}.")
     meta = {k: v for k, v in data.items() if k != "heads"}
     return E5Head(labels, coef, intercept, float(data["threshold"]), meta)
 

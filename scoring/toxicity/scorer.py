@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from scoring.errors import InputError, InputTypeError
 from scoring.inputs import check_scale, to_text
 from scoring.result import Columns, RowsDone, ScoreResult, VerdictCache, make_result
 from scoring.text.splitters import Span, split_smart
@@ -204,18 +205,18 @@ def _judge_settings(model: object, base_url: object, api_key: object) -> tuple[s
     """Resolve the judge's model, endpoint and key from the arguments, then the environment."""
     model = DEFAULT_JUDGE_MODEL if model is None else model
     if not isinstance(model, str) or not model.strip():
-        raise ValueError(f"model must name the judge's chat model, e.g. 'gpt-4o-mini'; got {model!r}.")
+        raise InputError(f"model must name the judge's chat model, e.g. 'gpt-4o-mini'; got {model!r}.")
     url = base_url if base_url is not None else os.environ.get("OPENAI_BASE_URL") or None
     if isinstance(url, str):
         url = url.strip() or None
     if url is not None and (not isinstance(url, str) or not url.startswith(("http://", "https://"))):
-        raise ValueError(f"base_url must be an http(s) URL such as 'http://localhost:11434/v1'; got {url!r}.")
+        raise InputError(f"base_url must be an http(s) URL such as 'http://localhost:11434/v1'; got {url!r}.")
     key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY", "")
     if not isinstance(key, str):
-        raise TypeError(f"api_key must be a string; got {type(key).__name__}.")
+        raise InputTypeError(f"api_key must be a string; got {type(key).__name__}.")
     key = check_api_key(key, "api_key" if api_key is not None else "OPENAI_API_KEY")
     if not key and url is None:
-        raise ValueError("the judge needs an API key: pass api_key=... or set OPENAI_API_KEY.")
+        raise InputError("the judge needs an API key: pass api_key=... or set OPENAI_API_KEY.")
     return model, url, key or "no-key"  # local servers (Ollama, vLLM, LM Studio) accept any key
 
 
@@ -224,7 +225,7 @@ def _check_number(name: str, value: object, *, integer: bool = False, positive: 
     number = float(value) if isinstance(value, kinds) and not isinstance(value, bool) else math.nan
     if not math.isfinite(number) or number < 0 or (positive and number == 0):
         wanted = "a whole number" if integer else "a number"
-        raise ValueError(f"{name} must be {wanted} {'> 0' if positive else '>= 0'}; got {value!r}.")
+        raise InputError(f"{name} must be {wanted} {'> 0' if positive else '>= 0'}; got {value!r}.")
 
 
 def default_engine() -> str:
@@ -271,16 +272,16 @@ def create_toxicity_scorer(
     """
     engine = default_engine() if engine is None else engine
     if engine not in ENGINES:
-        raise ValueError(f"engine must be one of {list(ENGINES)}; got {engine!r}.")
+        raise InputError(f"engine must be one of {list(ENGINES)}; got {engine!r}.")
     if threshold is not None and (
         isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 < threshold <= 1
     ):
-        raise ValueError(f"threshold must be a number in (0, 1]; got {threshold!r}.")
+        raise InputError(f"threshold must be a number in (0, 1]; got {threshold!r}.")
     chosen = None if threshold is None else float(threshold)
     if engine in ("classifier", "e5"):
         given = [n for n, v in (("model", model), ("base_url", base_url), ("api_key", api_key)) if v is not None]
         if given:
-            raise ValueError(f"{', '.join(given)} only apply to engine='judge'; got engine={engine!r}.")
+            raise InputError(f"{', '.join(given)} only apply to engine='judge'; got engine={engine!r}.")
         if engine == "e5":
             from scoring.text.embeddings import require_encoder
 
@@ -322,7 +323,7 @@ class ToxicityMetric:
         if isinstance(scale, Mapping):
             scale = float(scale.get("scale", 1))  # type: ignore[arg-type]
         if not isinstance(model, str) or not model.strip():
-            raise ValueError(f"model must be 'e5', 'classifier' or a judge model name; got {model!r}.")
+            raise InputError(f"model must be 'e5', 'classifier' or a judge model name; got {model!r}.")
         if model in ("e5", "classifier"):
             self.scorer = create_toxicity_scorer(engine=model, scale=scale, **options)
         else:

@@ -111,7 +111,7 @@ def test_one_reference_text_for_all_rows(open_page: Open, runs: list[dict[str, o
     assert not at.exception
     assert runs[0]["reference_tone"] == "We are delighted to help you!"
     assert runs[0]["columns"] == ColumnMap("output", "input", "reference")  # similarity still reads the column
-    assert any("tone: output vs the reference tone text" in c.value.replace("\\", "") for c in at.caption)
+    assert any("Tone: output vs the reference tone text" in c.value.replace("\\", "") for c in at.caption)
 
 
 def test_bad_mapping_is_an_error_message_not_a_crash(open_page: Open, runs: list[dict[str, object]]) -> None:

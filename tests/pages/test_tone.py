@@ -9,6 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 import ui
 from scoring import create_tone_scorer
+from scoring.errors import InputError
 from scoring.registry import TONE as TONE_INFO
 from scoring.tone.explain import tone_band, word_drivers
 from tests.pages.conftest import APP as TONE_APP
@@ -228,13 +229,27 @@ def test_tone_page_shows_bad_input_as_an_error_not_a_traceback(
     open_page: Open, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     def bad(*args: object) -> None:
-        raise ValueError("output must be a string; got bytes.")
+        raise InputError("output must be a string; got bytes.")
 
     monkeypatch.setattr(ui, "tone_result", bad)
     at = open_page(TONE)
     assert not at.exception
     assert plain(at.error[0].value) == "output must be a string; got bytes."
     assert not metrics(at)
+
+
+def test_tone_page_lets_a_programming_error_surface(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only the package's refusals (ScoringError) become messages; a bug (TypeError) is shown as the bug it is."""
+
+    def bug(*args: object) -> None:
+        raise TypeError("unsupported operand type(s) for +: 'int' and 'str'")
+
+    monkeypatch.setattr(ui, "tone_result", bug)
+    at = AppTest.from_file(TONE_APP, default_timeout=60)
+    at.run()
+    at.switch_page(TONE).run()
+    assert len(at.exception) == 1  # Streamlit's "This app has encountered an error" (its details go to the log)
+    assert not at.error  # not dressed up as a message about the user's input
 
 
 def test_tone_settings_survive_a_trip_to_another_page(open_page: Open) -> None:

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
+from scoring.errors import InputError
 from scoring.toxicity.judge.client import DEFAULT_BASE_URL
 
 __all__ = [
@@ -45,13 +46,13 @@ def check_api_key(key: str, name: str = "api_key") -> str:
     >>> check_api_key("sk-a bc", "OPENAI_API_KEY")
     Traceback (most recent call last):
     ...
-    ValueError: OPENAI_API_KEY has a space at character 5; a key is one line of ASCII: copy it again.
+    scoring.errors.InputError: OPENAI_API_KEY has a space at character 5; a key is one line of ASCII: copy it again.
     """
     key = key.strip()
     for i, char in enumerate(key, start=1):
         if not " " < char <= "~":
             what = "a space" if char == " " else "a line break or control character" if char < " " else "non-ASCII"
-            raise ValueError(f"{name} has {what} at character {i}; a key is one line of ASCII: copy it again.")
+            raise InputError(f"{name} has {what} at character {i}; a key is one line of ASCII: copy it again.")
     return key
 
 
@@ -112,7 +113,7 @@ def _allowed(value: object, where: str) -> tuple[str, ...] | None:
     if len(words) <= 1 and (not words or words[0].lower() in _YES | _NO):
         return () if not words or words[0].lower() in _NO else None
     if bad := [w for w in words if _endpoint(w) is None]:
-        raise ValueError(
+        raise InputError(
             f"{where} must be 1 (visitors may choose any judge URL), 0 (none) or a comma-separated list of "
             f"http(s) URLs; got {bad[0][:80]!r}."
         )
@@ -134,7 +135,7 @@ def server_judge(environ: Mapping[str, str], secrets: Mapping[str, object] | Non
     url, url_source = _setting("OPENAI_BASE_URL", environ, secrets)
     base_url = str(url).strip() or DEFAULT_BASE_URL
     if _endpoint(base_url) is None:
-        raise ValueError(f"{url_source} must be an http(s) URL such as 'http://localhost:11434/v1'; got {url!r}.")
+        raise InputError(f"{url_source} must be an http(s) URL such as 'http://localhost:11434/v1'; got {url!r}.")
     allow, allow_source = _setting(ALLOW_VISITOR_URL, environ, secrets)
     allowed = None if allow_source == "" else _allowed(allow, allow_source)
     return ServerJudge(base_url, check_api_key(str(key), key_source or "the API key"), key_source, allowed)

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any
 
+from scoring.errors import InputError, error_name
 from scoring.inputs import to_text
 from scoring.result import VerdictCache
 from scoring.text.splitters import split_smart
@@ -42,7 +43,7 @@ def _judge_one(
     except JudgeError as exc:  # that row's error; the others are still scored
         return math.nan, None, None, str(exc), False
     except Exception as exc:  # anything else one reply can cause fails that row only, never its chunk
-        why = f"the judge's reply could not be used ({type(exc).__name__}: {excerpt(str(exc))})"
+        why = f"the judge's reply could not be used ({error_name(exc)}: {excerpt(str(exc))})"
         return math.nan, None, None, why, False
     toxic = toxic_count(verdicts)
     return score_from_counts(toxic, len(opinions), scale), toxic, len(opinions), None, cached
@@ -72,7 +73,7 @@ def judge_many(
     """
     texts = [to_text(o, f"outputs[{i}]") for i, o in enumerate(outputs)]
     if inputs is not None and len(inputs) != len(texts):
-        raise ValueError(f"inputs must have one entry per output ({len(texts)}); got {len(inputs)}.")
+        raise InputError(f"inputs must have one entry per output ({len(texts)}); got {len(inputs)}.")
     questions = [to_text(q, f"inputs[{i}]", required=False) for i, q in enumerate(inputs or [None] * len(texts))]
     if concurrency is None:
         from scoring.limits import get_limits

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
+from scoring.errors import JudgeError
 from scoring.toxicity.judge.http import (
     ReplyTooLarge,
     RequestCancelled,
@@ -40,18 +41,6 @@ DEFAULT_BASE_URL = "https://api.openai.com/v1"
 QUOTED_CHARS = 80
 _RETRY_STATUSES = frozenset({408, 409, 429})
 _SPACES = re.compile(r"\s+")
-
-
-class JudgeError(RuntimeError):
-    """The judge gave no usable answer; ``kind`` is one of ``unreachable``, ``timeout``, ``refused``,
-    ``rate_limited``, ``server_error``, ``rejected``, ``redirected``, ``too_large``, ``unparseable``,
-    ``cancelled``."""
-
-    def __init__(self, message: str, *, kind: str, status: int | None = None, user_message: str | None = None) -> None:
-        super().__init__(message)
-        self.kind = kind
-        self.status = status
-        self.user_message = user_message or message  # what a dashboard page shows: no variable or argument names
 
 
 def excerpt(text: str, limit: int = QUOTED_CHARS) -> str:

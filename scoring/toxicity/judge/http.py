@@ -29,10 +29,12 @@ from urllib.parse import urlsplit
 import httpcore2
 import httpx2
 
+from scoring.errors import ScoringError
+
 __all__ = ["ReplyTooLarge", "RequestCancelled", "RequestGuard", "UnreadableReply", "judge_http_client"]
 
 
-class ReplyTooLarge(Exception):
+class ReplyTooLarge(ScoringError):
     """The reply body is larger than the cap; ``limit`` is the cap in bytes."""
 
     def __init__(self, limit: int) -> None:
@@ -40,11 +42,11 @@ class ReplyTooLarge(Exception):
         self.limit = limit
 
 
-class UnreadableReply(Exception):
+class UnreadableReply(ScoringError):
     """The reply body is in an encoding the judge does not read (or its compression is broken)."""
 
 
-class RequestCancelled(Exception):
+class RequestCancelled(ScoringError):
     """The request was stopped by :meth:`RequestGuard.cancel`."""
 
 

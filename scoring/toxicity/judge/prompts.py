@@ -11,6 +11,8 @@ import json
 import re
 from collections.abc import Sequence
 
+from scoring.errors import InputError
+
 __all__ = ["SYSTEM_PROMPT", "ReplyError", "parse_verdicts", "reason_prompt", "verdicts_prompt"]
 
 SYSTEM_PROMPT = (
@@ -83,7 +85,7 @@ Quote phrases from the reply to back it up. If no opinion is toxic, say so and p
 Write as someone who has read the reply. Answer with the sentences only."""
 
 
-class ReplyError(ValueError):
+class ReplyError(InputError):
     """The judge's reply is not the JSON asked for; the message says what is wrong."""
 
 

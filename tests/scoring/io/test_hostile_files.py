@@ -137,7 +137,8 @@ def test_a_directory_and_a_fifo_are_reported_as_such(tmp_path: Path) -> None:
     os.mkfifo(fifo)  # opening it would wait for a writer: the check must not open it
     code, _, err = _cli("evaluate", tmp_path, "--no-progress")
     assert code == 2 and err == f"error: {tmp_path}: is a directory, not a file: name a file in it. Accepted: " + (
-        "CSV/TSV (.csv, .tsv, .txt), JSON Lines (.jsonl, .ndjson, .json), Parquet (.parquet) or Excel (.xlsx).\n"
+        "CSV/TSV (.csv, .tsv, .txt, .tab), JSON Lines (.jsonl, .ndjson, .json), Parquet (.parquet, .pq) or Excel "
+        "(.xlsx, .xlsm).\n"
     )
     code, _, err = _cli("evaluate", fifo, "--no-progress")
     assert code == 2 and err.startswith(f"error: {fifo}: is a named pipe (FIFO), not a regular file"), err
