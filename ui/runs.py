@@ -178,7 +178,8 @@ def trend_section() -> None:
     trend = guard(store().trend, name)
     if trend is None or trend.empty:
         return
-    st.plotly_chart(run_trend_figure(trend), key="runs.trend_chart")
+    shown = trend.assign(scorer=trend["scorer"].map(_name))  # "Tone", not "tone-scorer", in the legend
+    st.plotly_chart(run_trend_figure(shown), key="runs.trend_chart")
     if trend["run_id"].nunique() == 1:
         st.caption("One run with this name so far: save more runs under it to see a trend.")
 

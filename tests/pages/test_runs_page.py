@@ -54,6 +54,7 @@ def test_runs_table_trend_and_comparison(open_page: Open, two_bots: RunStore) ->
     assert table["tone-scorer mean"].round(4).tolist() == [0.9279, 0.7030]
     chart = at.get("plotly_chart")[0]
     assert "bot: mean score per run (95% CI), 2 runs" in chart.proto.spec
+    assert "Tone (higher is better)" in chart.proto.spec and "tone-scorer (higher" not in chart.proto.spec
     errors, successes = [e.value for e in at.error], [s.value for s in at.success]
     assert not errors and len(successes) == 2  # run 2 (v2) against run 1 (v1): both scorers improved
     assert successes[0].startswith("**Improved: Tone** · run 2 \\(bot\\) is more on\\-tone than run 1")
