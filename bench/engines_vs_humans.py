@@ -52,6 +52,7 @@ CJK_REPLIES = Path(__file__).resolve().parents[1] / "tests" / "scoring" / "data"
 SIMILARITY_PAIRS = CJK_REPLIES.with_name("similarity_pairs.csv")
 COLUMNS = {"VADER compound": "vader", "AFINN comparative": "afinn", "AFINN score (sum)": "afinn_sum"}
 E5_COLUMN = {"e5 (CV; NYT held out)": "e5"}
+E5_LITE_COLUMN = {"e5-lite (CV; NYT held out)": "e5_lite"}
 FILE_OF_SET = {name: Path(rel).stem for name, (rel, _) in SETS.items() if rel.startswith("vader-ground-truth/")}
 
 
@@ -75,8 +76,9 @@ def score(df: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def add_e5(df: pd.DataFrame, training: object) -> pd.DataFrame:
-    """Add the e5 column: out-of-fold predictions on training sets, the shipped head's on held-out ones."""
+def add_e5(df: pd.DataFrame, training: object, column_name: str = "e5") -> pd.DataFrame:
+    """Add the e5 column (or another learned engine's, ``column_name``): out-of-fold predictions on training
+    sets, the shipped head's on held-out ones."""
     predictions = {**training.cv_predictions, **training.held_out_predictions}  # type: ignore[attr-defined]
     column = np.full(len(df), np.nan)
     for name, stem in FILE_OF_SET.items():
@@ -86,7 +88,7 @@ def add_e5(df: pd.DataFrame, training: object) -> pd.DataFrame:
             if df["text"].iloc[rows].tolist() != expected:
                 raise ValueError(f"{stem}: rows differ from the training data's; is --data the same folder?")
             column[rows] = predictions[name]
-    return df.assign(e5=column)
+    return df.assign(**{column_name: column})
 
 
 def correlations(df: pd.DataFrame, columns: dict[str, str]) -> list[dict[str, object]]:
@@ -117,16 +119,19 @@ def _table(head: list[str], rows: list[list[str]]) -> str:
     return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in rows])
 
 
-def korean(training: object) -> str:
-    """Accuracy, ROC AUC and Spearman (stars) on the NSMC sample, per engine."""
+def korean(training: object | None, lite: object | None = None) -> str:
+    """Accuracy, ROC AUC and Spearman (stars) on the NSMC sample, per engine (e5 and e5-lite where given)."""
     from tools.train_e5_tone import fit_on
 
-    frame = training.sets["nsmc"].frame  # type: ignore[attr-defined]
+    some = training if training is not None else lite
+    frame = some.sets["nsmc"].frame  # type: ignore[union-attr]
     label, stars = frame["label"].to_numpy(), frame["rating"].to_numpy()
-    english_only = fit_on(training, ["tweets", "movies", "amazon"], "nsmc")  # type: ignore[arg-type]
-    engines = {
-        "e5 with the Hangul head, nested 5-fold CV": training.cv_predictions["nsmc"],  # type: ignore[attr-defined]
-        "e5 heads trained on English only": english_only,
+    engines = {}
+    for name, run in (("e5", training), ("e5-lite", lite)):
+        if run is not None:
+            engines[f"{name} with the Hangul head, nested 5-fold CV"] = run.cv_predictions["nsmc"]  # type: ignore[attr-defined]
+            engines[f"{name} heads trained on English only"] = fit_on(run, ["tweets", "movies", "amazon"], "nsmc")  # type: ignore[arg-type]
+    engines |= {
         "VADER": np.array(get_engine("vader").polarities(frame["text"].tolist())),
         "AFINN": np.array(get_engine("afinn").polarities(frame["text"].tolist())),
     }
@@ -142,13 +147,13 @@ def korean(training: object) -> str:
     return _table(["engine", "accuracy (sign)", "ROC AUC", "Spearman rho vs stars"], rows)
 
 
-def cjk_replies() -> str:
+def cjk_replies(engines: Sequence[str] = ("e5", "e5-lite", "vader", "afinn")) -> str:
     """Sign accuracy and ROC AUC on the hand-written Chinese and Japanese support replies, per engine."""
     frame = pd.read_csv(CJK_REPLIES, keep_default_na=False)
     rows = []
     for lang, part in frame.groupby("lang", sort=False):
         label = part["label"].to_numpy()
-        for engine in ("e5", "vader", "afinn"):
+        for engine in engines:
             pred = np.array(get_engine(engine).polarities(part["text"].tolist()))
             auc = roc_auc_score(label, pred) if np.ptp(pred) > 0 else 0.5
             rows.append([str(lang), engine, f"{len(part)}", f"{np.mean(np.sign(pred) == label):.3f}", f"{auc:.3f}"])
@@ -225,6 +230,45 @@ def speed() -> str:
     )
     lines.append(_apptest_line(replies))
     lines.append(_memory_line())
+    return "\n".join(lines)
+
+
+def lite_speed() -> str:
+    """e5-lite's texts/s beside VADER's (same tweets, caches cleared), and the Tone page's work for a new
+    100,000-character text (score, sentences and word drivers; the page itself: ``python -m bench.tone_page_long
+    --engine e5-lite --chars 100000``)."""
+    from bench.long_text import text_of
+    from scoring import create_tone_scorer
+    from scoring.text.e5_lite import model
+    from scoring.tone.explain import word_drivers
+
+    texts = pd.read_csv(DEFAULT_DATA / "tweets.csv", keep_default_na=False)["text"].tolist()
+    lite, vader = get_engine("e5-lite"), get_engine("vader")
+
+    def cold() -> None:
+        lite.cache_clear()  # type: ignore[attr-defined]
+        model().cache_clear()
+        lite.polarities(texts)
+
+    lite_ms = _best_ms(cold)
+    vader_ms = _best_ms(lambda: [vader._polarity(t) for t in texts])  # type: ignore[attr-defined]
+    lines = [
+        f"- e5-lite polarity, {len(texts):,} tweets, cold (no polarity or word cached): "
+        f"{len(texts) / lite_ms * 1000:,.0f} texts/s; VADER uncached: {len(texts) / vader_ms * 1000:,.0f} texts/s."
+    ]
+    text = text_of(100_000, kind="prose")
+    cold()
+    start = time.perf_counter()
+    result = create_tone_scorer(engine="e5-lite").run(output=text).to_dict()
+    score_s = time.perf_counter() - start
+    sentences = [s["text"] for s in result["preprocessStepResult"]["sentences"]]  # type: ignore[index]
+    start = time.perf_counter()
+    word_drivers(sentences, "e5-lite")
+    drivers_s = time.perf_counter() - start
+    lines.append(
+        f"- Tone page's scoring of a new 100,000-character text ({len(sentences):,} sentences), e5-lite, warm "
+        f"process: {score_s:.2f} s for the score and sentences, {drivers_s:.2f} s more for the word drivers."
+    )
     return "\n".join(lines)
 
 
@@ -362,7 +406,9 @@ def explanations(training: object) -> str:
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="folder with the ground-truth CSV files")
-    parser.add_argument("--no-e5", action="store_true", help="only the lexicon engines (no embeddings needed)")
+    parser.add_argument(
+        "--no-e5", action="store_true", help="no e5 column: the lexicons and e5-lite (no embeddings needed)"
+    )
     parser.add_argument("--speed", action="store_true", help="also time the e5 engine and measure its memory")
     parser.add_argument("--similarity", action="store_true", help="also show the e5 similarity's calibration")
     parser.add_argument("--explanations", action="store_true", help="also check e5's word drivers against VADER")
@@ -376,14 +422,22 @@ def main(argv: Sequence[str] | None = None) -> None:
         training = run_training(args.data.parent)
         df = add_e5(df, training)
         columns |= E5_COLUMN
+    from tools.train_e5_lite import tone_training
+
+    lite = tone_training(args.data.parent)  # e5-lite's heads, trained and scored by e5's protocol (seconds)
+    df = add_e5(df, lite, "e5_lite")
+    columns |= E5_LITE_COLUMN
     print(f"Human mean ratings (-4..+4) vs engine scores, {len(df):,} texts from {args.data.name}/.\n")
     print(markdown(correlations(df, columns), columns))
+    print("\nKorean: NSMC sample (nsmc-ko/nsmc_sample.csv), label 1 = 9-10 stars, 0 = 1-4 stars.\n")
+    print(korean(training, lite))
+    print("\nChinese and Japanese: hand-written support replies (tests/scoring/data/support_replies_cjk.csv).\n")
+    print(cjk_replies(("e5-lite", "vader", "afinn") if training is None else ("e5", "e5-lite", "vader", "afinn")))
+    if args.speed:
+        print(f"\nSpeed ({os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at start):\n")
+        print(lite_speed())
     if training is None:
         return
-    print("\nKorean: NSMC sample (nsmc-ko/nsmc_sample.csv), label 1 = 9-10 stars, 0 = 1-4 stars.\n")
-    print(korean(training))
-    print("\nChinese and Japanese: hand-written support replies (tests/scoring/data/support_replies_cjk.csv).\n")
-    print(cjk_replies())
     if args.speed:
         print(f"\nSpeed and memory ({os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at start):\n")
         print(speed())

@@ -10,6 +10,12 @@ ui.under_router()  # a link straight to this page on a fresh server runs it unde
 st.title("Demo")
 st.caption("Pick an example: it opens on its page with the text filled in. Every number is computed live.")
 
+st.subheader("Warm agent vs curt agent")
+st.caption("The same 20 support questions answered by version 1 (warm) and version 2 (“It shipped. Stop asking.”): "
+           "which measures tell them apart? Scored live with e5, a few seconds the first time.")  # fmt: skip
+if st.toggle("Compare the two agents", key="demo.agents"):
+    ui.show_agent_comparison()
+
 OPEN_LABELS = {"tone": "Open in Tone", "similarity": "Open in Similarity", "toxicity": "Open in Toxicity"}
 groups = dict.fromkeys(e.group for e in EXAMPLES)
 for group in groups:

@@ -16,6 +16,8 @@ st.caption(
 with st.container(border=True):
     st.subheader("Runs")
     infos = runs_ui.runs_table()
+if infos is None:  # the store cannot be read: the error above says why
+    st.stop()
 if not infos:
     st.info("No saved runs match yet. Score a file on the **Batch** page and press **Save this run**.",
             icon=":material/bookmark_add:")  # fmt: skip

@@ -81,14 +81,22 @@ with sentences:
     st.dataframe(frame.drop(columns=["start", "end"]).rename(columns=ui.SENTENCE_LABELS), hide_index=True,
                  key="tone.sentences")  # fmt: skip
     # A slow engine (e5) explains by re-scoring each sentence once per word (~0.6 s for 5): on request, remembered.
-    if engine not in TONE.slow_engines or st.toggle(
+    # e5-lite's occlusion is fast per sentence, but a 100,000-character text has ~20,000 words (~2 s): on request too.
+    if (engine not in TONE.slow_engines and engine != "e5-lite") or st.toggle(
         "Explain the words", key="tone.e5_drivers", persist_state="session",
-        help="e5 scores each sentence again with each word blanked out (about 0.1 s per sentence).",
+        help=f"{engine} scores each sentence again with each word blanked out "
+        + ("(about 0.1 s per sentence)." if engine == "e5" else "(about 0.1 s per 100 sentences)."),
     ):  # fmt: skip
         st.dataframe(ui.drivers(tuple(frame["text"]), engine), hide_index=True, key="tone.drivers")
     st.caption(ui.DRIVER_NOTES[engine])
 with raw:
     ui.json_download(result, "tone-result.json", key="tone.download")
+
+if st.toggle(
+    "Courtesy per sentence", key="tone.courtesy", persist_state="session",
+    help="How courteous each sentence is toward the reader, beside its sentiment (e5: about 0.1 s per sentence).",
+):  # fmt: skip
+    ui.show_courtesy(text, reference, engine, splitter)
 
 if compare:
     ui.engine_comparison(text, reference, splitter)

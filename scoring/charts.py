@@ -25,6 +25,7 @@ __all__ = [
     "histogram_bins",
     "run_trend_figure",
     "score_histogram_figure",
+    "sentence_courtesy_figure",
     "sentence_sentiment_figure",
     "sentiment_similarity_figure",
     "similarity_figure",
@@ -205,6 +206,43 @@ def sentence_sentiment_figure(
         "hoverlabel": {"align": "left"},
     }
     return go.Figure(data=_sentence_traces(frame, engine_names), layout=layout, _validate=False)
+
+
+def sentence_courtesy_figure(frame: pd.DataFrame, *, threshold: float = 0.5) -> go.Figure:
+    """Return courtesy (0..1, bars) and sentiment (-1..1, points) per sentence, with the courtesy threshold.
+
+    Polite bad news shows a tall bar under a low point; a neutral but dismissive sentence a short bar at 0.
+
+    Args:
+        frame: one row per sentence with ``sentence`` (its number), ``text``, ``sentiment`` and ``courtesy``
+            (NaN where a sentence has no words and was not scored).
+        threshold: where a sentence counts as courteous (drawn as a dotted line).
+    """
+    for column in ("sentence", "text", "sentiment", "courtesy"):
+        if column not in frame.columns:
+            raise ValueError(f"frame must have a {column!r} column; found {list(frame.columns)}.")
+    hover = [_hover_text(str(t)) for t in frame["text"]]
+    fig = go.Figure()
+    fig.add_bar(
+        x=frame["sentence"],
+        y=frame["courtesy"],
+        name="courtesy (0..1)",
+        marker_color=_MEAN_COLOR,
+        customdata=hover,
+        hovertemplate="sentence %{x}: courtesy %{y:.2f}<br>%{customdata}<extra></extra>",
+    )
+    fig.add_scatter(x=frame["sentence"], y=frame["sentiment"], mode="markers", name="sentiment (-1..1)",
+                    marker={"size": 11, "color": _REFERENCE_COLOR, "symbol": "diamond"}, customdata=hover,
+                    hovertemplate="sentence %{x}: sentiment %{y:.2f}<br>%{customdata}<extra></extra>")  # fmt: skip
+    fig.add_hline(y=threshold, line_dash="dot", line_color="#7f8c8d", annotation_text=f"courteous at {threshold:g}")
+    fig.update_layout(
+        title={"text": "Courtesy and sentiment per sentence"},
+        xaxis={"title": {"text": "sentence"}, "tickmode": "linear" if len(frame) <= 30 else "auto", "dtick": 1},
+        yaxis={"title": {"text": "courtesy / sentiment"}, "range": [-1.05, 1.05], "zeroline": True},
+        legend={"orientation": "h", "yanchor": "top", "y": -0.18, "xanchor": "left", "x": 0},
+        margin={"t": 50, "b": 40, "l": 50, "r": 20},
+    )
+    return fig
 
 
 def similarity_figure(frame: pd.DataFrame, *, selected: str | None = "dice") -> go.Figure:

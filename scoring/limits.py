@@ -12,6 +12,10 @@ LLM judge concurrent requests   ``TONE_EXPLORER_JUDGE_CONCURRENCY``  4
 LLM judge reply size (KB)       ``TONE_EXPLORER_JUDGE_MAX_REPLY_KB`` 1,024 (a reply is a few KB)
 unpacked archive size (MB)      ``TONE_EXPLORER_MAX_UNPACKED_MB``    1,024 (an .xlsx's zip, a Parquet file)
 characters read into a table    ``TONE_EXPLORER_MAX_TABLE_CHARS``    200,000,000 (every cell counts as >= 1)
+columns of a table              ``TONE_EXPLORER_MAX_COLUMNS``        1,000 (checked before a row is parsed)
+dashboard score caches (MB)     ``TONE_EXPLORER_PAGE_CACHE_MB``      256 (all pages and visitors together)
+e5 characters per page request  ``TONE_EXPLORER_MAX_E5_CHARS``       20,000 (the dashboard's learned engines)
+e5 characters per Batch run     ``TONE_EXPLORER_MAX_E5_BATCH_CHARS`` 1,000,000 (the Batch page, all rows)
 ==============================  ==================================  ===========================================
 
 The upload limit is Streamlit's own setting, read the way Streamlit reads it (its environment variable
@@ -48,6 +52,8 @@ __all__ = [
     "ENV_VARS",
     "LimitError",
     "Limits",
+    "check_e5_batch",
+    "check_e5_length",
     "check_row_count",
     "check_text_length",
     "check_upload_size",
@@ -69,6 +75,10 @@ ENV_VARS: dict[str, tuple[str, float | None, type]] = {
     "judge_max_reply_kb": ("TONE_EXPLORER_JUDGE_MAX_REPLY_KB", 1024, int),
     "max_unpacked_mb": ("TONE_EXPLORER_MAX_UNPACKED_MB", 1024, int),
     "max_table_chars": ("TONE_EXPLORER_MAX_TABLE_CHARS", 200_000_000, int),
+    "max_columns": ("TONE_EXPLORER_MAX_COLUMNS", 1000, int),
+    "page_cache_mb": ("TONE_EXPLORER_PAGE_CACHE_MB", 256, int),
+    "max_e5_chars": ("TONE_EXPLORER_MAX_E5_CHARS", 20_000, int),
+    "max_e5_batch_chars": ("TONE_EXPLORER_MAX_E5_BATCH_CHARS", 1_000_000, int),
 }
 
 
@@ -84,6 +94,15 @@ class Limits:
     max_unpacked_mb: int = 1024
     max_table_chars: int = 200_000_000
     judge_max_reply_kb: int = 1024
+    max_columns: int = 1000
+    page_cache_mb: int = 256
+    max_e5_chars: int = 20_000
+    max_e5_batch_chars: int = 1_000_000
+
+    @property
+    def page_cache_bytes(self) -> int:
+        """The dashboard's score-cache limit in bytes."""
+        return self.page_cache_mb * 1024 * 1024
 
     @property
     def max_unpacked_bytes(self) -> int:
@@ -165,6 +184,10 @@ def get_limits(environ: Mapping[str, str] | None = None) -> Limits:
         judge_max_reply_kb=int(_limit("judge_max_reply_kb", env)),
         max_unpacked_mb=int(_limit("max_unpacked_mb", env)),
         max_table_chars=int(_limit("max_table_chars", env)),
+        max_columns=int(_limit("max_columns", env)),
+        page_cache_mb=int(_limit("page_cache_mb", env)),
+        max_e5_chars=int(_limit("max_e5_chars", env)),
+        max_e5_batch_chars=int(_limit("max_e5_batch_chars", env)),
     )
 
 
@@ -216,6 +239,46 @@ def check_text_length(text: str, name: str = "output", *, limits: Limits | None 
             f"{what} (set {var} to change it).", f"{what} at once: split it into parts and score each one."
         )
     return text
+
+
+def check_e5_length(text: str, name: str = "output", *, limits: Limits | None = None) -> str:
+    """Return ``text`` if the dashboard's learned (e5) engines may score it, else raise a :class:`LimitError`.
+
+    e5 embeds every sentence: one 300,000-character text cost about 90 s of a shared server's CPU, and four
+    at once slowed every other visitor's checks 50-fold. The pages score at most ``max_e5_chars`` characters
+    per text with e5 (20,000 characters of distinct sentences: 4.9 s of CPU); the CLI, on the user's own
+    machine, is bound by ``max_text_chars`` only.
+
+    >>> check_e5_length("x" * 30, limits=get_limits({"TONE_EXPLORER_MAX_E5_CHARS": "10"})) # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    scoring.errors.LimitError: output is 30 characters long; the e5 engine scores at most 10 per text here (set ...).
+    """
+    limit = (limits or get_limits()).max_e5_chars
+    if len(text) > limit:
+        var = ENV_VARS["max_e5_chars"][0]
+        what = f"{name} is {len(text):,} characters long; the e5 engine scores at most {limit:,} per text here"
+        raise LimitError(
+            f"{what} (set {var} to change it).",
+            f"{what}, to keep this shared server quick for everyone: choose another engine, score a shorter part, "
+            "or score the whole text with the command line (python -m scoring evaluate).",
+        )
+    return text
+
+
+def check_e5_batch(chars: int, source: str, *, limits: Limits | None = None) -> None:
+    """Raise a :class:`LimitError` naming ``source`` if a dashboard Batch run would embed more than
+    ``max_e5_batch_chars`` characters with e5 (1,000,000: about 4 minutes of a CPU at the measured 4.9 s per
+    20,000 characters)."""
+    limit = (limits or get_limits()).max_e5_batch_chars
+    if chars > limit:
+        var = ENV_VARS["max_e5_batch_chars"][0]
+        what = f"{source} holds {chars:,} characters for the e5 engine to read; a run here reads at most {limit:,}"
+        raise LimitError(
+            f"{what} (set {var} to change it).",
+            f"{what}, to keep this shared server quick for everyone: choose the classifier or VADER, split the "
+            "file, or score it with the command line (python -m scoring evaluate).",
+        )
 
 
 def check_row_count(rows: int, source: str, *, limits: Limits | None = None) -> None:

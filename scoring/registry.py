@@ -7,7 +7,9 @@ and nowhere else. A scorer is built by its factory; every scorer follows
 >>> scorer_info("toxicity").id, scorer_info("toxicity-scorer").lower_is_better
 ('toxicity-scorer', True)
 >>> [info.short_name for info in SCORER_INFO]
-['tone', 'similarity', 'toxicity']
+['tone', 'similarity', 'toxicity', 'courtesy']
+>>> find_measure("warmth").column
+'tone-scorer.avgSentiment'
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Literal
 
+from scoring.courtesy import scorer as courtesy
 from scoring.errors import InputError
 from scoring.result import BatchScorer
 from scoring.similarity import scorer as similarity
@@ -25,17 +28,23 @@ from scoring.tone import scorer as tone
 from scoring.toxicity import scorer as toxicity
 
 __all__ = [
+    "COURTESY",
     "DEFAULT_TONE_ENGINE",
+    "MEASURES",
     "METRIC_LABELS",
     "SCORERS",
     "SCORER_INFO",
     "SIMILARITY",
     "TONE",
     "TOXICITY",
+    "WARMTH",
+    "Measure",
     "Role",
     "ScorerInfo",
     "display_name",
+    "find_measure",
     "find_scorer",
+    "gated_name",
     "get_scorer",
     "scorer_info",
 ]
@@ -89,6 +98,8 @@ class ScorerInfo:
     #: the part of :attr:`unmeasured_note` that is no warning of its own (a cell holding only it is not "warned"):
     #: tone's too-little-text note; a language warning stays a warning as well
     silent_note: str = ""
+    #: what a lower score says, where a verdict should say it of the lower side ("B is curter than A"); "" when not
+    lower_means: str = ""
 
     @property
     def default_engine(self) -> str | None:
@@ -160,12 +171,73 @@ TOXICITY = ScorerInfo(
     speed_notes=toxicity.ENGINE_SPEEDS,
     retry_keeps={"engine": "classifier", "model": toxicity.DEFAULT_JUDGE_MODEL},
 )
+COURTESY = ScorerInfo(
+    id=courtesy.SCORER_ID,
+    short_name="courtesy",
+    label="Courtesy",
+    factory=courtesy.create_courtesy_scorer,
+    lower_is_better=False,
+    higher_means="more courteous",
+    lower_means="curter (less courteous)",
+    metrics=courtesy.METRICS,
+    engines=courtesy.ENGINES,
+    alone="the output's courtesy toward the person it answers",
+    batch_options=("splitter",),
+    slow_engines=frozenset({"e5"}),
+    speed_notes={"e5": courtesy.SPEED},
+)
 #: Every scorer, in the order tables and pages list them.
-SCORER_INFO: tuple[ScorerInfo, ...] = (TONE, SIMILARITY, TOXICITY)
+SCORER_INFO: tuple[ScorerInfo, ...] = (TONE, SIMILARITY, TOXICITY, COURTESY)
 _BY_NAME: dict[str, ScorerInfo] = {name: i for i in SCORER_INFO for name in (i.short_name, i.id)}
 
 #: Scorer factories by short name and by id.
 SCORERS: dict[str, Callable[..., BatchScorer]] = {name: info.factory for name, info in _BY_NAME.items()}
+
+
+@dataclass(frozen=True, slots=True)
+class Measure:
+    """A measure compared and gated beside the scores: one metric column of a scorer, named for what it is."""
+
+    name: str  #: what ``--gate``, A/B verdicts and run comparisons call it
+    column: str  #: its column in a batch table (``<scorer id>.<metric>``)
+    label: str  #: how the dashboard names it
+    lower_is_better: bool
+    higher_means: str  #: "B is <higher_means> than A"
+    lower_means: str  #: "B is <lower_means> than A"
+    about: str  #: one line: what it measures and its range
+
+
+#: The tone scorer's average sentence sentiment (stability mode), -1..1: higher is warmer.
+WARMTH = Measure(
+    name="warmth",
+    column=f"{TONE.id}.avgSentiment",
+    label="Warmth",
+    lower_is_better=False,
+    higher_means="warmer",
+    lower_means="colder",
+    about="the tone scorer's average sentence sentiment (avgSentiment), -1..1: higher is warmer",
+)
+#: Every measure compared beside the scorers' scores.
+MEASURES: tuple[Measure, ...] = (WARMTH,)
+
+
+def find_measure(name: object) -> Measure | None:
+    """Return the measure called ``name`` (its name or its column), or None."""
+    return next((m for m in MEASURES if name in (m.name, m.column)), None)
+
+
+def gated_name(name: str) -> str:
+    """The name a comparison gives a scorer (its id) or a measure (its name), from any name ``--gate`` accepts.
+
+    >>> gated_name("courtesy"), gated_name("warmth")
+    ('courtesy-scorer', 'warmth')
+    """
+    if (measure := find_measure(name)) is not None:
+        return measure.name
+    if (info := find_scorer(name)) is not None:
+        return info.id
+    choices = sorted([i.short_name for i in SCORER_INFO] + [m.name for m in MEASURES])
+    raise InputError(f"measures must be among {choices} (or the scorers' ids); got {name!r}.")
 
 
 def find_scorer(name: object) -> ScorerInfo | None:

@@ -16,6 +16,7 @@ from ui.cached import (
     toxicity_engines,
     toxicity_judged,
 )
+from ui.courtesy import show_agent_comparison, show_courtesy
 from ui.first_paint import painted
 from ui.judge import (
     JudgeSettings,
@@ -79,6 +80,8 @@ __all__ = [
     "painted",
     "processed_text",
     "score_card",
+    "show_agent_comparison",
+    "show_courtesy",
     "show_warnings",
     "similarity_result",
     "text_source",

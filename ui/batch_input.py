@@ -21,8 +21,8 @@ from scoring.errors import InputError, ScoringError
 from scoring.io.columns import HOW, ColumnGuess, ColumnMap, guess_columns
 from scoring.io.formats import UPLOAD_TYPES
 from scoring.io.loaders import read_table, require_rows
-from scoring.limits import check_row_count, check_upload_size, get_limits
-from scoring.registry import SCORER_INFO, TONE, TOXICITY, scorer_info
+from scoring.limits import check_e5_batch, check_row_count, check_upload_size, get_limits
+from scoring.registry import COURTESY, SCORER_INFO, TONE, TOXICITY, scorer_info
 from scoring.toxicity.judge.access import JudgeAccess
 from ui.markdown import escape_markdown
 
@@ -186,8 +186,13 @@ def run_options(loaded: Loaded, available: list[str] | None = None) -> RunOption
     _how(ref_col, guess, "ground_truth", reference)
     scorers = st.pills(
         "Scorers", available, key="batch.scorers", selection_mode="multi", format_func=lambda s: scorer_info(s).label,
-        default=[s for s in available if s != TOXICITY.short_name],
+        default=[s for s in available if s != TOXICITY.short_name and not _slow(s)],
     )  # fmt: skip
+    for name in scorers or ():
+        info = scorer_info(name)
+        if _slow(name) and (speed := info.speed_notes.get(info.batch_engine or "")):
+            st.caption(f"{info.label} uses e5, far slower than the lexicons: {speed}. Progress is shown as rows "
+                       "finish.")  # fmt: skip
     engine_col, mode_col = st.columns([1, 2])
     engine = engine_col.radio("Sentiment engine", list(TONE.engines), key="batch.engine", horizontal=True,
                               format_func=TONE.engines.get)  # fmt: skip
@@ -206,6 +211,12 @@ def run_options(loaded: Loaded, available: list[str] | None = None) -> RunOption
         tone_text if ref_mode == "text" else None,
     )  # fmt: skip
     return _toxicity_options(options) if TOXICITY.short_name in options.scorers else options
+
+
+def _slow(name: str) -> bool:
+    """Whether the scorer's batch engine is slow (e5 embeds every sentence): not chosen for a file unasked."""
+    info = scorer_info(name)
+    return info.batch_engine in info.slow_engines
 
 
 def plan(loaded: Loaded, options: RunOptions) -> BatchSpec | None:
@@ -309,6 +320,7 @@ def scored(loaded: Loaded, options: RunOptions) -> Any:
         if key in results:
             results.move_to_end(key)
             return results[key]
+    check_e5_batch(_e5_chars(loaded.table, options), loaded.name)
     toxicity = options.toxicity(ui.judge_access(options.judge_base_url))
     from ui.runs import judge_cache  # the judge's verdicts are kept in the run store: the same rows never pay twice
 
@@ -319,6 +331,22 @@ def scored(loaded: Loaded, options: RunOptions) -> Any:
     ))  # fmt: skip
     _keep(key, result)
     return result
+
+
+def _e5_chars(table: pd.DataFrame, options: RunOptions) -> int:
+    """Characters the run's e5 engines would read: the responses once per e5 scorer (twice for courtesy, which
+    embeds each reply whole and sentence by sentence), and tone's references."""
+
+    def chars(column: str | None) -> int:
+        if column is None or column not in table.columns:
+            return 0
+        return int(table[column].dropna().astype(str).str.len().sum())
+
+    tone_e5 = TONE.short_name in options.scorers and options.engine in TONE.slow_engines
+    toxicity_e5 = TOXICITY.short_name in options.scorers and options.toxicity_engine in TOXICITY.slow_engines
+    courtesy_e5 = 2 * (COURTESY.short_name in options.scorers and COURTESY.batch_engine in COURTESY.slow_engines)
+    total = (tone_e5 + toxicity_e5 + courtesy_e5) * chars(options.columns.output)
+    return total + (chars(options.reference_column) if tone_e5 else 0)
 
 
 def retry_button(loaded: Loaded, options: RunOptions, result: Any) -> None:

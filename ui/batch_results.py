@@ -21,6 +21,7 @@ from scoring.batch.views import (
     problem_lines,
     result_figures,
     score_columns,
+    with_measures,
     worst_first,
 )
 from scoring.charts import group_means_figure
@@ -117,9 +118,9 @@ def comparisons(
     run_key: str, group: str, a: str, b: str, pair_on: str | None, _table: pd.DataFrame
 ) -> tuple[list[Comparison], pd.DataFrame]:
     """A/B comparison per score column, and every group's means with CIs (cached per run and settings)."""
-    table = _table.assign(**{group: _table[group].astype("string")})
-    found = [compare_groups(table, score=s, group=group, a=a, b=b, pair_on=pair_on) for s in score_columns(table)]
-    return found, group_summary(table, score_columns(table), group)
+    table, compared = with_measures(_table.assign(**{group: _table[group].astype("string")}))
+    found = [compare_groups(table, score=s, group=group, a=a, b=b, pair_on=pair_on) for s in compared]
+    return found, group_summary(table, compared, group)
 
 
 def show_comparisons(found: list[Comparison], summary: pd.DataFrame) -> go.Figure:

@@ -1,7 +1,14 @@
-"""Cached scoring for the pages: pure text in, plain data out (API keys never become cache keys)."""
+"""Cached scoring for the pages: pure text in, plain data out (API keys never become cache keys).
+
+Results are kept in one store bounded by bytes (``TONE_EXPLORER_PAGE_CACHE_MB``, :mod:`ui.page_cache`), not
+by entries: a million-character text's result is not kept as cheaply as a sentence's.
+"""
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pandas as pd
@@ -9,21 +16,41 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from scoring import create_content_similarity_scorer, create_tone_scorer, create_toxicity_scorer
-from scoring.charts import sentence_sentiment_figure
-from scoring.registry import TONE, TOXICITY
+from scoring.charts import sentence_courtesy_figure, sentence_sentiment_figure
+from scoring.limits import check_e5_length, check_text_length
+from scoring.registry import COURTESY, TONE, TOXICITY
 from scoring.similarity.scorer import similarities
 from scoring.tone.explain import OTHER_ENGINE, sentence_frame, word_drivers
 from ui.markdown import highlight_markdown
+from ui.page_cache import byte_cache
 from ui.state import Y_LABELS, toxicity_default_engine
 
+_SLOW_WORK = threading.BoundedSemaphore(1)
+"""One learned-engine (e5) request at a time in the whole server: others wait their turn, and the lexicon
+engines, the classifier and the similarity scorer keep the other CPU core."""
 
-@st.cache_data(max_entries=2_000, show_spinner=False)
+
+@contextmanager
+def _slow_engine(engine: str, scorer: Any, **texts: str | None) -> Iterator[None]:
+    """For a slow (e5) engine: check each text against ``TONE_EXPLORER_MAX_E5_CHARS``, then wait for the turn."""
+    if engine not in scorer.slow_engines:
+        yield
+        return
+    for name, text in texts.items():
+        check_text_length(text or "", name)  # over the general limit, that is the message
+        check_e5_length(text or "", name)
+    with _SLOW_WORK:
+        yield
+
+
+@byte_cache()
 def tone_result(text: str, reference: str | None, engine: str, splitter: str) -> dict[str, Any]:
     """Score ``text`` with the tone scorer (comparison mode when ``reference`` is given)."""
-    return create_tone_scorer(reference or None, engine=engine, splitter=splitter).run(output=text).to_dict()
+    with _slow_engine(engine, TONE, text=text, reference=reference):
+        return create_tone_scorer(reference or None, engine=engine, splitter=splitter).run(output=text).to_dict()
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@byte_cache()
 def tone_frame(text: str, reference: str | None, engine: str, splitter: str) -> pd.DataFrame:
     """The per-sentence frame of a tone result (labels, tone shifts, the engines' cross-check)."""
     return sentence_frame(tone_result(text, reference, engine, splitter)["preprocessStepResult"]["sentences"], engine)
@@ -35,7 +62,7 @@ HIGHLIGHT_MAX_CHARS = 20_000
 cover every sentence."""
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@byte_cache()
 def tone_highlight(text: str, reference: str | None, engine: str, splitter: str) -> tuple[str, int, int]:
     """The text as markdown, each sentence in its label's colour with its marks (escaped: see ui.markdown).
 
@@ -50,12 +77,18 @@ def tone_highlight(text: str, reference: str | None, engine: str, splitter: str)
     return highlight_markdown(text[:end], shown), len(shown), len(frame)
 
 
-@st.cache_resource(max_entries=32, show_spinner=False)
+def _figure_bytes(text: str, reference: str | None, *_: object) -> int:
+    """What a kept chart holds: 5.0 bytes a character of text measured (a 103,695-character text's second
+    figure: 517,652 bytes, tracemalloc), counted as 8, plus plotly's fixed part."""
+    return 8 * (len(text) + len(reference or "")) + 64 * 1024
+
+
+@byte_cache(weight=_figure_bytes)
 def tone_figure(text: str, reference: str | None, engine: str, splitter: str, title: str) -> go.Figure:
     """The per-sentence chart of a tone result; in comparison mode, what its score is made of.
 
     Kept as the object itself (``st.plotly_chart`` only reads it): a 300,000-character text's figure of
-    4,700 points takes over a second to build, and pickling it for ``cache_data`` as long again.
+    4,700 points takes over a second to build, and pickling it on every hit would cost that again.
     """
     pre = tone_result(text, reference, engine, splitter)["preprocessStepResult"]
     return sentence_sentiment_figure(
@@ -70,13 +103,42 @@ def tone_figure(text: str, reference: str | None, engine: str, splitter: str, ti
     )
 
 
-@st.cache_data(max_entries=2_000, show_spinner=False)
+@byte_cache()
 def drivers(sentences: tuple[str, ...], engine: str) -> pd.DataFrame:
     """The words that drove each sentence's polarity."""
     return word_drivers(sentences, engine)
 
 
-@st.cache_data(max_entries=2_000, show_spinner=False)
+@byte_cache()
+def courtesy_result(text: str, splitter: str) -> dict[str, Any]:
+    """Score ``text`` with the courtesy scorer (per sentence and whole; raises EncoderUnavailable without e5).
+
+    e5 embeds the text: it is held to the e5 length limit and waits for the server's one e5 turn, as tone's e5.
+    """
+    from scoring.registry import get_scorer
+
+    with _slow_engine(COURTESY.default_engine or "e5", COURTESY, text=text):
+        return get_scorer("courtesy", splitter=splitter).run(output=text).to_dict()
+
+
+def courtesy_frame(text: str, reference: str | None, engine: str, splitter: str) -> pd.DataFrame:
+    """The tone page's sentences (number, text, sentiment) with each one's courtesy (NaN: no words, not scored)."""
+    frame = tone_frame(text, reference, engine, splitter)
+    scored = courtesy_result(text, splitter)["preprocessStepResult"]["sentences"]
+    by_start = {s["start"]: s["courtesy"] for s in scored}
+    out = frame[["sentence", "text", "sentiment", "start"]].copy()
+    out["courtesy"] = [by_start.get(int(start), float("nan")) for start in out["start"]]
+    return out.drop(columns="start")
+
+
+@byte_cache(weight=_figure_bytes)
+def courtesy_figure(text: str, reference: str | None, engine: str, splitter: str) -> go.Figure:
+    """Courtesy beside sentiment, per sentence (see :func:`scoring.charts.sentence_courtesy_figure`)."""
+    threshold = float(courtesy_result(text, splitter)["analyzeStepResult"]["threshold"])
+    return sentence_courtesy_figure(courtesy_frame(text, reference, engine, splitter), threshold=threshold)
+
+
+@byte_cache()
 def similarity_result(a: str, b: str, ignore_case: bool, ignore_whitespace: bool) -> dict[str, Any]:
     """Score a pair with Mastra's Dice similarity, and every algorithm on the processed texts."""
     scorer = create_content_similarity_scorer(ignore_case=ignore_case, ignore_whitespace=ignore_whitespace)
@@ -97,10 +159,11 @@ def toxicity_classifier(threshold: float, engine: str = "classifier") -> Any:
     return create_toxicity_scorer(engine=engine, threshold=threshold)
 
 
-@st.cache_data(max_entries=2_000, show_spinner=False)
+@byte_cache()
 def toxicity_classified(input_text: str, output: str, threshold: float, engine: str = "classifier") -> dict[str, Any]:
     """Score a reply's toxicity with an offline engine ("classifier" or "e5")."""
-    result: dict[str, Any] = toxicity_classifier(threshold, engine).run(input=input_text, output=output).to_dict()
+    with _slow_engine(engine, TOXICITY, output=output):  # the input is context, not embedded
+        result: dict[str, Any] = toxicity_classifier(threshold, engine).run(input=input_text, output=output).to_dict()
     return result
 
 

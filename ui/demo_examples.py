@@ -101,6 +101,21 @@ EXAMPLES: tuple[DemoExample, ...] = (
         _tone("This is your fault. We will not refund a broken, useless order. Stop emailing us.", DOCS_REFERENCE),
     ),
     DemoExample(
+        "polite_bad_news",
+        "Polite bad news vs a curt reply (courtesy)",
+        "Courtesy",
+        "tone",
+        "Two sentences of bad news said politely, then two curt ones: sentiment calls the apology negative and "
+        "the curt lines neutral; courtesy per sentence tells them apart.",
+        {
+            **_tone(
+                "I'm really sorry about the damaged item; a new one ships today. Unfortunately the refund for "
+                "shipping was declined, and I apologise for that. It shipped. Stop asking."
+            ),
+            "tone.courtesy": True,
+        },
+    ),
+    DemoExample(
         "chinese",
         "Chinese reply (e5 engine)",
         "Other languages",

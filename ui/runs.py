@@ -17,7 +17,7 @@ import streamlit as st
 import ui
 from scoring.charts import run_trend_figure
 from scoring.errors import ScoringError
-from scoring.registry import DEFAULT_TONE_ENGINE, TONE, TOXICITY, find_scorer
+from scoring.registry import DEFAULT_TONE_ENGINE, TONE, TOXICITY, find_measure, find_scorer
 from scoring.runs import (
     DB_ENV,
     JudgeCache,
@@ -114,15 +114,18 @@ def store_url_label() -> str:
 # -- Runs page --------------------------------------------------------------------------------------------
 
 
-def runs_table() -> list[RunInfo]:
-    """The runs, newest first, filtered by name and source file; returns the runs shown."""
+def runs_table() -> list[RunInfo] | None:
+    """The runs, newest first, filtered by name and source file; returns the runs shown (None: the store could
+    not be read, and the page has said why)."""
     name_col, source_col = st.columns(2)
     name = name_col.text_input("Name contains", key="runs.filter_name", placeholder="e.g. nightly")
     source = source_col.text_input("Source file contains", key="runs.filter_source", placeholder="e.g. replies")
     got = guard(_filtered, name, source)
-    if not got:
-        return []
+    if got is None:
+        return None
     infos, table = got
+    if not infos:
+        return []
     # For people: no file hash, no "complete" box (unticked for a run that only skipped empty rows): the counts.
     table = table.drop(columns=["sha256", "complete"], errors="ignore")
     config = {
@@ -164,9 +167,9 @@ def _done(note: str) -> None:
     st.rerun()
 
 
-def _filtered(name: str, source: str) -> tuple[list[RunInfo], pd.DataFrame] | None:
+def _filtered(name: str, source: str) -> tuple[list[RunInfo], pd.DataFrame]:
     infos = store().list_runs(name=name or None, source=source or None)
-    return (infos, store().table(name=name or None, source=source or None)) if infos else None
+    return (infos, store().table(name=name or None, source=source or None)) if infos else ([], pd.DataFrame())
 
 
 def trend_section() -> None:
@@ -185,8 +188,8 @@ def trend_section() -> None:
 
 
 def _name(scorer: str) -> str:
-    """A scorer's name for people (its id when the registry does not know it)."""
-    info = find_scorer(scorer)
+    """A scorer's or a measure's name for people (its id when the registry does not know it)."""
+    info = find_scorer(scorer) or find_measure(scorer)
     return info.label if info is not None else scorer
 
 
@@ -291,10 +294,12 @@ def drill_down(row: pd.Series, scorer: str, rows_a: pd.DataFrame, rows_b: pd.Dat
                 st.info("No reply in this run.", icon=":material/block:")
                 continue
             st.text(found["output"])
-            scores = {c: float(found[c]) for c in (scorer,) if pd.notna(found.get(c))}
+            measure = find_measure(scorer)  # warmth reads the tone scorer's average sentiment
+            column = measure.column if measure is not None else scorer
+            scores = {scorer: float(found[column])} if pd.notna(found.get(column)) else {}
             if scores:
                 ui.metric_row(scores)
-            if scorer == TONE.id:
+            if scorer == TONE.id or measure is not None:
                 _tone_chart(found, info, key=f"runs.drill.chart.{'a' if info is a else 'b'}")
 
 

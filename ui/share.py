@@ -58,8 +58,11 @@ _FLAGS = {"1": True, "0": False, "true": True, "false": False}
 def params_to_state(page: str, params: Mapping[str, str]) -> tuple[dict[str, object], list[str]]:
     """Return the session-state values a link's ``params`` set on ``page``, and what was ignored and why.
 
-    >>> params_to_state("tone", {"text": "Hi!", "engine": "bert", "compare": "1"})
-    ({'tone.text': 'Hi!', 'tone.compare_engines': True}, ["the link's engine 'bert' is not one of vader, afinn, e5"])
+    >>> state, problems = params_to_state("tone", {"text": "Hi!", "engine": "bert", "compare": "1"})
+    >>> state
+    {'tone.text': 'Hi!', 'tone.compare_engines': True}
+    >>> problems
+    ["the link's engine 'bert' is not one of vader, afinn, e5, e5-lite"]
     """
     state: dict[str, object] = {}
     ignored: list[str] = []

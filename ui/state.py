@@ -47,6 +47,7 @@ DEFAULTS: dict[str, object] = {
     "tone.splitter": DEFAULT_SPLITTER,
     "tone.compare_engines": False,
     "tone.e5_drivers": False,
+    "tone.courtesy": False,
     "similarity.input": "The quick brown fox jumps over the lazy dog.",
     "similarity.output": "A quick brown fox jumped over a lazy dog.",
     "similarity.ignore_case": True,

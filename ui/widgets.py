@@ -187,7 +187,7 @@ def engine_comparison(text: str, reference: str | None, splitter: str) -> None:
             with chart:
                 tone_chart(text, reference, name, splitter, key=f"tone.chart.{name}", title=TONE.engines[name])
     st.dataframe(engine_comparison_frame(results), hide_index=True, key="tone.compare_table")
-    st.caption("Each sentence's sentiment under each engine. VADER and e5 are on -1..1; AFINN is per token.")
+    st.caption("Each sentence's sentiment under each engine. VADER, e5 and e5-lite are on -1..1; AFINN is per token.")
 
 
 def metric_row(metrics: Mapping[str, float | int | str]) -> None:

@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from scoring.errors import InputError
-from scoring.registry import find_scorer
+from scoring.registry import find_measure, find_scorer
 
 __all__ = [
     "ALPHA",
@@ -273,8 +273,9 @@ def _relabel(x: np.ndarray, y: np.ndarray, seed: int) -> _Inverted:
 
 def _verdict(c: Comparison, small: bool) -> str:
     """The headline: who leads, then B minus A over the pairs used, as its two means, with its interval and p."""
-    info = find_scorer(c.score)
+    info = find_scorer(c.score) or find_measure(c.score)
     on = info.label.lower() if info is not None else c.score
+    lower = info.lower_means if info is not None else ""  # said of B when B is lower ("B is curter than A")
     a, b, diff, (low, high), p = c.a.name, c.b.name, c.difference, c.diff_ci, c.p_value
     used = f"over {c.n_pairs:,} pairs" if c.paired else f"unpaired, over {c.b.n:,} and {c.a.n:,} rows"
     if math.isnan(p):
@@ -284,7 +285,9 @@ def _verdict(c: Comparison, small: bool) -> str:
         return (f"Too few {'pairs' if c.paired else 'rows'} to tell {a} and {b} apart on {on}: no difference could "
                 f"reach p < 0.05 ({made_of} = {diff:+.3f}, p={p:.3g}).")  # fmt: skip
     numbers = f"{made_of} = {diff:+.3f} (95% CI {low:+.3f} to {high:+.3f}), p={p:.3g}"
-    if c.significant:
+    if c.significant and diff < 0 and lower:
+        text = f"{b} is {lower} than {a}: {numbers}."
+    elif c.significant:
         label = info.higher_means if info is not None else f"higher on {c.score}"
         leader, other = (b, a) if diff > 0 else (a, b)
         text = f"{leader} is {label} than {other}: {numbers}."

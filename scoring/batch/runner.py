@@ -156,6 +156,9 @@ def worker_pool(workers: int) -> ProcessPoolExecutor:
     import multiprocessing
     import threading
 
+    from scoring.batch.tracker import install
+
+    install()  # a resource tracker killed mid-run comes back knowing the pool's semaphores, without tracebacks
     # fork is fast and needs no `if __name__ == "__main__"` guard, but is unsafe in a threaded process
     # (Streamlit, Dask): there the fork server starts clean workers.
     method = "fork" if threading.active_count() == 1 and sys.platform == "linux" else "forkserver"

@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 
 from scoring.charts import score_histogram_figure, sentiment_similarity_figure
 from scoring.errors import InputError
-from scoring.registry import SCORER_INFO, SIMILARITY, TONE, display_name, find_scorer
+from scoring.registry import MEASURES, SCORER_INFO, SIMILARITY, TONE, display_name, find_scorer
 
 __all__ = [
     "GROUP_NAMES",
@@ -28,6 +28,7 @@ __all__ = [
     "row_list",
     "score_columns",
     "sentiment_column",
+    "with_measures",
     "worst_first",
 ]
 
@@ -41,6 +42,23 @@ GROUP_NAMES = ("model", "version", "variant", "prompt")
 def score_columns(table: pd.DataFrame) -> list[str]:
     """Return the scorer-id columns present in ``table``, in the package's order."""
     return [info.id for info in SCORER_INFO if info.id in table.columns]
+
+
+def with_measures(table: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    """Return ``table`` with each measure (:data:`scoring.registry.MEASURES`: warmth) that has values as a column
+    under its name, and the columns to compare: the scores, then those measures.
+
+    >>> t = pd.DataFrame({"tone-scorer": [0.9], "tone-scorer.avgSentiment": [0.4]})
+    >>> with_measures(t)[1]
+    ['tone-scorer', 'warmth']
+    """
+    present = [
+        m for m in MEASURES
+        if m.column in table.columns and m.name not in table.columns
+        and pd.to_numeric(table[m.column], errors="coerce").notna().any()
+    ]  # fmt: skip
+    extended = table.assign(**{m.name: table[m.column] for m in present}) if present else table
+    return extended, [*score_columns(table), *(m.name for m in present)]
 
 
 def sentiment_column(table: pd.DataFrame) -> str | None:

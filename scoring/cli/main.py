@@ -38,7 +38,7 @@ from scoring.batch.runner import ChunkResult, SummaryBuilder, iter_scored
 from scoring.cli.runs import History, add_history_options, add_runs_parser, run_command
 from scoring.cli.serve import add_serve_parser, serve
 from scoring.cli.sink import OUT_FORMATS, Sink
-from scoring.cli.terminal import TerminalSafe
+from scoring.cli.terminal import TerminalSafe, one_line
 from scoring.errors import InputError, ScoringError
 from scoring.io.columns import ColumnGuess, ColumnMap, guess_columns
 from scoring.io.loaders import ACCEPTED, iter_table_chunks, require_rows
@@ -60,6 +60,8 @@ examples:
                                           # the LLM judge (also --judge-model M, --judge-base-url URL)
   python -m scoring evaluate replies.csv --save --name nightly       # keep the run (python -m scoring runs list)
   python -m scoring evaluate candidate.csv --baseline nightly --fail-on-regression   # gate CI on a saved run
+  # fail only when the replies got curter or colder:
+  python -m scoring evaluate new.csv --scorers tone,courtesy --baseline v1 --fail-on-regression --gate courtesy,warmth
 
 Output keeps every input column unchanged and adds, per scorer, a column named by its id (tone-scorer,
 content-similarity-scorer, toxicity-scorer) holding the score and <id>.<metric> columns. Columns are
@@ -91,9 +93,10 @@ again). The API key is never stored.
 
 exit codes:
   0    every threshold met (and no regression)
-  1    a --fail-under/--fail-over threshold missed, or with --fail-on-regression a scorer significantly
-       worse than the baseline, or a comparison that cannot show none is (a scorer missing or scoring
-       nothing on one side, fewer than 10 pairs or rows)
+  1    a --fail-under/--fail-over threshold missed, or with --fail-on-regression a gated measure (a scorer,
+       or warmth: the tone scorer's average sentiment; --gate chooses) significantly worse than the baseline,
+       or a comparison that cannot show none is (a gated scorer missing or scoring nothing on one side,
+       fewer than 10 pairs or rows)
   2    bad input or options, or an unknown baseline: one line on stderr, no traceback
   3    the run could not finish: a worker process died (killed by the kernel, e.g. out of memory: try fewer
        --workers or a smaller --chunksize), or an unexpected error (a bug: its traceback is printed)
@@ -119,7 +122,7 @@ def _threshold(text: str) -> tuple[str, float]:
 
 
 def _positive(text: str) -> int:
-    if not text.isdigit() or int(text) < 1:
+    if not (text.isascii() and text.isdigit()) or int(text) < 1:
         raise argparse.ArgumentTypeError(f"expected a positive whole number; got {text!r}")
     return int(text)
 
@@ -296,7 +299,7 @@ def _open_input(args: argparse.Namespace, err: TextIO) -> tuple[BatchSpec, Itera
     reader = iter_table_chunks(args.file, chunksize=args.chunksize)
     first = next(reader, pd.DataFrame())
     for warning in first.attrs.get("warnings", []):
-        err.write(f"warning: {warning}\n")
+        err.write(f"warning: {one_line(warning)}\n")
     spec = _spec(args, first, err)
     if TOXICITY.id in spec.scorers:
         err.write(f"toxicity engine: {_engine_note(dict(spec.toxicity), named=args.toxicity_engine is not None)}\n")
@@ -398,7 +401,7 @@ def _evaluate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if notice := unmeasured_notice(summary, TONE.id, warned.get("unmeasured", []), builder.rows):
         err.write(f"warning: {TONE.id}: {notice} See {TONE.id}.warnings.\n")
     if target is not None:
-        out.write(f"wrote {builder.rows:,} rows to {target}\n")
+        out.write(f"wrote {builder.rows:,} rows to {one_line(target)}\n")
     code = _verdict(summary, args.fail_under, args.fail_over, out)
     code = max(code, history.finish(spec, thresholds, out, err))
     if code == 0 and (empty := _scored_nothing(summary, builder.rows)):
@@ -573,7 +576,7 @@ def main(
             _silence_stdout()
         return 141  # 128 + SIGPIPE, what a shell reports for a tool a closed pipe ended
     except (ScoringError, ValueError, OSError, UnicodeError) as exc:  # ValueError, OSError: from the libraries read
-        err.write(f"error: {exc}\n")
+        err.write(f"error: {one_line(exc)}\n")
         return 2
     except KeyboardInterrupt:
         err.write("interrupted: no output file was written.\n")

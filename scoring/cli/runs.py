@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING, TextIO
 
 from scoring.batch.compare import MIN_ROWS
 from scoring.batch.rows import BatchSpec, ChunkResult, uses_judge
+from scoring.cli.terminal import one_line
 from scoring.errors import InputError
-from scoring.registry import SCORER_INFO, find_scorer
+from scoring.registry import MEASURES, SCORER_INFO, find_scorer, gated_name
 
 if TYPE_CHECKING:  # the store's modules (SQLAlchemy, SciPy) load only when a command uses them
     import pandas as pd
@@ -52,13 +53,27 @@ def add_history_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--baseline", metavar="RUN", help="compare each scorer with a saved run (id, name or latest) "
                        "using the A/B statistics, paired on inputs when both runs answered the same ones")  # fmt: skip
     group.add_argument("--fail-on-regression", action="store_true",
-                       help="with --baseline: exit 1 if any scorer is significantly worse (p < 0.05), or if the "
-                       "comparison cannot show that none is (a scorer missing or scoring nothing on one side, "
-                       f"fewer than {MIN_ROWS} pairs or rows)")  # fmt: skip
+                       help="with --baseline: exit 1 if a gated measure is significantly worse (p < 0.05), or if "
+                       "the comparison cannot show that none is (a gated scorer missing or scoring nothing on one "
+                       f"side, fewer than {MIN_ROWS} pairs or rows)")  # fmt: skip
+    measures = ", ".join([*(i.short_name for i in SCORER_INFO), *(m.name for m in MEASURES)])
+    group.add_argument("--gate", metavar="MEASURES", type=_gate_names,
+                       help=f"with --fail-on-regression: comma-separated measures that can fail the gate ({measures}; "
+                       "warmth is the tone scorer's average sentiment); default: every measure scored")  # fmt: skip
     group.add_argument("--save-empty", action="store_true", help="with --save: save the run even if a scorer scored "
                        "none of its rows (refused otherwise: such a run is no baseline)")  # fmt: skip
     group.add_argument("--no-cache", action="store_true", help="ask the LLM judge for every row, even rows whose "
                        "verdicts are in the judge cache (kept in the run store)")  # fmt: skip
+
+
+def _gate_names(text: str) -> tuple[str, ...]:
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError("expected comma-separated measures like courtesy,warmth; got nothing")
+    try:
+        return tuple(dict.fromkeys(gated_name(n) for n in names))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 @dataclass
@@ -85,6 +100,12 @@ class History:
             raise InputError("--save-empty is about saving a run: add --save.")
         if args.fail_on_regression and args.baseline is None:
             raise InputError("--fail-on-regression needs --baseline RUN (the run to compare with).")
+        if getattr(args, "gate", None) is not None and not args.fail_on_regression:
+            raise InputError("--gate chooses what can fail --fail-on-regression: add --fail-on-regression.")
+        if getattr(args, "gate", None) is not None:
+            scored = {*spec.scorers, *(m.name for m in MEASURES if m.column.split(".", 1)[0] in spec.scorers)}
+            if unscored := [n for n in args.gate if n not in scored]:
+                raise InputError(f"--gate names {unscored}, which this run does not score ({sorted(scored)}).")
         history = cls(args)
         if args.save:
             stem = Path(args.file).stem
@@ -97,6 +118,8 @@ class History:
         needs_cache = uses_judge(spec) and not args.no_cache
         if args.save or args.baseline is not None or needs_cache:
             history.store = RunStore()
+        if args.save and history.store is not None:
+            history.store.list_runs(limit=1)  # an unusable store is found before the scoring, not after it
         if args.baseline is not None:
             assert history.store is not None
             history.baseline = history.store.resolve(args.baseline)
@@ -146,7 +169,9 @@ class History:
             info = self.store.save(result, name=self.name, source_name=Path(self.args.file).name,
                                    source_sha256=file_sha256(self.args.file), allow_empty=True)  # fmt: skip
             state = "complete" if info.complete else f"partial: {info.skipped_rows} skipped, {info.failed_rows} failed"
-            out.write(f"saved {info.label}: {info.row_count:,} rows ({state}) in {self.store.location}\n")
+            out.write(
+                f"saved {one_line(info.label)}: {info.row_count:,} rows ({state}) in {one_line(self.store.location)}\n"
+            )
         return code
 
     def _gate(self, rows: pd.DataFrame, out: TextIO) -> int:
@@ -157,23 +182,30 @@ class History:
         comparison = compare_runs(baseline_rows, rows, labels=(self.baseline.label, "this run"))
         base = self.baseline
         out.write(f"against {base.label} from {base.created_at:%Y-%m-%d %H:%M} UTC ({base.row_count:,} rows, "
-                  f"{base.source_name}): {_pairing(comparison)}\n")  # fmt: skip
+                  f"{one_line(base.source_name)}): {_pairing(comparison)}\n")  # fmt: skip
         for verdict in comparison.verdicts:
             out.write(f"  {verdict.line()}\n")
         for scorer in comparison.missing:
             out.write(f"  not compared: {scorer} is not in both runs.\n")
-        regressions, unsure = comparison.regressions, comparison.cannot_tell()
+        gate = getattr(self.args, "gate", None)
+        gated = [v for v in comparison.verdicts if gate is None or v.scorer in gate]
+        regressions = [v for v in gated if v.regressed]
+        unsure = comparison.cannot_tell(only=gate)
         if not self.args.fail_on_regression:
             for reason in unsure:
                 out.write(f"  note: {reason}.\n")
             return 0
-        if regressions:
-            out.write(f"FAIL: significantly worse than {self.baseline.label} on {', '.join(regressions)}\n")
+        for verdict in regressions:  # one line per regressed measure: the paired means the verdict is made of
+            c = verdict.comparison
+            used = f"over {c.n_pairs:,} pairs" if c.paired else "unpaired"
+            out.write(f"FAIL: {verdict.scorer} significantly worse than {self.baseline.label}: {c.means[0]:.4f} -> "
+                      f"{c.means[1]:.4f} {used}, p={c.p_value:.3g}\n")  # fmt: skip
         if unsure:
             out.write(f"FAIL: cannot show that no scorer is worse than {self.baseline.label}: {'; '.join(unsure)}\n")
         if regressions or unsure:
             return 1
-        out.write(f"ok: no scorer is significantly worse than {self.baseline.label}\n")
+        what = ", ".join(v.scorer for v in gated) or "nothing"
+        out.write(f"ok: no gated measure is significantly worse than {self.baseline.label} (gated: {what})\n")
         return 0
 
 
@@ -232,7 +264,7 @@ def run_command(args: argparse.Namespace, out: TextIO) -> int:
             out.write(f"renamed {old.label} to {info.label}\n")
         else:
             info = store.delete(args.run)
-            out.write(f"deleted {info.label}: {info.row_count:,} rows from {info.source_name}\n")
+            out.write(f"deleted {one_line(info.label)}: {info.row_count:,} rows from {one_line(info.source_name)}\n")
     finally:
         store.close()
     return 0
@@ -250,7 +282,7 @@ def _num(value: object, width: int = 8) -> str:
 
 
 def _list(store: RunStore, name: str | None, source: str | None, out: TextIO) -> None:
-    out.write(f"run store: {store.location}\n")
+    out.write(f"run store: {one_line(store.location)}\n")
     table = store.table(name=name, source=source)
     if table.empty:
         out.write("no runs" + (" match" if name or source else " yet: save one with evaluate FILE --save") + ".\n")
@@ -261,7 +293,8 @@ def _list(store: RunStore, name: str | None, source: str | None, out: TextIO) ->
     out.write(f"{'id':>5}  {'name':<{width}}  {'created (UTC)':<16}  {'source':<24}{'rows':>8}  {'complete':<9}"
               + "".join(f"{h:>12}" for h in heads) + "\n")  # fmt: skip
     for r in table.to_dict("records"):
-        source_name = str(r["source"]) if len(str(r["source"])) <= 24 else str(r["source"])[:21] + "..."
+        source_name = one_line(r["source"])
+        source_name = source_name if len(source_name) <= 24 else source_name[:21] + "..."
         done = "yes" if r["complete"] else f"no ({r['skipped'] + r['failed']})"
         out.write(f"{r['id']:>5}  {r['name']:<{width}}  {r['created']:%Y-%m-%d %H:%M}  {source_name:<24}"
                   f"{r['rows']:>8,}  {done:<9}" + "".join(_num(r[c], 12) for c in means) + "\n")  # fmt: skip
@@ -272,8 +305,8 @@ def _show(store: RunStore, ref: str, out: TextIO) -> None:
     info = run.info
     state = "complete" if info.complete else f"partial: {info.skipped_rows} row(s) skipped, {info.failed_rows} failed"
     options = ", ".join(f"{k}={v}" for k, v in info.options.items() if v is not None)
-    out.write(f"{info.label}\n  created     {info.created_at:%Y-%m-%d %H:%M:%S} UTC\n"
-              f"  source      {info.source_name} (sha256 {info.source_sha256})\n"
+    out.write(f"{one_line(info.label)}\n  created     {info.created_at:%Y-%m-%d %H:%M:%S} UTC\n"
+              f"  source      {one_line(info.source_name)} (sha256 {info.source_sha256})\n"
               f"  rows        {info.row_count:,} ({state})\n  scorers     {', '.join(info.scorers)}\n"
               f"  options     {options}\n"
               f"  judge cache {info.cache_hits:,} row(s) answered from the cache\n")  # fmt: skip
@@ -287,7 +320,7 @@ def _show(store: RunStore, ref: str, out: TextIO) -> None:
     if not run.problems.empty:
         out.write(f"not scored ({len(run.problems):,}; first 20):\n")
         for p in run.problems.head(20).to_dict("records"):
-            out.write(f"  row {p['row']}: {p['scorer']}: {p['kind']}: {p['message']}\n")
+            out.write(f"  row {p['row']}: {p['scorer']}: {p['kind']}: {one_line(p['message'])}\n")
 
 
 def _short(text: object, width: int = 60) -> str:

@@ -41,7 +41,15 @@ class ReadBudget:
         self.max_chars = limits.max_table_chars
         self.max_unpacked = limits.max_unpacked_bytes
         self.max_unpacked_mb = limits.max_unpacked_mb
+        self.max_columns = limits.max_columns
         self.chars = 0
+
+    def check_columns(self, columns: int, what: str) -> None:
+        """Refuse a table whose ``what`` (e.g. "header") has more than ``max_columns`` columns."""
+        if columns > self.max_columns:
+            var = ENV_VARS["max_columns"][0]
+            told = f"its {what} has more than {self.max_columns:,} columns; at most {self.max_columns:,} are read"
+            raise FileRefused(f"{told} (set {var} to change the limit)", f"{told}: keep the columns to score")
 
     def spend(self, chars: int) -> None:
         """Count ``chars`` more characters; refuse the file once the total passes the limit."""

@@ -180,6 +180,9 @@ def _name_role(name: str) -> tuple[Role, int] | None:
 # --- values ----------------------------------------------------------------------------------------------
 
 _SAMPLE = 200
+#: Characters of a cell the guess looks at: words and lengths are plain by then, and a 45 MB cell would cost
+#: 1.4 GB of word lists. A longer cell is text, never a number or an ID.
+_PREFIX = 1_000
 _ID_LIKE = re.compile(r"[\w.:/#+-]*\d[\w.:/#+-]*")
 _NUMBER = re.compile(r"[-+]?(\d[\d,_ ]*)?\.?\d+([eE][-+]?\d+)?%?")
 Kind = Literal["empty", "number", "id", "label", "text"]
@@ -187,6 +190,8 @@ Kind = Literal["empty", "number", "id", "label", "text"]
 
 def looks_like(values: pd.Series) -> Kind:
     """Say what a column holds, from its first non-missing values: numbers, IDs, short labels or text.
+
+    Each value is looked at through its first 1,000 characters (a longer one is text).
 
     A value is an ID when it is one token holding a digit (``T-1001``, ``a1b2``, a date). A column is
     text when at least half its values have two or more words, or they average 20 characters or more.
@@ -201,13 +206,15 @@ def looks_like(values: pd.Series) -> Kind:
     sample = [v for v in values.head(_SAMPLE * 5).tolist() if not _missing(v)][:_SAMPLE]
     if not sample:
         return "empty"
-    texts = [v.strip() if isinstance(v, str) else v for v in sample]
-    if all(_is_number(v) for v in texts):
+    long = sum(isinstance(v, str) and len(v) > _PREFIX for v in sample)
+    texts = [v[:_PREFIX].strip() if isinstance(v, str) else v for v in sample]
+    if not long and all(_is_number(v) for v in texts):
         return "number"
     strings = [v for v in texts if isinstance(v, str)]
     if len(strings) < len(texts):  # dicts, lists, mixed objects: not a column of plain texts
         return "label"
-    if sum(bool(_ID_LIKE.fullmatch(v)) or _is_number(v) for v in strings) >= 0.9 * len(strings):
+    short = [v for v in strings if len(v) < _PREFIX]
+    if sum(bool(_ID_LIKE.fullmatch(v)) or _is_number(v) for v in short) >= 0.9 * len(strings):
         return "id"
     worded = sum(len(re.findall(r"[^\W\d_]{2,}", v)) >= 2 for v in strings)
     if worded >= 0.5 * len(strings) or sum(map(len, strings)) >= 20 * len(strings):

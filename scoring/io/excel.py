@@ -69,26 +69,35 @@ def _convert(cell: Any) -> object:
 
 
 def _size(value: object) -> int:
-    return len(value) if isinstance(value, str) else 1
+    """What a cell costs against the budget: its characters, and at least 1 (an empty cell is still a cell)."""
+    return max(len(value), 1) if isinstance(value, str) else 1
 
 
 def _sheet_rows(sheet: Any, budget: ReadBudget, title: str) -> list[list[object]]:
-    """The sheet's rows as lists of values, trailing empty cells and rows cut, counted against the budget."""
+    """The sheet's rows as lists of values, trailing empty cells and rows cut, counted against the budget.
+
+    A row wider than ``TONE_EXPLORER_MAX_COLUMNS`` is refused as it is read, and the empty cells that pad the
+    shorter rows to the widest are counted before they are made: cells A1 and XFD1 and one row a million
+    rows down would otherwise pad a 2 KB file to 16,384 x 1,048,576 cells.
+    """
     sheet.reset_dimensions()  # the declared dimensions may be wrong: read what is there
     data: list[list[object]] = []
-    last = -1
+    last, width, spent = -1, 0, 0
     for number, row in enumerate(sheet.rows):
         if number >= EXCEL_MAX_ROWS:
             raise FileRefused(f"sheet {title!r} has more than {EXCEL_MAX_ROWS:,} rows, more than Excel allows")
         values = [_convert(cell) for cell in row]
         while values and values[-1] == "":
             values.pop()
+        budget.check_columns(len(values), f"sheet {title!r} (row {number + 1:,})")
         budget.spend(1 + sum(map(_size, values)))
+        spent += len(values)
         if values:
             last = number
+        width = max(width, len(values))
         data.append(values)
     data = data[: last + 1]
-    width = max(map(len, data), default=0)
+    budget.spend(max(width * len(data) - spent, 0))  # the padding, before it is made
     return [row + [""] * (width - len(row)) for row in data]
 
 

@@ -4,9 +4,10 @@ CSV and Excel cells (and column names) that a spreadsheet would read as a formul
 by default, so opening an export never runs a formula someone typed into their data (OWASP "CSV
 injection"): they start with ``=``, ``+``, ``-``, ``@``, tab, carriage return, NUL or the full-width
 ``＝ ＋ － ＠``, or reach one after spaces and invisible characters (no-break and zero-width spaces, a
-BOM, direction marks). CSV follows OWASP for both ``,`` and ``;`` readers (spreadsheets in German,
-French or Dutch use ``;``): every text cell is quoted, and a ``;`` or line break inside a cell that a
-``;`` reader would take for a cell boundary before a formula character gets a ``'`` after it
+BOM, direction marks). CSV follows OWASP for ``,`` readers and for readers that split on ``;``, tab or
+``|`` (spreadsheets in German, French or Dutch use ``;``; a pasted or "text to columns" import splits on
+tab or ``|`` whatever the quotes say): every text cell is quoted, and a ``;``, tab, ``|`` or line break
+inside a cell that such a reader would take for a cell boundary before a formula character gets a ``'`` after it
 (``x;=cmd|' /C calc'!A0`` -> ``"x;'=cmd|' /C calc'!A0"``; a line ``- item`` of a multi-line cell becomes
 ``'- item``: export Excel or JSON Lines, or pass ``neutralise=False``, for the text untouched). Excel
 cells are always written as text cells, never formulas, whichever way ``neutralise`` is set.
@@ -70,7 +71,7 @@ EXCEL_MAX_ROWS = 1_048_576  # header included
 EXCEL_MAX_COLUMNS = 16_384
 EXCEL_MAX_CELL_CHARS = 32_767
 _SURROGATE_RE = re.compile("[\ud800-\udfff]")
-_CELL_BREAK = re.compile("(;|\r\n|\r|\n)")  # where a ";" reader may start a new cell
+_CELL_BREAK = re.compile("(;|\t|[|]|\r\n|\r|\n)")  # where a ";", tab or "|" reader may start a new cell
 _EXCEL_ILLEGAL_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
 
 
@@ -107,8 +108,9 @@ def neutralise_cell(value: object) -> object:
 
 
 def neutralise_csv_text(text: str) -> str:
-    """:func:`neutralise_cell`, and a ``'`` after each ``;`` or line break that a ``;``-separated reader would
-    take for a cell boundary before a formula (quotes, spaces and invisible characters skipped, as it may).
+    """:func:`neutralise_cell`, and a ``'`` after each ``;``, tab, ``|`` or line break that a reader splitting on
+    it would take for a cell boundary before a formula (quotes, spaces and invisible characters skipped, as it
+    may): ``x<TAB>=cmd|' /C calc'!A0`` is two cells to a tab reader, the second a formula.
 
     Such a reader (a spreadsheet in a German, French or Dutch locale opening a ``,`` file) does not know
     the ``,`` file's quotes, so ``"x;=cmd()"`` is two cells to it, the second a formula; so is a quoted
@@ -118,6 +120,8 @@ def neutralise_csv_text(text: str) -> str:
     ("x;'=cmd|' /C calc'!A0", 'a;b', "1\\n'-2")
     >>> print(neutralise_csv_text('a; "+1"'))
     a;' "+1"
+    >>> neutralise_csv_text("x\\t=cmd|' /C calc'!A0"), neutralise_csv_text("x|@SUM(A1)"), neutralise_csv_text("a|b")
+    ("x\\t'=cmd|' /C calc'!A0", "x|'@SUM(A1)", 'a|b')
     """
     text = str(neutralise_cell(text))
     if not _CELL_BREAK.search(text):

@@ -22,6 +22,7 @@ import json
 import os
 import re
 import stat
+import sys
 import unicodedata
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -120,6 +121,67 @@ def _sniff_delimiter(text: str) -> str:
         if key > best_key:
             best, best_key = delimiter, key
     return best
+
+
+def _first_widths(stream: IO[bytes], encoding: str, delimiter: str, most: int) -> list[int]:
+    """Fields in the first two records (the header and the first row), read in blocks as pandas' C reader splits them.
+
+    A record stops being counted past ``most`` fields (the header's limit, then the header's width), so a
+    line of a million delimiters costs a few blocks: pandas would take a first row's extra fields as the
+    index and build it before any check (1 MB of commas: 4.4 GB, 252 s). Quotes open only at a field's start;
+    ``""`` inside quotes is a quote; CR, LF and CRLF end a record.
+    """
+    decoder = codecs.getincrementaldecoder(encoding)(errors="replace")
+    token = re.compile('["\r\n]|' + re.escape(delimiter))
+    widths: list[int] = []
+    fields, start, base, last_cr, quoted, closing = 1, 0, 0, -2, False, -2
+    while len(widths) < 2:
+        block = stream.read(1 << 16)
+        text = decoder.decode(block, final=not block)
+        for match in token.finditer(text):
+            pos, char = base + match.start(), match.group()
+            if quoted:
+                if closing < 0:  # inside quotes: only a quote matters, and it may close them
+                    closing = pos if char == '"' else closing
+                    continue
+                if closing == pos - 1 and char == '"':  # "" inside quotes
+                    closing = -2
+                    continue
+                quoted, closing = False, -2  # the quote closed at ``closing``: this token is outside quotes
+            if char == '"':
+                quoted = pos == start
+            elif char == delimiter:
+                fields, start = fields + 1, pos + 1
+                if fields > (most if not widths else widths[0]):
+                    widths.append(fields)
+                    fields = 1
+            elif char == "\n" and last_cr == pos - 1:
+                start = pos + 1
+            else:
+                last_cr = pos if char == "\r" else last_cr
+                widths.append(fields)
+                fields, start = 1, pos + 1
+            if len(widths) == 2 or (widths and widths[0] > most):
+                return widths
+        base += len(text)
+        if not block:
+            break
+    if base > start and len(widths) < 2:  # the last record has no line end
+        widths.append(fields)
+    return widths
+
+
+def _check_widths(name: str, stream: IO[bytes], encoding: str, delimiter: str) -> None:
+    """Refuse a header over ``TONE_EXPLORER_MAX_COLUMNS`` or a first row longer than the header, before pandas."""
+    budget = ReadBudget()
+    widths = _first_widths(stream, encoding, delimiter, budget.max_columns)
+    try:
+        budget.check_columns(widths[0] if widths else 0, "header")
+    except FileRefused as exc:
+        raise LimitError(str(_fail(name, str(exc))), f"{name}: {exc.user_message}.") from exc
+    if len(widths) == 2 and widths[1] > widths[0]:
+        raise _fail(name, f"the first data row has more fields than the header's {widths[0]:,} (a row with too many "
+                          "fields is refused, not cut)")  # fmt: skip
 
 
 def _check_text(name: str, text: str) -> None:
@@ -234,6 +296,10 @@ def _read_csv(name: str, handle: IO[bytes], chunksize: int | None) -> Iterator[p
             warnings.append(f"{name} is not UTF-8: it was read as {display_name(encoding)} (from {how}).")
     _check_text(name, text)
     delimiter = _sniff_delimiter(text)
+    _check_widths(name, stream, encoding, delimiter)
+    handle.seek(0)
+    if stream is not handle:  # the line-by-line transcoder reads on from where it stopped: start a new one
+        stream = mixed_lines(name, handle)[0]
     nul = encoding.startswith("utf-16") or blocks.has_nul()
     if nul and chunksize is not None:  # a first pass finds the cells, so the first chunk can name them
         count, shown = _nul_cells(_csv_frames(name, stream, encoding, delimiter, chunksize))
@@ -266,16 +332,45 @@ def _too_deep(name: str, where: str) -> InputError:
                        f"at most {MAX_JSON_DEPTH}")  # fmt: skip
 
 
+class _DuplicateKey(ValueError):
+    """A JSON object names the same key twice (Python's reader would keep the last value silently)."""
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    record = dict(pairs)
+    if len(record) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return record
+
+
+def _loads(name: str, where: str, text: str) -> object:
+    """``json.loads`` with every way it fails said in the file's words, naming ``where`` (e.g. "line 3")."""
+    try:
+        return json.loads(text, object_pairs_hook=_unique_keys)
+    except json.JSONDecodeError as exc:
+        raise _fail(name, f"{where} is not valid JSON ({exc.msg})") from exc
+    except RecursionError as exc:  # Python's JSON reader gives up near 1,000 levels
+        raise _too_deep(name, where) from exc
+    except _DuplicateKey as exc:
+        raise _fail(name, f"{where} names the key {exc.args[0]!r} more than once in one object; each key must be "
+                          "given once (which value counts would be a guess)") from None  # fmt: skip
+    except ValueError as exc:  # Python refuses integers of more than 4,300 digits ("int_max_str_digits")
+        if "digits" not in str(exc):
+            raise
+        raise _fail(name, f"{where} holds an integer of more than {sys.get_int_max_str_digits():,} digits; write "
+                          "such a number as a string") from None  # fmt: skip
+
+
 def _json_object(name: str, number: int, raw: bytes) -> dict[str, object] | None:
     try:
         line = raw.decode("utf-8-sig" if number == 1 else "utf-8").strip()
-        record = json.loads(line) if line else None
     except UnicodeDecodeError as exc:
         raise _fail(name, f"line {number} is not UTF-8 text (JSON Lines must be UTF-8)") from exc
-    except json.JSONDecodeError as exc:
-        raise _fail(name, f"line {number} is not valid JSON ({exc.msg})") from exc
-    except RecursionError as exc:  # Python's JSON reader gives up near 1,000 levels
-        raise _too_deep(name, f"line {number}") from exc
+    record = _loads(name, f"line {number}", line) if line else None
     if record is not None and not isinstance(record, dict):
         raise _fail(name, f"line {number} must be a JSON object like {{'output': ...}}; got {type(record).__name__}")
     if record and _depth(record) > MAX_JSON_DEPTH:
@@ -290,11 +385,10 @@ def _read_jsonl(name: str, handle: IO[bytes], chunksize: int | None) -> Iterator
         raise _fail(name, "the file is empty (expected one JSON object per line)")
     if head.startswith(b"["):  # a JSON array of objects (.json)
         try:
-            records = json.loads(handle.read().decode("utf-8-sig"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            text = handle.read().decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
             raise _fail(name, f"not a valid JSON array of objects ({exc})") from exc
-        except RecursionError as exc:  # Python's JSON reader gives up near 1,000 levels
-            raise _too_deep(name, "the JSON array") from exc
+        records = _loads(name, "the JSON array", text)
         if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
             raise _fail(name, "a JSON array must hold objects like {'output': ...}")
         if any(_depth(r) > MAX_JSON_DEPTH - 1 for r in records):  # the array is one level itself

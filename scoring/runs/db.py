@@ -15,6 +15,7 @@ the journal is in WAL mode, so readers (the dashboard listing runs) never wait f
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -38,6 +39,7 @@ __all__ = [
     "ensure_schema",
     "judge_cache",
     "make_engine",
+    "masked_url",
     "metadata",
     "read_version",
     "run_problems",
@@ -166,20 +168,40 @@ def _parse(url: str | None) -> URL:
     return parsed
 
 
+#: Query parameters that carry a secret: libpq's ``password`` and ``sslpassword``, and any name saying so.
+_SECRET_PARAM = re.compile(r"pass|pwd|secret|token|key|auth|credential", re.IGNORECASE)
+_QUERY_VALUE = re.compile(r"(?P<name>[^?&=#]+)=(?P<value>[^&#]*)")
+
+
 def _without_password(text: str) -> str:
+    """``text`` (not a valid URL) with the password of ``user:password@`` and secret query values hidden."""
     scheme, sep, rest = text.partition("://")
     creds, at, host = rest.rpartition("@")
-    if not sep or not at or ":" not in creds:
-        return text
-    return f"{scheme}://{creds.split(':', 1)[0]}:***@{host}"
+    if sep and at and ":" in creds:
+        text = f"{scheme}://{creds.split(':', 1)[0]}:***@{host}"
+    base, mark, query = text.partition("?")
+    hidden = _QUERY_VALUE.sub(lambda m: f"{m['name']}=***" if _SECRET_PARAM.search(m["name"]) else m[0], query)
+    return base + mark + hidden
+
+
+def masked_url(url: URL) -> str:
+    """``url`` as text with every secret it can carry hidden: the password, and ``?password=``, ``?sslpassword=``
+    or any query parameter whose name says it holds a secret (libpq reads a password from the query too).
+
+    >>> masked_url(sa.make_url("postgresql://bob@host/db?password=s3cret&sslmode=require"))
+    'postgresql://bob@host/db?password=***&sslmode=require'
+    """
+    secret = {name for name in url.query if _SECRET_PARAM.search(name)}
+    text = url.set(query={k: "\x00" if k in secret else v for k, v in url.query.items()})
+    return text.render_as_string(hide_password=True).replace("%00", "***")
 
 
 def display_url(engine: Engine) -> str:
-    """Where the store is, for people: the SQLite file's path, or the URL with its password hidden."""
+    """Where the store is, for people: the SQLite file's path, or the URL with its secrets hidden."""
     url = engine.url
     if url.get_backend_name() == "sqlite":
         return url.database or ":memory:"
-    return url.render_as_string(hide_password=True)
+    return masked_url(url)
 
 
 def make_engine(url: str | None = None) -> Engine:
@@ -190,7 +212,7 @@ def make_engine(url: str | None = None) -> Engine:
             return sa.create_engine(parsed, pool_pre_ping=True)
     except (NoSuchModuleError, ImportError) as exc:
         raise InputError(
-            f"no driver for {parsed.render_as_string(hide_password=True)!r}: {exc}. PostgreSQL URLs use "
+            f"no driver for {masked_url(parsed)!r}: {exc}. PostgreSQL URLs use "
             "psycopg (postgresql://user@host/db; pip install 'tone-explorer[postgres]'); other databases need "
             "their SQLAlchemy driver installed."
         ) from None
@@ -223,8 +245,10 @@ def transaction(engine: Engine, *, write: bool) -> Iterator[Connection]:
 
     A ``write`` transaction on SQLite takes the write lock at once, waiting for another writer to finish.
     """
+    connected = False
     try:
         with engine.connect() as conn:
+            connected = True
             if write:
                 conn.execution_options(tone_write=True)
             with conn.begin():
@@ -236,7 +260,12 @@ def transaction(engine: Engine, *, write: bool) -> Iterator[Connection]:
                 f"the run store {where} stayed busy for {BUSY_TIMEOUT_S:g} s (another process is writing to it); "
                 "try again."
             ) from None
-        if exc.connection_invalidated or isinstance(exc, sa.exc.OperationalError):
+        if type(exc) is sa.exc.DatabaseError:  # SQLite: "file is not a database", "database disk image is malformed"
+            raise RunStoreError(
+                f"the run store {where} is not a usable database ({str(exc.orig).strip()}): it is corrupt, cut short "
+                f"or another kind of file. Restore it from a copy, or point {DB_ENV} at another store."
+            ) from None
+        if not connected or exc.connection_invalidated or isinstance(exc, sa.exc.OperationalError):
             raise RunStoreError(f"cannot use the run store {where}: {str(exc.orig).strip()}") from None
         raise
 
@@ -246,7 +275,7 @@ def read_version(conn: Connection) -> int | None:
     if not sa.inspect(conn).has_table(tone_meta.name):
         return None
     value = conn.execute(sa.select(tone_meta.c.value).where(tone_meta.c.key == "schema_version")).scalar()
-    if value is None or not str(value).isdigit():
+    if value is None or not (str(value).isascii() and str(value).isdigit()):
         return 0
     return int(value)
 

@@ -5,12 +5,14 @@ Both sides are run-shaped tables (:func:`scoring.runs.rows_frame`, :meth:`scorin
 Rows are paired on their input text when both runs answered the same inputs (each input once per run and
 at least 80% matched, as the A/B comparison requires); otherwise the test is unpaired and the row
 deltas match rows by number. A scorer *regressed* when the candidate is significantly worse (p < 0.05),
-where worse means lower, or higher for a lower-is-better scorer (toxicity).
+where worse means lower, or higher for a lower-is-better scorer (toxicity). Beside the scores, the measures
+of :data:`scoring.registry.MEASURES` (warmth: the tone scorer's average sentiment) are compared the same way,
+under their names, when both runs have their column.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,9 +20,17 @@ import pandas as pd
 
 from scoring.batch.compare import MIN_ROWS, Comparison, compare_groups
 from scoring.errors import InputError
-from scoring.registry import SCORER_INFO, scorer_info
+from scoring.registry import MEASURES, SCORER_INFO, find_measure, scorer_info
 
-__all__ = ["RunComparison", "ScorerVerdict", "compare_runs", "item_deltas", "paired_on_input", "scorers_of"]
+__all__ = [
+    "RunComparison",
+    "ScorerVerdict",
+    "compare_runs",
+    "item_deltas",
+    "measures_of",
+    "paired_on_input",
+    "scorers_of",
+]
 
 PAIRED_SHARE = 0.8
 _STATUS_WORD = {"worse": "REGRESSION", "better": "improved", "same": "no significant change",
@@ -67,16 +77,19 @@ class RunComparison:
     verdicts: tuple[ScorerVerdict, ...]
     missing: tuple[str, ...] = ()  # scorers only one of the runs has
 
-    def cannot_tell(self, *, min_rows: int = MIN_ROWS) -> list[str]:
+    def cannot_tell(self, *, min_rows: int = MIN_ROWS, only: Collection[str] | None = None) -> list[str]:
         """Why this comparison cannot show "no regression" (empty when it can), one reason per scorer.
 
         A gate passes only on evidence: every scorer in both runs, scored on both sides, on at least
         ``min_rows`` pairs (or rows in the smaller run when unpaired), with a test able to reach p < 0.05.
+        ``only``: the gated scorers and measures (``--gate``); None: all of them.
         """
-        reasons = [f"{s} is in only one of the runs" for s in self.missing]
+        reasons = [f"{s} is in only one of the runs" for s in self.missing if only is None or s in only]
         if not self.verdicts and not self.missing:
             reasons.append("the runs have no scorer in common")
         for v in self.verdicts:
+            if only is not None and v.scorer not in only:
+                continue
             c = v.comparison
             used = c.n_pairs if c.paired else min(c.a.n, c.b.n)
             unit = "pairs of rows both runs scored" if c.paired else "scored rows in the smaller run"
@@ -114,6 +127,15 @@ def scorers_of(rows: pd.DataFrame) -> list[str]:
     return [str(c) for c in rows.columns if str(c) in ids]
 
 
+def measures_of(rows: pd.DataFrame) -> list[str]:
+    """The names of the measures (:data:`scoring.registry.MEASURES`) whose column ``rows`` has with a value."""
+    return [
+        m.name
+        for m in MEASURES
+        if m.column in rows.columns and pd.to_numeric(rows[m.column], errors="coerce").notna().any()
+    ]
+
+
 def paired_on_input(baseline: pd.DataFrame, candidate: pd.DataFrame) -> bool:
     """Whether the two runs answered the same inputs: each input once per run, at least 80% matched."""
     sides = [
@@ -137,14 +159,18 @@ def compare_runs(
     if labels[0] == labels[1]:
         raise InputError(f"labels must name the two runs apart; got {labels!r}.")
     both = [s for s in scorers_of(candidate) if s in scorers_of(baseline)]
+    both += [m for m in measures_of(candidate) if m in measures_of(baseline)]
     wanted = list(scorers) if scorers is not None else both
-    missing = tuple(s for s in dict.fromkeys([*scorers_of(baseline), *scorers_of(candidate), *wanted]) if s not in both)
+    named = [*scorers_of(baseline), *scorers_of(candidate), *wanted]
+    missing = tuple(s for s in dict.fromkeys(named) if s not in both)
     pair_on = "input" if paired_on_input(baseline, candidate) else None
     verdicts = []
     for scorer in (s for s in wanted if s in both):
+        measure = find_measure(scorer)
+        column = measure.column if measure is not None else scorer
         stacked = pd.concat(
             [
-                frame[["input", scorer]].assign(run=label)
+                frame[["input", column]].rename(columns={column: scorer}).assign(run=label)
                 for frame, label in ((baseline, labels[0]), (candidate, labels[1]))
             ],
             ignore_index=True,
@@ -152,7 +178,8 @@ def compare_runs(
         comparison = compare_groups(
             stacked, score=scorer, group="run", a=labels[0], b=labels[1], pair_on=pair_on, seed=seed
         )
-        verdicts.append(ScorerVerdict(scorer, comparison, scorer_info(scorer).lower_is_better))
+        lower = measure.lower_is_better if measure is not None else scorer_info(scorer).lower_is_better
+        verdicts.append(ScorerVerdict(scorer, comparison, lower))
     return RunComparison(labels[0], labels[1], tuple(verdicts), missing)
 
 
@@ -165,13 +192,15 @@ def item_deltas(baseline: pd.DataFrame, candidate: pd.DataFrame, scorer: str) ->
     only one side has one: ``0.0 -> 0.0`` is no change, even for another reply), reply_changed (the output
     text differs, or a side is missing).
     """
+    measure = find_measure(scorer)
+    column = measure.column if measure is not None else scorer  # a measure (warmth) reads its scorer's column
     for side, frame in (("baseline", baseline), ("candidate", candidate)):
-        if scorer not in frame.columns:
+        if column not in frame.columns:
             raise InputError(f"the {side} run has no {scorer!r} scores; it has {scorers_of(frame)}.")
     key = "input" if paired_on_input(baseline, candidate) else "row"
-    keep = ["row", "input", "output", scorer]
-    left = baseline[keep].rename(columns={"row": "row_a", "output": "output_a", scorer: "score_a"})
-    right = candidate[keep].rename(columns={"row": "row_b", "output": "output_b", scorer: "score_b"})
+    keep = ["row", "input", "output", column]
+    left = baseline[keep].rename(columns={"row": "row_a", "output": "output_a", column: "score_a"})
+    right = candidate[keep].rename(columns={"row": "row_b", "output": "output_b", column: "score_b"})
     if key == "input":
         left, right = left.dropna(subset=["input"]), right.dropna(subset=["input"])
         merged = left.merge(right, on="input", how="outer")
@@ -181,7 +210,8 @@ def item_deltas(baseline: pd.DataFrame, candidate: pd.DataFrame, scorer: str) ->
     a = pd.to_numeric(merged["score_a"], errors="coerce")
     b = pd.to_numeric(merged["score_b"], errors="coerce")
     merged["delta"] = b - a
-    merged["regression"] = merged["delta"] if scorer_info(scorer).lower_is_better else -merged["delta"]
+    lower_is_better = measure.lower_is_better if measure is not None else scorer_info(scorer).lower_is_better
+    merged["regression"] = merged["delta"] if lower_is_better else -merged["delta"]
     same_output = merged["output_a"].fillna("\0none") == merged["output_b"].fillna("\0none")
     same_score = np.isclose(a.fillna(-1.0), b.fillna(-1.0), rtol=0.0, atol=1e-12) & (a.isna() == b.isna())
     merged["changed"] = ~same_score  # a row changed when its score did (a score on one side only counts)

@@ -22,7 +22,7 @@ from scoring.batch.compare import bootstrap_mean_ci
 from scoring.batch.result import BatchResult, warnings_column
 from scoring.batch.rows import BatchSpec
 from scoring.errors import InputError
-from scoring.registry import find_scorer
+from scoring.registry import MEASURES, find_scorer
 
 __all__ = [
     "BOOTSTRAP_MAX_ROWS",
@@ -96,7 +96,7 @@ def check_name(name: object) -> str:
     text = name.strip()
     if len(text) > 200 or any(ord(c) < 32 for c in text):
         raise InputError(f"run name must be at most 200 characters on one line; got {text[:40]!r}.")
-    if text.isdigit() or text == "latest":
+    if (text.isascii() and text.isdigit()) or text == "latest":
         raise InputError(f"run name must not be a number or 'latest' (those pick runs by id and by age); got {text!r}.")
     return clean_text(text)
 
@@ -226,6 +226,19 @@ def summary_records(result: BatchResult, rows: pd.DataFrame) -> list[dict[str, o
             **{k: _cell(r.get(k)) for k in ("mean", "median", "min", "max", "threshold")},
             "ci_low": low, "ci_high": high,
             **{k: int(r.get(k, 0) or 0) for k in ("count", "skipped", "errors", "warned")},
+        })  # fmt: skip
+    for measure in MEASURES:  # warmth: kept beside the scores, so a name's trend shows it too
+        if measure.column not in rows or measure.column.split(".", 1)[0] not in result.summary.index:
+            continue
+        values = pd.to_numeric(rows[measure.column], errors="coerce").dropna().to_numpy(float)
+        if not values.size:
+            continue
+        low, high = _mean_ci(values)
+        stats = {"mean": values.mean(), "median": np.median(values), "min": values.min(), "max": values.max()}
+        records.append({
+            "scorer": measure.name, "lower_is_better": measure.lower_is_better,
+            **{k: _cell(float(v)) for k, v in stats.items()}, "threshold": None, "ci_low": low, "ci_high": high,
+            "count": int(values.size), "skipped": 0, "errors": 0, "warned": 0,
         })  # fmt: skip
     return records
 

@@ -221,7 +221,7 @@ class RunStore:
         query = sa.select(runs).order_by(runs.c.id.desc()).limit(1)
         if text == "latest":
             pass
-        elif text.isdigit():
+        elif text.isascii() and text.isdigit():  # "²" and "٣" are digits to str.isdigit, not to int()
             query = query.where(runs.c.id == int(text))
         else:
             query = query.where(runs.c.name == text)

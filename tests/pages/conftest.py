@@ -11,6 +11,7 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.element_tree import Block, Markdown
 
+from ui import page_cache
 from ui.markdown import WORD_JOINER
 from ui.widgets import SCORE_LABEL_PATTERN, SCORE_VALUE_PATTERN
 
@@ -24,9 +25,11 @@ def _isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]
     monkeypatch.setenv("TONE_EXPLORER_DB", f"sqlite:///{tmp_path / 'runs.sqlite'}")  # never the user's run store
     st.cache_data.clear()
     st.cache_resource.clear()
+    page_cache.clear()
     yield
     st.cache_data.clear()
     st.cache_resource.clear()
+    page_cache.clear()
 
 
 @pytest.fixture

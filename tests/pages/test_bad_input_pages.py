@@ -238,3 +238,17 @@ def test_batch_page_a_million_rows_is_refused_with_the_limit_named() -> None:
     message = "million.csv has 1,000,000 rows; one run scores at most 100,000: split the file, or score it with"
     assert any(message in plain(e.value) for e in at.error), [e.value for e in at.error]
     assert not any("TONE_EXPLORER" in plain(e.value) for e in at.error)  # the page speaks to its user
+
+
+def test_batch_page_refuses_a_row_of_a_million_commas_and_lives_on() -> None:
+    """Issue 28: the server process died (std::bad_alloc) inside pandas, ending every visitor's session."""
+    from tests.scoring.io.test_unfolding_files import million_commas
+
+    at = _batch_upload("commas.csv", million_commas())
+    errors = [plain(e.value) for e in at.error]
+    refused = "commas.csv: the first data row has more fields than the header's 2"
+    assert any(e.startswith(refused) for e in errors), errors
+    at.file_uploader(key="batch.upload").set_value(("ok.csv", b"input,output\nq,Fine thanks.\n", "text/csv")).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+    assert any("· 1 row" in c.value for c in at.caption), [c.value for c in at.caption]

@@ -32,5 +32,7 @@ def test_demo_example_opens_its_page_with_its_text(open_page: Open, example) -> 
     assert at.title[0].value == TITLES[example.page]
     for key, value in example.state.items():
         assert at.session_state[key] == value
-        widget = next((w for w in (*at.text_area, *at.text_input, *at.radio, *at.selectbox) if w.key == key), None)
+        widget = next(
+            (w for w in (*at.text_area, *at.text_input, *at.radio, *at.selectbox, *at.toggle) if w.key == key), None
+        )
         assert widget is not None and widget.value == value, key

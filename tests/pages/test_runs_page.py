@@ -136,3 +136,20 @@ def test_the_runs_page_renames_and_deletes_a_run(open_page: Open, two_bots: RunS
     assert not at.exception, [e.value for e in at.exception]
     assert [i.id for i in two_bots.list_runs()] == [2]
     assert "Deleted run 1 (bot-v1) (81 rows from support-bot-v1.csv)." in plain(at.success[0].value)
+
+
+def test_a_corrupt_store_is_an_error_on_the_page_not_a_crash(open_page: Open) -> None:
+    """Issue 28: a truncated or non-database SQLite file raised an uncaught DatabaseError."""
+    path = os.environ["TONE_EXPLORER_DB"].removeprefix("sqlite:///")
+    with open(path, "wb") as handle:
+        handle.write(bytes(range(256)) * 16)
+    at = open_page(RUNS)  # asserts that nothing raised
+    assert any("is not a usable database" in e.value for e in at.error), [e.value for e in at.error]
+    assert not at.info  # not "No saved runs match yet": the store could not be read
+
+
+def test_a_database_url_never_shows_a_query_password(open_page: Open, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TONE_EXPLORER_DB", "postgresql://bob@127.0.0.1:1/db?password=hunter2&connect_timeout=2")
+    at = open_page(RUNS)
+    shown = " ".join(str(e.value) for kind in (at.caption, at.error, at.info, at.markdown) for e in kind)
+    assert "password\\=\\*\\*\\*" in shown and "hunter2" not in shown, shown

@@ -74,13 +74,14 @@ def test_tone_page_compares_every_engine_on_request(open_page: Open) -> None:
     assert not at.exception
     text = ui.DEFAULTS["tone.text"]
     shown = metrics(at)
-    assert list(TONE_INFO.engines) == ["vader", "afinn", "e5"]
+    assert list(TONE_INFO.engines) == ["vader", "afinn", "e5", "e5-lite"]
     results = {engine: create_tone_scorer(engine=engine).run(output=text) for engine in TONE_INFO.engines}
     for engine, label in TONE_INFO.engines.items():
         assert shown[label] == f"{results[engine].score:.3f}"
-    assert len(at.get("plotly_chart")) == 4
+    assert len(at.get("plotly_chart")) == 5
     table = at.dataframe[-1].value  # the comparison table comes last
-    assert list(table.columns) == ["sentence", "text", "vader", "afinn", "e5"]
+    assert list(table.columns) == ["sentence", "text", "vader", "afinn", "e5", "e5-lite"]
+    assert table["e5-lite"].tolist() == [s["sentiment"] for s in results["e5-lite"].preprocess_step_result["sentences"]]
     assert table["e5"].tolist() == [s["sentiment"] for s in results["e5"].preprocess_step_result["sentences"]]
 
 

@@ -60,7 +60,7 @@ def toy() -> Iterator[None]:
 
 @pytest.mark.usefixtures("toy")
 def test_the_toy_engine_is_in_every_table() -> None:
-    assert list(TONE.engines) == ["vader", "afinn", "e5", "toy"]
+    assert list(TONE.engines) == ["vader", "afinn", "e5", "e5-lite", "toy"]
     assert TONE.engines["toy"] == "Toy (punctuation)" and TONE.engine_name("toy") == "Toy"
     assert "toy" not in TONE.slow_engines
     assert ui.Y_LABELS["toy"] == "toy polarity" and ui.DRIVER_NOTES["toy"].startswith("Toy:")
@@ -74,7 +74,7 @@ def test_the_toy_engine_is_in_every_table() -> None:
 def test_the_toy_engine_leaves_no_trace_once_unregistered() -> None:
     register_engine(ToyEngine)
     unregister_engine("toy")
-    assert list(TONE.engines) == ["vader", "afinn", "e5"]
+    assert list(TONE.engines) == ["vader", "afinn", "e5", "e5-lite"]
     with pytest.raises(ValueError, match="engine must be one of"):
         create_tone_scorer(engine="toy")
 

@@ -199,7 +199,7 @@ def test_run_trend_figure_has_a_line_per_scorer_with_ci_error_bars() -> None:
     assert run_trend_figure(trend.iloc[:0]).data == ()
 
 
-@pytest.mark.parametrize("engine", ["vader", "afinn", "e5"])
+@pytest.mark.parametrize("engine", ["vader", "afinn", "e5", "e5-lite"])
 @pytest.mark.parametrize("mode", ["stability", "comparison"])
 @pytest.mark.parametrize("text", [DRIFTING, "Fine.", 'Great <b>"work"</b> & more! ' * 30 + "Awful."])
 def test_sentence_figure_is_what_plotlys_validation_makes_of_it(engine: str, mode: str, text: str) -> None:
@@ -226,3 +226,16 @@ def test_the_similarity_axis_and_e5_note_do_not_call_a_paraphrase_identical() ->
     fig = similarity_figure(similarity_frame({"dice": 0.4, "e5": 1.0}))
     assert fig.layout.xaxis.title.text == "similarity (1 = identical characters; e5: 1 = the same meaning)"
     assert similarity_frame({"e5": 1.0}).loc[0, "what it measures"].endswith("1 = the same meaning, not the same text")
+
+
+def test_sentence_courtesy_figure_draws_courtesy_beside_sentiment_and_the_threshold() -> None:
+    from scoring.charts import sentence_courtesy_figure
+
+    frame = pd.DataFrame({"sentence": [1, 2], "text": ["Sorry, it is lost.", "Stop asking."],
+                          "sentiment": [-0.5, 0.0], "courtesy": [0.9, 0.02]})  # fmt: skip
+    fig = sentence_courtesy_figure(frame, threshold=0.6)
+    bars, points = fig.data
+    assert list(bars.y) == [0.9, 0.02] and list(points.y) == [-0.5, 0.0]
+    assert fig.layout.shapes[0].y0 == 0.6 and "courteous at 0.6" in fig.layout.annotations[0].text
+    with pytest.raises(ValueError, match="frame must have a 'courtesy' column"):
+        sentence_courtesy_figure(frame.drop(columns="courtesy"))

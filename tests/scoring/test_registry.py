@@ -33,7 +33,7 @@ def test_names_and_ids_are_unique_and_every_one_builds_its_scorer() -> None:
 
 
 def test_unknown_names_are_refused_naming_the_choices() -> None:
-    with pytest.raises(ValueError, match=r"scorers must be among \['similarity', 'tone', 'toxicity'\]"):
+    with pytest.raises(ValueError, match=r"scorers must be among \['courtesy', 'similarity', 'tone', 'toxicity'\]"):
         scorer_info("sentiment")
     assert registry.find_scorer("sentiment") is None and registry.find_scorer(3) is None
 
@@ -82,7 +82,7 @@ def test_score_many_gives_each_output_what_run_gives_it(info: ScorerInfo) -> Non
 
 
 def test_better_end_is_read_from_the_table() -> None:
-    assert [i.better for i in SCORER_INFO] == ["higher", "higher", "lower"]
+    assert [i.better for i in SCORER_INFO] == ["higher", "higher", "lower", "higher"]
 
 
 @dataclasses.dataclass(frozen=True)

@@ -43,7 +43,7 @@ def test_a_text_too_long_for_a_link_is_left_out_not_cut() -> None:
 @pytest.mark.parametrize(
     ("params", "ignored"),
     [
-        ({"engine": "bert"}, "the link's engine 'bert' is not one of vader, afinn, e5"),
+        ({"engine": "bert"}, "the link's engine 'bert' is not one of vader, afinn, e5, e5-lite"),
         ({"mode": "loud"}, "the link's mode 'loud' is not one of stability, comparison"),
         ({"compare": "maybe"}, "the link's compare 'maybe' is not 1 or 0"),
     ],

@@ -16,10 +16,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from urllib.parse import urlsplit
 
 from scoring.errors import InputError
-from scoring.toxicity.judge.client import DEFAULT_BASE_URL
+from scoring.toxicity.judge.client import DEFAULT_BASE_URL, _endpoint, same_endpoint
 
 __all__ = [
     "ALLOW_VISITOR_URL",
@@ -34,7 +33,6 @@ __all__ = [
 ALLOW_VISITOR_URL = "TONE_EXPLORER_ALLOW_VISITOR_JUDGE_URL"
 _YES = frozenset({"1", "true", "yes", "on", "any"})
 _NO = frozenset({"0", "false", "no", "off", "none", ""})
-_DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 def check_api_key(key: str, name: str = "api_key") -> str:
@@ -54,32 +52,6 @@ def check_api_key(key: str, name: str = "api_key") -> str:
             what = "a space" if char == " " else "a line break or control character" if char < " " else "non-ASCII"
             raise InputError(f"{name} has {what} at character {i}; a key is one line of ASCII: copy it again.")
     return key
-
-
-def _endpoint(url: str) -> tuple[object, ...] | None:
-    """``url`` as (scheme, host, port, path, user, password, query); None when it is not an http(s) URL."""
-    try:
-        parts = urlsplit(url.strip())
-        port = parts.port
-    except ValueError:
-        return None
-    scheme = parts.scheme.lower()
-    if scheme not in _DEFAULT_PORTS or not parts.hostname:
-        return None
-    path = parts.path.rstrip("/")
-    return scheme, parts.hostname, port or _DEFAULT_PORTS[scheme], path, parts.username, parts.password, parts.query
-
-
-def same_endpoint(a: str, b: str) -> bool:
-    """Whether two base URLs name the same endpoint (case of scheme and host, default port, final ``/`` aside).
-
-    >>> same_endpoint("https://API.openai.com:443/v1/", "https://api.openai.com/v1")
-    True
-    >>> same_endpoint("https://api.openai.com/v1", "https://api.openai.com@attacker.example/v1")
-    False
-    """
-    left = _endpoint(a)
-    return left is not None and left == _endpoint(b)
 
 
 @dataclass(frozen=True)
@@ -185,6 +157,12 @@ def judge_access(server: ServerJudge, *, url: str = "", key: str = "") -> JudgeA
         return JudgeAccess(server.base_url, api_key, owner, ask_key=not server.api_key, problem=problem)
     if _endpoint(typed_url) is None:
         problem = f"The judge base URL must be an http(s) URL such as 'http://localhost:11434/v1'; got {typed_url!r}."
+        return JudgeAccess(server.base_url, "", "", True, problem)
+    if "?" in typed_url or "#" in typed_url:  # "...?x=" would make "/chat/completions" a query: any path POSTed to
+        problem = (
+            "The judge base URL must not hold a query (?...) or a fragment (#...): requests go to its "
+            f"/chat/completions. Got {typed_url!r}."
+        )
         return JudgeAccess(server.base_url, "", "", True, problem)
     allowed = server.allowed_urls
     if allowed is not None and not any(same_endpoint(typed_url, a) for a in allowed):

@@ -9,10 +9,16 @@ contains the API key, and quotes at most :data:`QUOTED_CHARS` characters of what
 Requests go through :func:`scoring.toxicity.judge.http.judge_http_client`: redirects are never followed,
 ``timeout`` is a deadline for the whole request (not for each read), a reply over ``max_reply_bytes`` is
 refused, and :meth:`ToxicityJudge.cancel` stops the requests in flight of one batch (Ctrl-C).
+
+The ``openai`` client reads an identity from the environment and sends it with every request:
+``OPENAI_ORG_ID`` and ``OPENAI_PROJECT_ID`` (as headers) and ``OPENAI_CUSTOM_HEADERS``. The judge sends them
+only to the environment's own endpoint (``OPENAI_BASE_URL``, else OpenAI's), never to another URL (one a
+dashboard visitor typed, say), and never sends ``OPENAI_ADMIN_KEY``. The API key is always the one given.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 import time
@@ -34,13 +40,40 @@ from scoring.toxicity.judge.prompts import SYSTEM_PROMPT, ReplyError, parse_verd
 if TYPE_CHECKING:
     import openai
 
-__all__ = ["DEFAULT_BASE_URL", "QUOTED_CHARS", "JudgeError", "ToxicityJudge", "excerpt"]
+__all__ = ["DEFAULT_BASE_URL", "QUOTED_CHARS", "JudgeError", "ToxicityJudge", "excerpt", "same_endpoint"]
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 #: At most this many characters of a server's own words (an error message, a reply) appear in a message.
 QUOTED_CHARS = 80
 _RETRY_STATUSES = frozenset({408, 409, 429})
 _SPACES = re.compile(r"\s+")
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def _endpoint(url: str) -> tuple[object, ...] | None:
+    """``url`` as (scheme, host, port, path, user, password, query); None when it is not an http(s) URL."""
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError:
+        return None
+    scheme = parts.scheme.lower()
+    if scheme not in _DEFAULT_PORTS or not parts.hostname:
+        return None
+    path = parts.path.rstrip("/")
+    return scheme, parts.hostname, port or _DEFAULT_PORTS[scheme], path, parts.username, parts.password, parts.query
+
+
+def same_endpoint(a: str, b: str) -> bool:
+    """Whether two base URLs name the same endpoint (case of scheme and host, default port, final ``/`` aside).
+
+    >>> same_endpoint("https://API.openai.com:443/v1/", "https://api.openai.com/v1")
+    True
+    >>> same_endpoint("https://api.openai.com/v1", "https://api.openai.com@attacker.example/v1")
+    False
+    """
+    left = _endpoint(a)
+    return left is not None and left == _endpoint(b)
 
 
 def excerpt(text: str, limit: int = QUOTED_CHARS) -> str:
@@ -105,6 +138,12 @@ class ToxicityJudge:
         self._client = openai.OpenAI(
             api_key=api_key, base_url=self.base_url, timeout=timeout, max_retries=0, http_client=http
         )
+        self._client.admin_api_key = None  # OPENAI_ADMIN_KEY is never a judge's business
+        own = os.environ.get("OPENAI_BASE_URL", "").strip() or DEFAULT_BASE_URL
+        if not same_endpoint(self.base_url, own):  # the operator's organisation, project and headers stay home
+            self._client.organization = self._client.project = None
+            self._client._custom_headers = {}
+            self._client._ambient_authorizations = frozenset()
         self._where = _display_url(self.base_url)
 
     def __repr__(self) -> str:

@@ -128,3 +128,17 @@ def test_report_flags_partial_runs(table: pd.DataFrame) -> None:
 def test_report_rejects_unknown_score_columns(table: pd.DataFrame) -> None:
     with pytest.raises(ValueError, match=r"scores \['nope'\] are not columns"):
         render_report(title="t", table=table, scores=["nope"])
+
+
+def test_report_of_the_curt_agent_ab_says_colder_in_words() -> None:
+    from scoring.batch.views import with_measures
+    from scoring.courtesy import CURT_AGENT_EXAMPLE as agents
+    from scoring.io.columns import ColumnMap
+
+    df = pd.concat([pd.read_csv(agents / f"{v}.csv").assign(agent=v) for v in ("v1", "v2")], ignore_index=True)
+    result = evaluate(df, scorers=["tone"], columns=ColumnMap("reply", "question", None))
+    table, compared = with_measures(result.table.assign(agent=df["agent"].to_numpy()))
+    assert compared == ["tone-scorer", "warmth"]
+    found = [compare_groups(table, score=s, group="agent", a="v1", b="v2", pair_on="question") for s in compared]
+    page = batch_report(result, file="agents.csv", comparisons=found)
+    assert "v2 is colder than v1: v2 minus v1 = -0.264" in page

@@ -93,15 +93,20 @@ def test_baseline_gate_fails_on_a_regression_and_passes_an_improvement(db: str, 
         "run 1 (good) over 79 pairs = 0.703 - 0.928 = -0.224 (95% CI -0.295 to -0.155), p=0.0001.\n"
     ) in out
     assert "REGRESSION: content-similarity-scorer" in out
-    fail = "FAIL: significantly worse than run 1 (good) on tone-scorer, content-similarity-scorer"
-    assert out.rstrip().endswith(fail)
+    fails = [line for line in out.splitlines() if line.startswith("FAIL: ")]
+    regressed = [line.split()[1] for line in out.splitlines() if line.startswith("  REGRESSION: ")]
+    assert {"tone-scorer", "content-similarity-scorer"} <= set(regressed)
+    assert (
+        fails == [f"FAIL: {m} significantly worse than run 1 (good): " for m in regressed]
+        or [f.split(":", 2)[1].split()[0] for f in fails] == regressed
+    )  # one line per regressed measure, in the comparison's order
     assert RunStore(db).list_runs()[0].name == "good"  # the gate saves nothing without --save
     # the same verdicts without --fail-on-regression: printed, exit 0
     code, out, _ = _cli("evaluate", bots["v1"], *TONE, "--baseline", "1", "--save", "--name", "bad")
     assert code == 0 and "REGRESSION: tone-scorer" in out and "FAIL" not in out and "saved run 2 (bad)" in out
     code, out, _ = _cli("evaluate", bots["v2"], *TONE, "--baseline", "bad", "--fail-on-regression")
     assert code == 0 and "improved: tone-scorer (higher is better). this run is more on-tone than run 2 (bad)" in out
-    assert out.rstrip().endswith("ok: no scorer is significantly worse than run 2 (bad)")
+    assert "ok: no gated measure is significantly worse than run 2 (bad) (gated: tone-scorer, " in out
 
 
 def test_gate_works_with_fail_under_and_fail_over(db: str, bots: dict[str, Path]) -> None:

@@ -126,3 +126,35 @@ def test_item_deltas_by_row_number_when_not_paired() -> None:
         item_deltas(base, cand, "toxicity-scorer")
     with pytest.raises(ValueError, match="the candidate run has no 'toxicity-scorer' scores"):
         item_deltas(base.assign(**{"toxicity-scorer": 0.0}), cand, "toxicity-scorer")
+
+
+def test_warmth_is_compared_beside_the_scores_and_a_colder_run_is_a_regression() -> None:
+    rng = np.random.default_rng(1)
+    tone = list(rng.uniform(0.8, 1.0, 20))
+    warmth = rng.uniform(0.2, 0.6, 20)
+    base = _rows(tone).assign(**{"tone-scorer.avgSentiment": warmth})
+    colder = _rows(tone).assign(**{"tone-scorer.avgSentiment": warmth - 0.3})
+    comparison = compare_runs(base, colder, labels=("v1", "v2"))
+    assert [v.scorer for v in comparison.verdicts] == ["tone-scorer", "warmth"]
+    assert comparison.regressions == ["warmth"]
+    verdict = comparison.verdicts[1].comparison.verdict
+    assert verdict.startswith("v2 is colder than v1: v2 minus v1 over 20 pairs = 0.116 - 0.416 = -0.300")
+    # a run without the column (tone compared with a reference) compares no warmth
+    assert [v.scorer for v in compare_runs(_rows(tone), colder, labels=("v1", "v2")).verdicts] == ["tone-scorer"]
+
+
+def test_a_less_courteous_run_is_called_curter_in_words() -> None:
+    base = [0.8 + 0.01 * i for i in range(15)]
+    comparison = compare_runs(
+        _rows(base, scorer="courtesy-scorer"), _rows([x - 0.5 for x in base], scorer="courtesy-scorer"),
+        labels=("v1", "v2"),
+    )  # fmt: skip
+    assert comparison.regressions == ["courtesy-scorer"]
+    assert comparison.verdicts[0].comparison.verdict.startswith("v2 is curter (less courteous) than v1: v2 minus v1")
+
+
+def test_row_deltas_of_warmth_read_the_tone_scorers_average_sentiment() -> None:
+    base = _rows([0.9, 0.9, 0.9]).assign(**{"tone-scorer.avgSentiment": [0.5, 0.4, 0.3]})
+    colder = _rows([0.9, 0.9, 0.9]).assign(**{"tone-scorer.avgSentiment": [0.5, -0.4, 0.3]})
+    deltas = item_deltas(base, colder, "warmth")
+    assert deltas["row_b"].iloc[0] == 2 and deltas["regression"].iloc[0] == pytest.approx(0.8)

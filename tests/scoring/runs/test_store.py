@@ -167,7 +167,9 @@ def test_trend_lists_each_scorer_mean_with_its_ci_in_order(store: RunStore) -> N
     store.save(scored(), name="other", source_name="r.csv", source_sha256=SHA)
     trend = store.trend("nightly")
     tone = trend[trend["scorer"] == "tone-scorer"]
-    assert len(trend) == 6 and len(tone) == 3
+    assert len(trend) == 9 and len(tone) == 3  # tone, similarity and warmth (tone's average sentiment) per run
+    warmth = trend[trend["scorer"] == "warmth"]
+    assert warmth["mean"].iloc[1] < 0 < warmth["mean"].iloc[2] and not warmth["lower_is_better"].any()
     assert tone["created_at"].tolist() == [start, start + timedelta(days=1), start + timedelta(days=2)]
     assert (tone["ci_low"] <= tone["mean"]).all() and (tone["mean"] <= tone["ci_high"]).all()
     assert not tone["lower_is_better"].any() and (tone["count"] == 11).all()

