@@ -154,7 +154,7 @@ def test_batch_page_shows_file_name_columns_groups_and_verdicts_as_text() -> Non
     at.button(key="batch.run_button").click().run()
     at.selectbox(key="batch.ab.group").set_value("[model](https://attacker.example/col)").run()
     verdicts = [m.value for m in [*at.success, *at.info] if " minus " in m.value]
-    assert len(verdicts) == 2, "one A/B verdict per score (tone, similarity) was expected"
+    assert len(verdicts) == 3, "one A/B verdict per score (tone, similarity) and warmth was expected"
     _assert_shown_as_text(at)
 
 
