@@ -1,15 +1,12 @@
 """Toxicity: a verdict per opinion of a reply, offline (learned e5 or pattern classifier) or by an LLM judge."""
 
-import pandas as pd
 import streamlit as st
 
 import ui
-from scoring.charts import threshold_tradeoff_figure
 from scoring.registry import TOXICITY
 from scoring.toxicity.classifier import MODEL_NAME as CLASSIFIER_MODEL
 from scoring.toxicity.classifier import kind_label
 from scoring.toxicity.e5 import MODEL_NAME as E5_MODEL
-from scoring.toxicity.e5 import default_threshold, fresh_curve, fresh_point
 from ui.markdown import escape_markdown
 
 ui.under_router()  # a link straight to this page on a fresh server runs it under app.py too
@@ -34,7 +31,8 @@ if not reply.strip():
 
 if engine != "judge":
     model_name = E5_MODEL if engine == "e5" else CLASSIFIER_MODEL
-    st.caption(f"Engine in use: **{TOXICITY.engine_name(engine)}**: {model_name}; threshold {settings.threshold:g}.")
+    used = "measured defaults, a threshold per language" if settings.threshold is None else settings.threshold
+    st.caption(f"Engine in use: **{TOXICITY.engine_name(engine)}**: {model_name}; threshold: {used}.")
     result = ui.attempt(ui.toxicity_classified, question, reply, settings.threshold, engine)
 else:
     result = ui.judge_panel(question, reply, settings)
@@ -52,33 +50,23 @@ score_col.badge(
     "No toxic opinion" if result["score"] == 0 else "Toxic opinions found",
     color="green" if result["score"] == 0 else "red",
 )
-if result["score"] == 0 and (recall := ui.toxicity_recall(engine)):  # a pass from a low-recall screen means little
-    score_col.caption(recall.sentence())
+verdicts = ui.toxicity_passes(result, engine, settings.threshold, score_col)  # the recall beside every pass
 reason_col.markdown("**Why:** " + escape_markdown(str(result.get("reason", ""))))
-verdicts = pd.DataFrame(result["analyzeStepResult"].get("verdicts", []))
 if "kinds" in verdicts:  # "personal attack", not the JSON's "personal_attack"
     verdicts["kinds"] = [[kind_label(str(k)) for k in kinds] for kinds in verdicts["kinds"]]
+columns = ("opinion", "verdict", "probability", "threshold", "measured recall", "kinds", "reason")
 st.dataframe(
     verdicts,
     hide_index=True,
     key="toxicity.verdicts",
-    column_order=[c for c in ("opinion", "verdict", "probability", "kinds", "reason") if c in verdicts.columns],
+    column_order=[c for c in columns if c in verdicts.columns],
     column_config={  # kinds get room of their own: a long reason squeezed them to "perso…"
         "probability": st.column_config.ProgressColumn("probability", min_value=0, max_value=1, format="%.2f"),
         "kinds": st.column_config.ListColumn("kinds", width="medium"),
     },
 )
-if engine == "e5":
-    curve = fresh_curve()
-    with st.expander("Precision and recall by threshold (choose yours in the sidebar)", icon=":material/tune:"):
-        st.plotly_chart(threshold_tradeoff_figure(curve, threshold=settings.threshold, default=default_threshold()))
-        at = fresh_point(settings.threshold)
-        st.caption(
-            f"On {curve.attrs['n']} fresh sentences in 7 languages, written after the head was trained: at "
-            f"{at['threshold']:g}, {at['precision']:.0%} of flags are right and {at['recall']:.0%} of toxic "
-            f"sentences are caught. The default {default_threshold():g} flags at most 1% of real texts people "
-            "rated clearly positive (measured as the project's toxicity documentation describes)."
-        )
+if engine == "e5" and settings.threshold is not None:
+    ui.toxicity_threshold_curve(settings.threshold)
 if gaps := ui.toxicity_known_gaps(engine):
     with st.expander("What this engine is known to miss", icon=":material/info:"):
         st.markdown("\n".join(f"- {escape_markdown(gap)}" for gap in gaps))

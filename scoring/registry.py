@@ -167,7 +167,6 @@ TOXICITY = ScorerInfo(
     batch_options=("toxicity",),
     remote_engines=frozenset({"judge"}),
     slow_engines=frozenset({"e5"}),
-    batch_default="classifier",
     speed_notes=toxicity.ENGINE_SPEEDS,
     retry_keeps={"engine": "classifier", "model": toxicity.DEFAULT_JUDGE_MODEL},
 )

@@ -24,7 +24,9 @@ from ui.judge import (
     judge_panel,
     judge_settings,
     toxicity_known_gaps,
+    toxicity_passes,
     toxicity_recall,
+    toxicity_threshold_curve,
 )
 from ui.markdown import HIGHLIGHT_LEGEND
 from ui.state import (
@@ -97,7 +99,9 @@ __all__ = [
     "toxicity_engines",
     "toxicity_judged",
     "toxicity_known_gaps",
+    "toxicity_passes",
     "toxicity_recall",
+    "toxicity_threshold_curve",
     "under_router",
     "word_diff_view",
 ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
+import time
 import uuid
 from collections import OrderedDict
 from dataclasses import dataclass, replace
@@ -17,12 +18,14 @@ import ui
 from scoring.batch.compare import stack_files
 from scoring.batch.rows import BatchSpec, make_spec
 from scoring.batch.runner import evaluate, retry_errors
+from scoring.cli.main import available_cpus
 from scoring.errors import InputError, ScoringError
 from scoring.io.columns import HOW, ColumnGuess, ColumnMap, guess_columns
 from scoring.io.formats import UPLOAD_TYPES
 from scoring.io.loaders import read_table, require_rows
 from scoring.limits import check_e5_batch, check_row_count, check_upload_size, get_limits
 from scoring.registry import COURTESY, SCORER_INFO, TONE, TOXICITY, scorer_info
+from scoring.toxicity.batch import E5Estimate, e5_estimate
 from scoring.toxicity.judge.access import JudgeAccess
 from ui.markdown import escape_markdown
 
@@ -30,6 +33,7 @@ SAMPLE_PATH = Path(__file__).resolve().parents[1] / "scoring" / "data" / "sample
 FILE_TYPES = UPLOAD_TYPES  # what the loader reads (scoring/io/formats.py)
 NONE = "(none)"
 _RESULTS_KEPT = 8
+E5_POOL_ROWS = 500  # an e5 toxicity run of more rows uses both CPUs (docs/toxicity.md, "Speed")
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +56,7 @@ class RunOptions:
     engine: str
     reference_tone: str | None
     toxicity_engine: str = "classifier"
-    toxicity_threshold: float = 0.5
+    toxicity_threshold: float | None = 0.5  # None: e5's measured defaults
     judge_model: str = ""
     judge_base_url: str = ""
 
@@ -70,6 +74,8 @@ class RunOptions:
         if TOXICITY.short_name not in self.scorers:
             return None
         if not self.uses_judge:
+            if self.toxicity_threshold is None:  # e5's measured defaults: as a single text and the CLI get them
+                return {"engine": self.toxicity_engine}
             return {"engine": self.toxicity_engine, "threshold": self.toxicity_threshold}
         if access.problem:
             raise InputError(access.problem)
@@ -237,7 +243,30 @@ def plan(loaded: Loaded, options: RunOptions) -> BatchSpec | None:
         return None
     st.caption(f"**Will score** {plan_text(spec)}", help="Tone and similarity compare each reply with its row's "
                "reference exactly as the library and the command line do.")  # fmt: skip
+    if TOXICITY.short_name in options.scorers and options.toxicity_engine == "e5" and options.columns.output:
+        estimate = _e5_estimate(loaded.digest, options.columns.output, loaded.table, workers(options, loaded))
+        st.caption(f"**Before you start:** {escape_markdown(estimate.sentence())}", help="e5 embeds each distinct "
+                   "sentence once per run; a rubric pattern settles some without embedding. The rate was measured "
+                   "by python -m bench.toxicity_defaults (docs/toxicity.md).")  # fmt: skip
+        if (chars := _e5_chars(loaded.table, options)) > (limit := get_limits().max_e5_batch_chars):
+            st.warning(f"This run's e5 engines would read {chars:,} characters, more than this server's {limit:,}: "
+                       "it will be refused. Choose the classifier, split the file, or use the command line "
+                       "(python -m scoring evaluate).", icon=":material/timer:")  # fmt: skip
     return spec
+
+
+@st.cache_data(max_entries=16, show_spinner="Counting the sentences…")
+def _e5_estimate(digest: str, column: str, _table: pd.DataFrame, processes: int) -> E5Estimate:
+    """What an e5 run of this file's ``column`` has to embed (cached per file and column)."""
+    return e5_estimate(_table[column].tolist(), processes)
+
+
+def workers(options: RunOptions, loaded: Loaded) -> int:
+    """Processes for the run: both CPUs for an e5 toxicity run of more than ``E5_POOL_ROWS`` rows (it embeds each
+    sentence: measured faster on two), else one."""
+    if TOXICITY.short_name in options.scorers and options.toxicity_engine == "e5" and len(loaded.table) > E5_POOL_ROWS:
+        return max(1, min(2, available_cpus()))
+    return 1
 
 
 def plan_text(spec: BatchSpec) -> str:
@@ -252,19 +281,20 @@ def _toxicity_options(options: RunOptions) -> RunOptions:
     A file defaults to the batch engine (the classifier, as the CLI and ``evaluate()``); e5, the Toxicity page's
     default where its wheel loads, is one click away and says what it costs.
     """
-    st.session_state.setdefault("batch.tox_engine", TOXICITY.batch_engine)
+    st.session_state.setdefault("batch.tox_engine", ui.toxicity_default_engine())  # as for single texts
     tox_engine = st.radio("Toxicity engine", ui.toxicity_engines(), key="batch.tox_engine", horizontal=True,
                           format_func=TOXICITY.engines.get)  # fmt: skip
     settings = ui.judge_settings(tox_engine)
     if tox_engine in TOXICITY.remote_engines:
         model, where = escape_markdown(settings.model or "gpt-4o-mini"), escape_markdown(settings.access.base_url)
         st.caption(f"Judge: model **{model}** at **{where}** (sidebar); one request per row.")
-    elif speed := TOXICITY.speed_notes.get(tox_engine):
-        st.caption(f"{TOXICITY.engine_name(tox_engine)} embeds each distinct sentence: {speed}. Progress is shown "
-                   "as rows finish; the classifier, the default for files, takes seconds.")  # fmt: skip
+    elif tox_engine == "e5":
+        st.caption("Learned e5 is the default for files as for single texts (the same verdicts as the Toxicity page "
+                   "and the CLI). It embeds each distinct sentence once: the time it takes is estimated below, and "
+                   "progress is shown as rows finish. The classifier takes seconds but misses far more.")  # fmt: skip
     elif "e5" in ui.toxicity_engines():
-        st.caption("The classifier is the default for files (fast). Learned e5, the Toxicity page's default, catches "
-                   f"more toxic sentences but embeds each one: {TOXICITY.speed_notes['e5']}.")  # fmt: skip
+        st.caption("The classifier is fast but English only and misses far more; learned e5, the default, embeds "
+                   f"{TOXICITY.speed_notes['e5']}.")  # fmt: skip
     return replace(options, toxicity_engine=tox_engine, toxicity_threshold=settings.threshold,
                    judge_model=settings.model.strip(), judge_base_url=settings.base_url.strip())  # fmt: skip
 
@@ -294,9 +324,11 @@ def _with_progress(label: str, rows: int, run: Any) -> Any:
     """Call ``run(progress)`` inside a status box with a progress bar; mark the box failed on bad input."""
     with st.status(label, expanded=True) as status:
         bar = st.progress(0.0, text="Starting…")
+        start = time.monotonic()
 
         def progress(done: int, total: int) -> None:
-            bar.progress(done / max(total, 1), text=f"{done:,} of {total:,} rows")
+            left = _left(done, total, time.monotonic() - start)
+            bar.progress(done / max(total, 1), text=f"{done:,} of {total:,} rows{left}")
 
         try:
             result = run(progress)
@@ -306,6 +338,14 @@ def _with_progress(label: str, rows: int, run: Any) -> Any:
         failed = f"; {len(result.errors):,} failed (see below)" if len(result.errors) else ""
         status.update(label=f"Scored {rows:,} rows{failed}", state="complete", expanded=False)
     return result
+
+
+def _left(done: int, total: int, elapsed: float) -> str:
+    """``; about 3 min left`` from the pace so far (nothing before the first rows are done, or when finished)."""
+    if done <= 0 or done >= total:
+        return ""
+    seconds = elapsed / done * (total - done)
+    return f"; about {seconds / 60:.0f} min left" if seconds >= 90 else f"; about {seconds:.0f} s left"
 
 
 def scored(loaded: Loaded, options: RunOptions) -> Any:
@@ -328,6 +368,7 @@ def scored(loaded: Loaded, options: RunOptions) -> Any:
     result = _with_progress(f"Scoring {len(loaded.table):,} rows…", len(loaded.table), lambda progress: evaluate(
         loaded.table, scorers=list(options.scorers), columns=options.columns, engine=options.engine,
         reference_tone=options.reference_tone, on_progress=progress, toxicity=toxicity, judge_cache=cache,
+        workers=workers(options, loaded),
     ))  # fmt: skip
     _keep(key, result)
     return result

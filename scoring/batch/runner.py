@@ -45,6 +45,7 @@ __all__ = [
     "evaluate",
     "iter_scored",
     "make_spec",
+    "piece_rows",
     "retry_errors",
     "score_frame",
 ]
@@ -218,6 +219,24 @@ def _guessed(df: pd.DataFrame, reference_column: str | None) -> ColumnMap:
     return ColumnMap(guess.output.column, guess.input.column, reference_column or guess.ground_truth.column)
 
 
+#: Rows per piece of a slow engine's run (e5) in a process pool: a pool reports progress per piece, so a piece of
+#: e5 rows (seconds per sentence on a busy machine) is kept small; each process still embeds a sentence once.
+SLOW_PIECE_ROWS = 128
+
+
+def piece_rows(rows: int, workers: int, spec: BatchSpec) -> int:
+    """Rows per piece of ``evaluate``: 500 to 5,000 (four pieces per process), fewer for a slow engine in a pool.
+
+    >>> fast = make_spec(["output"], scorers=["toxicity"], toxicity={"engine": "classifier"})
+    >>> piece_rows(10_000, 2, fast), piece_rows(100_000, 1, fast), piece_rows(100, 1, fast)
+    (1250, 5000, 500)
+    """
+    size = max(500, min(5000, math.ceil(rows / (4 * workers))))
+    if workers > 1 and reports_rows(spec) and not uses_judge(spec):
+        return min(size, SLOW_PIECE_ROWS)
+    return size
+
+
 def evaluate(
     df: pd.DataFrame,
     *,
@@ -246,7 +265,7 @@ def evaluate(
     thousand rows). ``on_progress(done_rows, total_rows)`` is called after each piece (and, with the
     judge or e5, as its rows finish). ``toxicity`` passes options to ``create_toxicity_scorer``, e.g.
     ``{"engine": "e5"}`` or ``{"engine": "judge", "model": "gpt-4o-mini", "base_url": ..., "api_key": ...}``;
-    without an engine a batch uses the classifier (``TOXICITY.batch_engine``: e5 embeds every sentence).
+    without an engine a batch uses the single-text default (e5 with its measured defaults where its wheel loads).
     Judge requests run ``judge_concurrency`` at a time in this process, and a row the judge fails on is an
     error, not a score. ``judge_cache`` (:class:`scoring.runs.JudgeCache`) answers rows the judge has seen
     before, for free; the summary's ``cached`` counts them.
@@ -266,7 +285,7 @@ def evaluate(
         reference_column=reference_column, engine=engine, splitter=splitter, toxicity=toxicity,
     )  # fmt: skip
     _check_workers(workers)
-    size = max(500, min(5000, math.ceil(len(df) / (4 * workers))))
+    size = piece_rows(len(df), workers, spec)
     pieces = [df.iloc[start : start + size] for start in range(0, len(df), size)] or [df]
     scored = iter_scored(pieces, spec, workers=workers, on_progress=on_progress, total=len(df), judge_cache=judge_cache)
     return combine(list(scored), spec, thresholds)

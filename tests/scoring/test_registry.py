@@ -46,7 +46,7 @@ def test_engines_are_the_ones_each_factory_accepts_and_the_default_comes_first()
         if info is TOXICITY:  # the machine decides: e5 (listed first) where its wheel loads, else the classifier
             assert default is not None and default.default is None and info.default_engine == "e5"
             assert toxicity_default_engine() == ("e5" if encoder_available() else "classifier")
-            assert info.batch_engine == "classifier" and info.slow_engines == {"e5"}  # files: the fast one
+            assert info.batch_engine == "e5" and info.slow_engines == {"e5"}  # files as single texts (issue 24)
             assert set(info.speed_notes) <= info.slow_engines
         else:
             assert info.default_engine == (default.default if default else None)

