@@ -6,9 +6,10 @@ Prints markdown tables (docs/toxicity.md, "Defaults"):
 
 1. **the seed's and the rubric's examples** through the default scorer (``create_toxicity_scorer()``), the CLI and
    ``score_many``: each example's expected verdict and the score each path gives;
-2. **the fresh defaults test set** (``tests/scoring/data/toxicity_defaults_fresh.csv``, written after the defaults
-   were frozen): English rubric sentences per kind (recall) and clean (false alarms), precision; Chinese, Korean
-   and Japanese sentences right;
+2. **the fresh defaults test set** (``tests/scoring/data/toxicity_defaults_fresh2.csv``, written after the second
+   round's rule was frozen): English rubric sentences per kind (recall) and clean (false alarms), precision; Chinese,
+   Korean and Japanese sentences right; then the same tables on the first round's fresh set
+   (``tests/scoring/data/toxicity_defaults_dev.csv``), which the second round tuned on, so development data now;
 3. **the development sets** the defaults were chosen on (the multilingual fresh set of the head's training run,
    per language, and the labelled English sentences), against single thresholds on the head;
 4. **false alarms on real positive text**: the share of VADER ground-truth texts people rated clearly positive
@@ -47,7 +48,10 @@ from scoring.toxicity.scorer import create_toxicity_scorer
 from tools.train_e5_toxicity import default_cache, embeddings
 
 ROOT = Path(__file__).resolve().parents[1]
-FRESH = ROOT / "tests" / "scoring" / "data" / "toxicity_defaults_fresh.csv"
+#: Written after the second round's rule was frozen (issue 24b): the test set of the defaults.
+FRESH = ROOT / "tests" / "scoring" / "data" / "toxicity_defaults_fresh2.csv"
+#: The first round's fresh set: the second round tuned the rule on it, so it is development data now.
+DEV_DEFAULTS = ROOT / "tests" / "scoring" / "data" / "toxicity_defaults_dev.csv"
 SAMPLE = ROOT / "scoring" / "data" / "sample_responses.csv"
 CJK = ("zh", "ko", "ja")
 
@@ -125,12 +129,13 @@ def seeds_table(cache: Path | None) -> str:
     return "\n".join(rows)
 
 
-def fresh_tables(cache: Path | None) -> str:
-    """The fresh defaults set: English per kind, precision and recall; zh/ko/ja right; and the head alone."""
-    df = pd.read_csv(FRESH, keep_default_na=False)
+def fresh_tables(cache: Path | None, path: Path = FRESH) -> str:
+    """A defaults set (``FRESH`` or ``DEV_DEFAULTS``): English per kind, precision and recall; zh/ko/ja right; and
+    the head alone."""
+    df = pd.read_csv(path, keep_default_na=False)
     texts = df["text"].tolist()
     df["flag"] = cached_flags(texts, cache)
-    engine = default_flags(texts)  # the engine's own path (embeds these 106 sentences unless cached in process)
+    engine = default_flags(texts)  # the engine's own path (embeds these sentences unless cached in process)
     same = "yes" if engine == df["flag"].tolist() else "NO"
     df["p"] = head_only(texts, cache)
     en = df[df["lang"] == "en"]
@@ -272,6 +277,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(f"# Toxicity defaults\n\nThe default: engine e5 with {describe_defaults()}.\n")
     print(f"## The seed's and the rubric's examples\n\n{seeds_table(cache)}\n")
     print(f"## Fresh sentences written after the defaults were frozen\n\n{fresh_tables(cache)}\n")
+    print(
+        "## The first round's fresh sentences (development data since the second round tuned on them)\n\n"
+        f"{fresh_tables(cache, DEV_DEFAULTS)}\n"
+    )
     print(f"## Development sets (the defaults were chosen on these)\n\n{dev_table(cache)}\n")
     print(f"## Real texts people rated clearly positive (VADER ground truth, rating >= 2)\n\n{vader_table(cache)}\n")
     if not args.skip_speed:

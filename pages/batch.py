@@ -5,6 +5,7 @@ import streamlit as st
 import ui
 from ui import batch_input as batch_ui
 from ui import batch_results as results_ui
+from ui import labels as labels_ui
 from ui import runs as runs_ui
 from ui.markdown import escape_markdown
 
@@ -23,7 +24,7 @@ for warning in loaded.warnings:
     st.warning(escape_markdown(warning), icon=":material/text_format:")
 
 with st.container(border=True):
-    options = batch_ui.run_options(loaded)
+    options = batch_ui.run_options(loaded, batch_ui.scorer_names() + labels_ui.taught_choices())
     spec = batch_ui.plan(loaded, options)  # which column is used for what, or what to choose first
     if st.button("Score the file", type="primary", icon=":material/play_arrow:", key="batch.run_button",
                  disabled=spec is None):  # fmt: skip
@@ -44,7 +45,11 @@ runs_ui.cache_note(result)
 ui.attempt(batch_ui.retry_button, loaded, run_options, result)
 results_ui.show_cards(result)
 with st.expander("Save this run", icon=":material/bookmark_add:", expanded=True):
-    runs_ui.save_box(result, loaded.name, loaded.digest, f"{loaded.digest}:{run_options!r}:{len(result.errors)}")
+    saved_key = f"{loaded.digest}:{run_options!r}:{len(result.errors)}"
+    runs_ui.save_box(result, loaded.name, loaded.digest, saved_key)
+    if (saved_id := st.session_state.get("batch.saved_ids", {}).get(saved_key)) is not None:
+        st.markdown("**Label the rows** (kept with the saved run; the **Runs** page shows the agreement)")
+        labels_ui.label_editor(saved_id, key="batch.labels")
 group, a, b, pair_on = results_ui.ab_settings(result.table, loaded, run_options)
 figs = results_ui.figures(result.table, run_options, group)
 found: list = []

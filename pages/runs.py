@@ -3,6 +3,7 @@
 import streamlit as st
 
 import ui
+from ui import labels as labels_ui
 from ui import runs as runs_ui
 
 ui.under_router()  # a link straight to this page on a fresh server runs it under app.py too
@@ -37,3 +38,17 @@ with st.container(border=True):
     st.caption("Per scorer, the A/B statistics of the Batch page (paired on inputs when both runs answered the same "
                "ones); then each row's change, worst regressions first.")  # fmt: skip
     runs_ui.compare_section(infos)
+
+with st.container(border=True):
+    st.subheader("Labels and agreement")
+    st.caption("Label a run's rows (your judgement of each reply), see how its scores agree with people, and teach "
+               "a scorer on the labels.")  # fmt: skip
+    by_id = {i.id: i for i in infos}
+    label_run = st.selectbox("Run to label", list(by_id), key="runs.label_run",
+                             format_func=lambda i: f"{by_id[i].label} · {by_id[i].source_name}")  # fmt: skip
+    labels_ui.label_editor(label_run, key="runs.labels")
+    st.markdown("**Agreement with people's labels**")
+    labels_ui.agreement_section(label_run)
+    labels_ui.downloads(label_run)
+    with st.expander("Teach a scorer on these labels", icon=":material/school:"):
+        labels_ui.teach_section(label_run)

@@ -21,6 +21,7 @@ from scoring.tone.explain import sentence_stats
 
 __all__ = [
     "LABEL_COLORS",
+    "agreement_figure",
     "group_means_figure",
     "histogram_bins",
     "run_trend_figure",
@@ -523,4 +524,46 @@ def run_trend_figure(trend: pd.DataFrame) -> go.Figure:
         legend=_TOP_LEGEND,
         margin={"t": 70, "b": 40, "l": 50, "r": 10},
     )
+    return fig
+
+
+def _roc(labels: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """False- and true-positive rates at every distinct score, from calling every row "yes" down to none."""
+    order = np.argsort(-scores, kind="stable")
+    y = labels[order]
+    last = np.r_[np.flatnonzero(np.diff(scores[order]) != 0), y.size - 1]
+    tp, fp = np.cumsum(y)[last], np.cumsum(1 - y)[last]
+    positives, negatives = max(y.sum(), 1), max(y.size - y.sum(), 1)
+    return np.r_[0.0, fp / negatives], np.r_[0.0, tp / positives]
+
+
+def agreement_figure(points: pd.DataFrame, *, kind: str, title: str = "") -> go.Figure:
+    """Scores against people's labels: ROC curves for yes/no labels, a scatter of score by rating for ratings.
+
+    ``points`` has one row per labelled row and scorer: ``scorer``, ``label`` (1/0 or a rating), ``score``.
+    """
+    fig = go.Figure()
+    for scorer, part in points.groupby("scorer", sort=False):
+        labels = part["label"].to_numpy(float)
+        scores = part["score"].to_numpy(float)
+        if kind == "yes/no":
+            fpr, tpr = _roc(labels, scores)
+            fig.add_trace(go.Scatter(x=fpr, y=tpr, mode="lines+markers", name=html.escape(str(scorer)),
+                                     hovertemplate="false-positive rate %{x:.2f}<br>true-positive rate %{y:.2f}"
+                                     "<extra></extra>"))  # fmt: skip
+        else:
+            fig.add_trace(go.Scatter(x=labels, y=scores, mode="markers", name=html.escape(str(scorer)),
+                                     customdata=part["row"], opacity=0.7,
+                                     hovertemplate="row %{customdata}<br>rating %{x:g}<br>score %{y:.3f}"
+                                     "<extra></extra>"))  # fmt: skip
+    if kind == "yes/no":
+        fig.add_trace(go.Scatter(x=[0, 1], y=[0, 1], mode="lines", name="chance", hoverinfo="skip",
+                                 line={"dash": "dot", "color": "#95a5a6"}))  # fmt: skip
+        fig.update_layout(xaxis_title='false-positive rate (people said "no", score said "yes")',
+                          yaxis_title='true-positive rate (people said "yes", score said "yes")',
+                          xaxis_range=[0, 1], yaxis_range=[0, 1.02])  # fmt: skip
+    else:
+        fig.update_layout(xaxis_title="people's rating", yaxis_title="score")
+    margin = {"l": 60, "r": 20, "t": 50 if title else 20, "b": 50}
+    fig.update_layout(title=html.escape(title), height=380, margin=margin, legend={"orientation": "h", "y": -0.25})
     return fig

@@ -46,6 +46,9 @@ __all__ = [
     "find_scorer",
     "gated_name",
     "get_scorer",
+    "register_scorer",
+    "registered_scorers",
+    "runtime_scorer",
     "scorer_info",
 ]
 
@@ -193,6 +196,28 @@ _BY_NAME: dict[str, ScorerInfo] = {name: i for i in SCORER_INFO for name in (i.s
 SCORERS: dict[str, Callable[..., BatchScorer]] = {name: info.factory for name, info in _BY_NAME.items()}
 
 
+#: Scorers made at run time (taught on labels: :mod:`scoring.runs.teach`), by id; they score in the process that
+#: registered them (a worker process would not know them).
+_RUNTIME: dict[str, ScorerInfo] = {}
+
+
+def register_scorer(info: ScorerInfo) -> None:
+    """Make a scorer made at run time (a taught scorer, ``taught:NAME``) known by its id, replacing one of that id."""
+    if info.id in _BY_NAME:
+        raise InputError(f"{info.id!r} is a built-in scorer's name; a registered scorer needs another.")
+    _RUNTIME[info.id] = info
+
+
+def registered_scorers() -> tuple[ScorerInfo, ...]:
+    """The scorers registered at run time in this process, in the order they were registered."""
+    return tuple(_RUNTIME.values())
+
+
+def runtime_scorer(name: object) -> bool:
+    """Whether ``name`` is a scorer registered at run time (it scores in this process only)."""
+    return isinstance(name, str) and name in _RUNTIME
+
+
 @dataclass(frozen=True, slots=True)
 class Measure:
     """A measure compared and gated beside the scores: one metric column of a scorer, named for what it is."""
@@ -241,7 +266,9 @@ def gated_name(name: str) -> str:
 
 def find_scorer(name: object) -> ScorerInfo | None:
     """Return the facts of the scorer called ``name`` (short name or id), or None when no scorer has that name."""
-    return _BY_NAME.get(name) if isinstance(name, str) else None
+    if not isinstance(name, str):
+        return None
+    return _BY_NAME.get(name) or _RUNTIME.get(name)
 
 
 def scorer_info(name: object) -> ScorerInfo:

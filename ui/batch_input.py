@@ -170,6 +170,11 @@ def _how(where: Any, guess: ColumnGuess, role: str, chosen: str | None) -> None:
     where.caption(escape_markdown(text))
 
 
+def scorer_names() -> list[str]:
+    """The built-in scorers' short names, in the registry's order."""
+    return [info.short_name for info in SCORER_INFO]
+
+
 def run_options(loaded: Loaded, available: list[str] | None = None) -> RunOptions:
     """Column mapping (guessed, changeable, each with how it was decided), scorers (``available``: short names,
     default all), engine and reference tone."""
@@ -192,7 +197,7 @@ def run_options(loaded: Loaded, available: list[str] | None = None) -> RunOption
     _how(ref_col, guess, "ground_truth", reference)
     scorers = st.pills(
         "Scorers", available, key="batch.scorers", selection_mode="multi", format_func=lambda s: scorer_info(s).label,
-        default=[s for s in available if s != TOXICITY.short_name and not _slow(s)],
+        default=[s for s in available if s != TOXICITY.short_name and not _slow(s) and not s.startswith("taught:")],
     )  # fmt: skip
     for name in scorers or ():
         info = scorer_info(name)

@@ -28,6 +28,7 @@ from scoring.runs import (
     item_deltas,
 )
 from scoring.runs.diff import RunComparison
+from scoring.runs.teach import load_taught_columns
 from scoring.text.splitters import DEFAULT_SPLITTER
 from ui.markdown import escape_markdown
 
@@ -99,6 +100,7 @@ def save_box(result: Any, source_name: str, source_sha256: str, run_key: str) ->
         info = guard(store().save, result, name=name, source_name=source_name, source_sha256=source_sha256)
         if info is not None:
             saved[run_key] = info.label
+            st.session_state.setdefault("batch.saved_ids", {})[run_key] = info.id
             st.rerun()
     st.caption(f"Runs are kept in {store_url_label()}.")
 
@@ -203,6 +205,7 @@ def _compared(url: str, id_a: int, id_b: int) -> tuple[RunComparison, pd.DataFra
     runs = _store(url)
     a, b = runs.resolve(id_a), runs.resolve(id_b)
     rows_a, rows_b = runs.rows(a.id), runs.rows(b.id)
+    load_taught_columns(runs, [*rows_a.columns, *rows_b.columns])  # taught scorers in both runs are compared too
     return compare_runs(rows_a, rows_b, labels=(a.label, b.label)), rows_a, rows_b
 
 

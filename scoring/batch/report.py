@@ -121,6 +121,7 @@ def render_report(
     meta: Mapping[str, object] | None = None,
     columns: Sequence[str] | None = None,
     worst: int = 25,
+    sections: Sequence[tuple[str, str]] = (),
 ) -> str:
     """Return the report as one HTML document (a string; write it with UTF-8).
 
@@ -135,6 +136,8 @@ def render_report(
         meta: settings to list (file, engine, reference tone, ...).
         columns: the columns to show in the worst-rows table (default: all).
         worst: how many of the worst rows to list.
+        sections: more (heading, HTML fragment) sections after the charts, e.g. agreement with people's labels;
+            the heading is escaped here, the fragment must be escaped by its maker.
     """
     missing = [s for s in scores if s not in table.columns]
     if missing:
@@ -142,6 +145,10 @@ def render_report(
     body = _body(
         title, table, scores, figures, comparisons, problems, meta or {}, _worst(table, scores, columns, worst)
     )
+    if sections:
+        extra = "".join(f"<h2>{_esc(heading)}</h2>{fragment}" for heading, fragment in sections)
+        at = body.index("<h2>The ")
+        body = body[:at] + extra + body[at:]
     return (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'

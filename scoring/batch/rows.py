@@ -37,6 +37,7 @@ __all__ = [
     "BatchSpec",
     "ChunkResult",
     "factory_options",
+    "forget_scorers",
     "make_spec",
     "reports_rows",
     "score_frame",
@@ -244,6 +245,11 @@ def _scorer(scorer_id: str, spec: BatchSpec) -> BatchScorer:
     """Build a scorer once per process (engines and classifiers load once)."""
     info = scorer_info(scorer_id)
     return info.factory(**factory_options(spec, info))
+
+
+def forget_scorers() -> None:
+    """Build every scorer afresh from now on (a taught scorer registered again under its id is a new one)."""
+    _scorer.cache_clear()
 
 
 def _is_missing(value: object) -> bool:

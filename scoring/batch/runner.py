@@ -29,7 +29,7 @@ from scoring.batch.retry import retry_errors
 from scoring.batch.rows import BatchSpec, ChunkResult, make_spec, reports_rows, score_frame, uses_judge
 from scoring.errors import InputError, InputTypeError
 from scoring.io.columns import ColumnMap, guess_columns
-from scoring.registry import DEFAULT_TONE_ENGINE
+from scoring.registry import DEFAULT_TONE_ENGINE, runtime_scorer
 from scoring.text.splitters import DEFAULT_SPLITTER
 
 if TYPE_CHECKING:
@@ -101,7 +101,7 @@ def iter_scored(
     _check_workers(workers)
     done = 0
     jobs = with_offsets(chunks, spec)
-    if workers == 1 or uses_judge(spec):
+    if workers == 1 or uses_judge(spec) or any(map(runtime_scorer, spec.scorers)):  # taught scorers: here only
         results: Iterator[ChunkResult] = _in_process(jobs, on_progress, total, judge_cache)
     else:
         results = _in_pool(jobs, workers)

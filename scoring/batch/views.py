@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 
 from scoring.charts import score_histogram_figure, sentiment_similarity_figure
 from scoring.errors import InputError
-from scoring.registry import MEASURES, SCORER_INFO, SIMILARITY, TONE, display_name, find_scorer
+from scoring.registry import MEASURES, SCORER_INFO, SIMILARITY, TONE, display_name, find_scorer, registered_scorers
 
 __all__ = [
     "GROUP_NAMES",
@@ -40,8 +40,8 @@ GROUP_NAMES = ("model", "version", "variant", "prompt")
 
 
 def score_columns(table: pd.DataFrame) -> list[str]:
-    """Return the scorer-id columns present in ``table``, in the package's order."""
-    return [info.id for info in SCORER_INFO if info.id in table.columns]
+    """Return the scorer-id columns present in ``table``, in the package's order (then taught scorers')."""
+    return [info.id for info in (*SCORER_INFO, *registered_scorers()) if info.id in table.columns]
 
 
 def with_measures(table: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:

@@ -35,6 +35,7 @@ import pandas as pd
 from scoring.batch.result import unmeasured_mask, unmeasured_notice, warned_mask
 from scoring.batch.rows import BatchSpec, make_spec, uses_judge
 from scoring.batch.runner import ChunkResult, SummaryBuilder, iter_scored
+from scoring.cli.labels import add_teach_parsers, load_taught_scorers, teach_command
 from scoring.cli.runs import History, add_history_options, add_runs_parser, run_command
 from scoring.cli.serve import add_serve_parser, serve
 from scoring.cli.sink import OUT_FORMATS, Sink
@@ -187,6 +188,7 @@ def build_parser(prog: str = "python -m scoring") -> argparse.ArgumentParser:
     add_history_options(ev)
     add_runs_parser(sub)
     add_serve_parser(sub)
+    add_teach_parsers(sub)
     return parser
 
 
@@ -199,6 +201,13 @@ def _spec(args: argparse.Namespace, first: pd.DataFrame, err: TextIO) -> BatchSp
     chosen = {role: given[role] or _settled(guess, role, args, columns) for role in given}
     mapping = ColumnMap(chosen["output"], chosen["input"], None if args.no_reference else chosen["ground_truth"])
     scorers = [s.strip() for s in args.scorers.split(",") if s.strip()]
+    if taught := [s for s in scorers if s.startswith("taught:")]:
+        if args.dask is not None:
+            raise ValueError(f"--dask does not run taught scorers ({', '.join(taught)}): they score in this process.")
+        load_taught_scorers(taught, err)
+        scorers = [s.split("@", 1)[0] if s.startswith("taught:") else s for s in scorers]
+        if args.workers > 1:
+            err.write("note: taught scorers score in this process; --workers does not apply to the run.\n")
     spec = make_spec(columns, scorers=scorers, column_map=mapping, reference_tone=args.reference_tone,
                      engine=args.engine, splitter=args.splitter, toxicity=_toxicity(args))  # fmt: skip
     for role in given:
@@ -375,7 +384,9 @@ def _evaluate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     thresholds = dict(args.fail_under) | dict(args.fail_over)
     if unknown := sorted(set(thresholds) - set(spec.scorers)):
         raise InputError(f"--fail-under/--fail-over name {unknown}, which --scorers does not run ({spec.scorers}).")
-    history = History.start(args, spec)  # an unknown --baseline stops here, before any scoring
+    first = next(chunks)
+    chunks = itertools.chain([first], chunks)
+    history = History.start(args, spec, [str(c) for c in first.columns])  # an unknown --baseline stops here
     builder, notes, warned = SummaryBuilder(spec.scorers), list[pd.DataFrame](), dict[str, list[int]]()
     bar = tqdm(unit=" rows", file=err, disable=True if args.no_progress else None, delay=1.0, mininterval=0.5)
     with bar, _scored(args, spec, chunks, lambda done, _t: bar.update(done - bar.n), history) as results:
@@ -565,6 +576,8 @@ def main(
         if args.command == "serve":
             return serve(args)
         with _sigterm_unwinds():
+            if args.command in ("teach", "taught"):
+                return teach_command(args, out)
             return run_command(args, out) if args.command == "runs" else _evaluate(args, out, err)
     except BrokenProcessPool:
         err.write("error: a worker process died (killed by the system, perhaps for lack of memory): try fewer "

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from scoring.batch.compare import MIN_ROWS
 from scoring.batch.rows import BatchSpec, ChunkResult, uses_judge
+from scoring.cli.labels import add_label_options, add_label_verbs, run_label_verb, save_file_labels
 from scoring.cli.terminal import one_line
 from scoring.errors import InputError
 from scoring.registry import MEASURES, SCORER_INFO, find_scorer, gated_name
@@ -37,6 +38,9 @@ examples:
   python -m scoring runs compare nightly latest
   python -m scoring runs rename 3 nightly-old
   python -m scoring evaluate candidate.csv --baseline nightly --fail-on-regression
+  python -m scoring runs label nightly --file labels.csv --rater ana    # a 'row' and a 'label' column
+  python -m scoring runs agreement nightly                             # scores against people's labels
+  python -m scoring runs export nightly --out nightly.xlsx             # rows, scores and labels
 
 A verdict is B minus A (the candidate minus the baseline) over the pairs both runs scored, with the 95%
 interval of the same paired permutation test as its p-value (docs/runs.md says how a verdict is reached).
@@ -64,6 +68,7 @@ def add_history_options(parser: argparse.ArgumentParser) -> None:
                        "none of its rows (refused otherwise: such a run is no baseline)")  # fmt: skip
     group.add_argument("--no-cache", action="store_true", help="ask the LLM judge for every row, even rows whose "
                        "verdicts are in the judge cache (kept in the run store)")  # fmt: skip
+    add_label_options(parser)
 
 
 def _gate_names(text: str) -> tuple[str, ...]:
@@ -87,9 +92,11 @@ class History:
     judge_cache: JudgeCache | None = None
     kept: list[ChunkResult] | None = None
     columns: list[str] = field(default_factory=list)
+    scorer_ids: set[str] = field(default_factory=set)
+    label_measure: str | None = None
 
     @classmethod
-    def start(cls, args: argparse.Namespace, spec: BatchSpec) -> History:
+    def start(cls, args: argparse.Namespace, spec: BatchSpec, columns: list[str] | None = None) -> History:
         """Check the options, open the store if needed and find the baseline (before any scoring)."""
         from scoring.runs import JudgeCache, RunStore, RunStoreError
         from scoring.runs.record import check_name
@@ -106,7 +113,8 @@ class History:
             scored = {*spec.scorers, *(m.name for m in MEASURES if m.column.split(".", 1)[0] in spec.scorers)}
             if unscored := [n for n in args.gate if n not in scored]:
                 raise InputError(f"--gate names {unscored}, which this run does not score ({sorted(scored)}).")
-        history = cls(args)
+        history = cls(args, scorer_ids=set(spec.scorers))
+        history.label_measure = _label_measure(args, spec, columns)
         if args.save:
             stem = Path(args.file).stem
             try:
@@ -134,13 +142,14 @@ class History:
             history.kept = []
             reference = [spec.reference_column] if spec.reference_column else []
             history.columns = [c for c in (spec.output, spec.input, *reference) if c]
+            history.columns += [args.label_column] if args.label_column is not None else []
         return history
 
     def keep(self, chunk: ChunkResult) -> None:
         """Keep a scored chunk's texts and results (only when the run is saved or compared)."""
         if self.kept is None:
             return
-        ids = {info.id for info in SCORER_INFO}
+        ids = {info.id for info in SCORER_INFO} | self.scorer_ids
         mask = [str(c) in self.columns or str(c).split(".", 1)[0] in ids for c in chunk.table.columns]
         self.kept.append(ChunkResult(chunk.table.loc[:, mask], chunk.skipped, chunk.errors))
 
@@ -172,7 +181,13 @@ class History:
             out.write(
                 f"saved {one_line(info.label)}: {info.row_count:,} rows ({state}) in {one_line(self.store.location)}\n"
             )
+            if self.label_measure is not None:
+                column = result.table[self._label_column(result.table)].tolist()
+                out.write(save_file_labels(self.store, info, column, self.label_measure, self.args.rater, err) + "\n")
         return code
+
+    def _label_column(self, table: pd.DataFrame) -> object:
+        return next(c for c in table.columns if str(c) == self.args.label_column)
 
     def _gate(self, rows: pd.DataFrame, out: TextIO) -> int:
         from scoring.runs import compare_runs
@@ -209,6 +224,29 @@ class History:
         return 0
 
 
+def _label_measure(args: argparse.Namespace, spec: BatchSpec, columns: list[str] | None) -> str | None:
+    """The measure the file's label column judges (checked before scoring), or None without --label-column."""
+    from scoring.runs.labels import measure_of
+
+    if args.label_column is None:
+        if args.label_for is not None or args.rater is not None:
+            raise InputError("--label-for and --rater describe the labels of --label-column COL: add it.")
+        return None
+    if not args.save:
+        raise InputError("--label-column keeps the labels with the saved run: add --save.")
+    if columns is not None and args.label_column not in columns:
+        raise InputError(f"--label-column {args.label_column!r} is not a column of {args.file}; found {columns}.")
+    used = {spec.output: "output", spec.input: "input", spec.reference_column: "reference"}
+    if args.label_column in used:
+        raise InputError(f"--label-column {args.label_column!r} is the {used[args.label_column]} column: name the "
+                         "column holding the labels.")  # fmt: skip
+    if args.label_for is not None:
+        return measure_of(args.label_for)
+    from scoring.runs.teach import taught_measure
+
+    return measure_of(taught_measure(spec.scorers[0]) or spec.scorers[0])
+
+
 def _pairing(comparison: object) -> str:
     verdicts = getattr(comparison, "verdicts", ())
     if not verdicts:
@@ -223,8 +261,9 @@ def _pairing(comparison: object) -> str:
 
 
 def add_runs_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``runs list|show|compare|rename|delete`` to the CLI."""
-    runs = sub.add_parser("runs", help="list, show, compare, rename or delete saved runs", epilog=RUNS_EPILOG,
+    """Add ``runs list|show|compare|rename|delete`` and the label verbs to the CLI."""
+    runs = sub.add_parser("runs", help="saved runs: list, show, compare, rename, delete, label, agreement, export",
+                          epilog=RUNS_EPILOG,
                           formatter_class=argparse.RawDescriptionHelpFormatter,
                           description="Saved runs (python -m scoring evaluate FILE --save).")  # fmt: skip
     verbs = runs.add_subparsers(dest="verb", required=True)
@@ -237,11 +276,12 @@ def add_runs_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     compare.add_argument("run_a", metavar="RUN_A", help="the baseline")
     compare.add_argument("run_b", metavar="RUN_B", help="the candidate")
     compare.add_argument("--top", type=int, default=5, metavar="N", help="rows shown per scorer (default 5)")
-    delete = verbs.add_parser("delete", help="delete a run (its rows and summary too)")
+    delete = verbs.add_parser("delete", help="delete a run (its rows, summary and labels too)")
     delete.add_argument("run", metavar="RUN")
     rename = verbs.add_parser("rename", help="give a run another name")
     rename.add_argument("run", metavar="RUN")
     rename.add_argument("name", metavar="NAME", help="the new name (not a number, not 'latest')")
+    add_label_verbs(verbs)
 
 
 def run_command(args: argparse.Namespace, out: TextIO) -> int:
@@ -262,6 +302,8 @@ def run_command(args: argparse.Namespace, out: TextIO) -> int:
             old = store.resolve(args.run)
             info = store.rename(old.id, args.name)
             out.write(f"renamed {old.label} to {info.label}\n")
+        elif args.verb in ("label", "agreement", "export"):
+            run_label_verb(store, args, out)
         else:
             info = store.delete(args.run)
             out.write(f"deleted {one_line(info.label)}: {info.row_count:,} rows from {one_line(info.source_name)}\n")
@@ -317,6 +359,11 @@ def _show(store: RunStore, ref: str, out: TextIO) -> None:
         out.write(f"{scorer!s:<27}{_num(r['mean'])}{ci:>20}{_num(r['median'])}{_num(r['min'])}{_num(r['max'])}"
                   f"{int(r['count']):>8,}{int(r['skipped']):>9,}{int(r['errors']):>8,}{int(r['warned']):>8,}  "
                   f"{_better(str(scorer), bool(r['lower_is_better']))}\n")  # fmt: skip
+    from scoring.runs.labels import labels_frame
+
+    labels = labels_frame(store, info.id)
+    for (measure, rater), group in labels.groupby(["measure", "rater"]):
+        out.write(f"labels      {measure}: {len(group):,} by {rater or '(unnamed)'}\n")
     if not run.problems.empty:
         out.write(f"not scored ({len(run.problems):,}; first 20):\n")
         for p in run.problems.head(20).to_dict("records"):
@@ -335,6 +382,9 @@ def _compare(store: RunStore, ref_a: str, ref_b: str, top: int, out: TextIO) -> 
     if a.id == b.id:
         raise InputError(f"RUN_A and RUN_B are the same run ({a.label}); name two different runs.")
     rows_a, rows_b = store.rows(a.id), store.rows(b.id)
+    from scoring.runs.teach import load_taught_columns
+
+    load_taught_columns(store, [*rows_a.columns, *rows_b.columns])  # taught scorers in both runs are compared too
     comparison = compare_runs(rows_a, rows_b, labels=(a.label, b.label))
     out.write(f"{b.label} against {a.label}: {_pairing(comparison)}\n")
     for verdict in comparison.verdicts:

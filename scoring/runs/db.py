@@ -38,6 +38,7 @@ __all__ = [
     "display_url",
     "ensure_schema",
     "judge_cache",
+    "labels",
     "make_engine",
     "masked_url",
     "metadata",
@@ -46,13 +47,14 @@ __all__ = [
     "run_rows",
     "run_scorers",
     "runs",
+    "taught",
     "tone_meta",
     "transaction",
 ]
 
 DB_ENV = "TONE_EXPLORER_DB"
 APP_NAME = "tone-explorer"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 BUSY_TIMEOUT_S = 120.0
 _LOCK_ID = 0x70E5  # the advisory lock PostgreSQL sessions take while creating or upgrading the schema
 
@@ -140,8 +142,50 @@ judge_cache = sa.Table(
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
 )
 
+labels = sa.Table(  # version 2: people's judgements of a run's rows, one per row, measure and rater
+    "tone_labels",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("run_id", sa.Integer, sa.ForeignKey("tone_runs.id", ondelete="CASCADE"), nullable=False, index=True),
+    sa.Column("row", sa.Integer, nullable=False),  # the run's row number, from 1
+    sa.Column("measure", sa.String(100), nullable=False),  # the scorer id the label judges ("tone-scorer")
+    sa.Column("rater", sa.String(200), nullable=False),  # who gave it ("" when no name was given)
+    sa.Column("value", sa.Float, nullable=False),  # 1/0 for yes/no, else a rating
+    sa.Column("source", sa.String(16), nullable=False),  # "file" (evaluate --label-column), "labels file", "page"
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.UniqueConstraint("run_id", "row", "measure", "rater", name="tone_labels_one_per_rater"),
+    sqlite_autoincrement=True,
+)
+
+taught = sa.Table(  # version 2: scorers taught on labels (python -m scoring teach), versioned by name
+    "tone_taught",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("name", sa.String(200), nullable=False, index=True),
+    sa.Column("version", sa.Integer, nullable=False),
+    sa.Column("measure", sa.String(100), nullable=False),
+    sa.Column("kind", sa.String(16), nullable=False),  # "yes/no" or "rating"
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("run_id", sa.Integer, nullable=True),  # the run it was taught on (kept when that run is deleted)
+    sa.Column("run_label", sa.Text, nullable=False),
+    sa.Column("training_sha256", sa.String(64), nullable=False),  # of the training rows (texts and labels)
+    sa.Column("rows", sa.Integer, nullable=False),
+    sa.Column("model", sa.JSON, nullable=False),  # the head's weights and the base scorer's options
+    sa.Column("report", sa.JSON, nullable=False),  # cross-validated agreement, beside the base scorer's
+    sa.Column("text_hashes", sa.JSON, nullable=False),  # SHA-256 of each training reply (agreement leaves them out)
+    sa.UniqueConstraint("name", "version", name="tone_taught_name_version"),
+    sqlite_autoincrement=True,
+)
+
+
+def _add_labels_and_taught(conn: Connection) -> None:
+    """Version 1 -> 2: the labels and taught-scorer tables (runs, rows and the judge cache are kept as they are)."""
+    labels.create(conn)
+    taught.create(conn)
+
+
 #: Upgrade steps: ``MIGRATIONS[n]`` turns a version-``n`` store into version ``n + 1`` (in the upgrade's transaction).
-MIGRATIONS: dict[int, Callable[[Connection], None]] = {}
+MIGRATIONS: dict[int, Callable[[Connection], None]] = {1: _add_labels_and_taught}
 
 
 def default_url() -> str:

@@ -20,7 +20,7 @@ import pandas as pd
 
 from scoring.batch.compare import MIN_ROWS, Comparison, compare_groups
 from scoring.errors import InputError
-from scoring.registry import MEASURES, SCORER_INFO, find_measure, scorer_info
+from scoring.registry import MEASURES, SCORER_INFO, find_measure, registered_scorers, scorer_info
 
 __all__ = [
     "RunComparison",
@@ -123,7 +123,7 @@ class RunComparison:
 
 def scorers_of(rows: pd.DataFrame) -> list[str]:
     """The scorer ids whose score column ``rows`` has, in column order."""
-    ids = {info.id for info in SCORER_INFO}
+    ids = {info.id for info in (*SCORER_INFO, *registered_scorers())}
     return [str(c) for c in rows.columns if str(c) in ids]
 
 

@@ -32,6 +32,7 @@ from scoring.registry import TONE
 from scoring.runs.db import (
     display_url,
     ensure_schema,
+    labels,
     make_engine,
     run_problems,
     run_rows,
@@ -283,10 +284,10 @@ class RunStore:
         return self.resolve(info.id)
 
     def delete(self, ref: str | int) -> RunInfo:
-        """Delete the run ``ref`` names (its rows, summary and problems too), in one transaction."""
+        """Delete the run ``ref`` names (its rows, summary, problems and labels too), in one transaction."""
         info = self.resolve(ref)
         with self.transaction(write=True) as conn:
-            for table in (run_problems, run_rows, run_scorers):
+            for table in (labels, run_problems, run_rows, run_scorers):
                 conn.execute(table.delete().where(table.c.run_id == info.id))
             if conn.execute(runs.delete().where(runs.c.id == info.id)).rowcount == 0:
                 raise UnknownRunError(f"run {info.id} was deleted meanwhile by another process.")

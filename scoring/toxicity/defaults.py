@@ -14,8 +14,10 @@ engine already has, per sentence:
   German, Spanish and French (``MEASURED_LANGUAGES``); for others the verdict says it was not measured.
 
 The values were chosen on development sets (the multilingual fresh set of the head's training run, the labelled
-English sentences and the VADER positive texts) and then tested on sentences written after they were frozen
-(``tests/scoring/data/toxicity_defaults_fresh.csv``); ``python -m bench.toxicity_defaults`` prints every number.
+English sentences, the VADER positive texts and, in the second round, the first round's fresh set
+``tests/scoring/data/toxicity_defaults_dev.csv``, whose misses gave the rubric patterns new forms) and then tested
+on sentences written after they were frozen (``tests/scoring/data/toxicity_defaults_fresh2.csv``);
+``python -m bench.toxicity_defaults`` prints every number.
 A sentence that a strong pattern decides is toxic needs no embedding (:func:`decided_by_patterns`), which the batch
 path uses to skip the encoder.
 """
@@ -142,11 +144,11 @@ class LanguageRecall:
     """Recall of the defaults on one language's toxic sentences: on fresh sentences (written after the defaults were
     frozen) where there are any, and on the development sets they were chosen on."""
 
-    fresh: tuple[int, int] | None  #: (flagged, toxic) on tests/scoring/data/toxicity_defaults_fresh.csv
+    fresh: tuple[int, int] | None  #: (flagged, toxic) on tests/scoring/data/toxicity_defaults_fresh2.csv
     development: tuple[int, int]  #: (flagged, toxic) on tests/scoring/data/toxicity_multilingual_fresh.csv
 
     def short(self, name: str) -> str:
-        """A table cell: ``0.78 (39 of 50 fresh, English)``, or the development count where no fresh test exists."""
+        """A table cell: ``0.56 (28 of 50 fresh, English)``, or the development count where no fresh test exists."""
         k, n = self.fresh or self.development
         return f"{k / n:.2f} ({k} of {n} {'fresh' if self.fresh else 'development'}, {name})"
 
@@ -160,13 +162,14 @@ class LanguageRecall:
         return f"Measured recall of the defaults on {name}: {k / n:.2f} on fresh sentences ({k} of {n}); {dev}."
 
 
-#: ``python -m bench.toxicity_defaults`` prints these counts (tables 2 and 3); the zh/ko/ja fresh sentences are few
-#: (8 toxic in all: 3 Chinese, 2 Korean, 3 Japanese).
+#: ``python -m bench.toxicity_defaults`` prints these counts (tables 2 and 4). Fresh: the second round's fresh set
+#: (toxicity_defaults_fresh2.csv, scored once after the rule was frozen); its zh/ko/ja sentences are few (8 toxic in
+#: all: 3 Chinese, 3 Korean, 2 Japanese).
 MEASURED_RECALL: dict[str, LanguageRecall] = {
-    "en": LanguageRecall((39, 50), (52, 75)),
+    "en": LanguageRecall((28, 50), (52, 75)),
     "zh": LanguageRecall((3, 3), (25, 30)),
-    "ko": LanguageRecall((2, 2), (23, 30)),
-    "ja": LanguageRecall((3, 3), (27, 30)),
+    "ko": LanguageRecall((3, 3), (23, 30)),
+    "ja": LanguageRecall((1, 2), (27, 30)),
     "de": LanguageRecall(None, (22, 30)),
     "es": LanguageRecall(None, (22, 30)),
     "fr": LanguageRecall(None, (22, 30)),
@@ -177,7 +180,7 @@ def recall_cell(language: str | None) -> str:
     """The defaults' measured recall on ``language`` as a table cell.
 
     >>> recall_cell("en"), recall_cell("de"), recall_cell("ru")
-    ('0.78 (39 of 50 fresh, English)', '0.73 (22 of 30 development, German)', 'not measured (ru)')
+    ('0.56 (28 of 50 fresh, English)', '0.73 (22 of 30 development, German)', 'not measured (ru)')
     """
     if language is None or language not in MEASURED_RECALL:
         return f"not measured ({language})"
@@ -188,7 +191,7 @@ def recall_note(language: str | None) -> str:
     """What is known of the defaults' recall on ``language`` (a code from :func:`sentence_language`).
 
     >>> print(recall_note("en"))  # doctest: +NORMALIZE_WHITESPACE
-    Measured recall of the defaults on English: 0.78 on fresh sentences (39 of 50); 0.69 on the development
+    Measured recall of the defaults on English: 0.56 on fresh sentences (28 of 50); 0.69 on the development
     sentences (52 of 75).
     >>> recall_note("ru")
     "The defaults were not measured on language 'ru': their recall there is unknown."

