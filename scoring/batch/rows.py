@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from scoring.errors import InputError, InputTypeError, error_name
+from scoring.errors import EngineUnavailable, InputError, InputTypeError, error_name
 from scoring.inputs import to_text
 from scoring.io.columns import ColumnMap, guess_columns
 from scoring.limits import max_text_chars
@@ -228,7 +228,11 @@ def make_spec(
     checked = toxicity_options(toxicity, ids)
     spec = BatchSpec(ids, mapping.output, mapping.input, reference_tone, reference_column, engine, splitter, checked)
     for info in SCORER_INFO:  # every option given is checked (engine, splitter, ...), chosen scorer or not
-        _scorer(info.id, spec)
+        try:
+            _scorer(info.id, spec)
+        except EngineUnavailable:  # raised after the options were checked: only a chosen scorer needs its engine
+            if info.id in ids:
+                raise
     return spec
 
 
