@@ -30,6 +30,10 @@ with st.container(border=True):
     runs_ui.trend_section()
 
 with st.container(border=True):
+    st.subheader("Rename or delete a run")
+    runs_ui.manage_section(infos)
+
+with st.container(border=True):
     st.subheader("Compare two runs")
     st.caption("Per scorer, the A/B statistics of the Batch page (paired on inputs when both runs answered the same "
                "ones); then each row's change, worst regressions first.")  # fmt: skip

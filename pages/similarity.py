@@ -18,11 +18,14 @@ first = left.text_area("Input (or expected answer)", key="similarity.input", hei
 second = right.text_area("Output (the response)", key="similarity.output", height=140, persist_state="session")
 case_col, space_col = st.columns(2)
 ignore_case = case_col.toggle(
-    "ignoreCase", key="similarity.ignore_case", persist_state="session", help="Lower-case both texts first."
+    "Ignore case",
+    key="similarity.ignore_case",
+    persist_state="session",
+    help="Lower-case both texts first (Mastra's option `ignoreCase`).",
 )
 ignore_whitespace = space_col.toggle(
-    "ignoreWhitespace", key="similarity.ignore_whitespace", persist_state="session",
-    help="Trim both texts and fold each run of whitespace into one space.",
+    "Ignore extra spaces", key="similarity.ignore_whitespace", persist_state="session",
+    help="Trim both texts and fold each run of whitespace into one space (Mastra's option `ignoreWhitespace`).",
 )  # fmt: skip
 
 write_link("similarity", {"a": "input", "b": "output"})
@@ -46,17 +49,17 @@ with text_col:
     ui.processed_text("Processed input", pre["processedInput"])
     ui.processed_text("Processed output", pre["processedOutput"])
 
-table, chart = st.columns([3, 2])
 frame = similarity_frame(result["allAlgorithms"])
-table.dataframe(
-    frame,
-    hide_index=True,
-    key="similarity.table",
+st.dataframe(  # full width, rows tall enough for "what it measures" to wrap onto a second line, never clipped
+    frame, hide_index=True, key="similarity.table", row_height=54, height=len(frame) * 54 + 38,
     column_config={
-        "similarity": st.column_config.ProgressColumn("similarity", min_value=0, max_value=1, format="%.3f")
+        "algorithm": st.column_config.TextColumn("algorithm", width="small"),
+        "similarity": st.column_config.ProgressColumn("similarity", min_value=0, max_value=1, format="%.3f",
+                                                      width="small"),
+        "what it measures": st.column_config.TextColumn("what it measures", width="large"),
     },
-)
-chart.plotly_chart(similarity_figure(frame), key="similarity.chart")
+)  # fmt: skip
+st.plotly_chart(similarity_figure(frame), key="similarity.chart")
 
 st.subheader("Word-level diff")
 ui.word_diff_view(pre["processedInput"], pre["processedOutput"])

@@ -4,6 +4,7 @@ import streamlit as st
 
 import ui
 from scoring.registry import TONE
+from scoring.tone.explain import comparison_direction, describe_shifts, honest_band
 from ui.share import read_link, write_link
 
 ui.under_router()  # a link straight to this page on a fresh server runs it under app.py too
@@ -40,6 +41,8 @@ if not text.strip() or (mode == "comparison" and not (reference or "").strip()):
     st.info("Paste a response (and, to compare, a reference tone) to score it.", icon=":material/edit_note:")
     st.stop()
 
+if engine == "e5":  # a long new text: say what is happening, show progress, and how to stop
+    ui.attempt(ui.e5_progress, text, splitter)
 result = ui.attempt(ui.tone_result, text, reference, engine, splitter)
 if result is None:
     st.stop()
@@ -48,16 +51,19 @@ pre = result["preprocessStepResult"]
 frame = ui.tone_frame(text, reference, engine, splitter)
 score_col, metrics_col = st.columns([1, 3])
 with score_col:
-    ui.tone_score_card(result)
+    ui.tone_score_card(result, frame=frame)
 with metrics_col:
     if reference:
         ui.metric_row({k: pre[k] for k in ("responseSentiment", "referenceSentiment", "difference")})
+        st.caption(comparison_direction(pre["responseSentiment"], pre["referenceSentiment"], engine))
     else:
         ui.metric_row({"avgSentiment": pre["avgSentiment"], "sentimentVariance": pre["sentimentVariance"]})
     counts = {"Sentences": len(frame), "Tone shifts": int(frame["tone_shift"].sum())}
     if "engines_disagree" in frame:  # the lexicon engines cross-check each other (e5 is not cross-checked)
         counts["Engines disagree"] = int(frame["engines_disagree"].sum())
     ui.metric_row(counts)
+    if (said := describe_shifts(frame)) and (reference or honest_band(result["score"], frame).label != "Turns"):
+        st.caption(said)  # where the tone turns, unless the score's band already says it
 if not ui.painted("tone"):  # a browser's first run of the page: the score first, the rest once it is on screen
     st.stop()
 ui.tone_chart(text, reference, engine, splitter, key="tone.chart")
@@ -72,7 +78,8 @@ with highlighted:
     st.markdown(markdown)
     st.caption(ui.HIGHLIGHT_LEGEND)
 with sentences:
-    st.dataframe(frame.drop(columns=["start", "end"]), hide_index=True, key="tone.sentences")
+    st.dataframe(frame.drop(columns=["start", "end"]).rename(columns=ui.SENTENCE_LABELS), hide_index=True,
+                 key="tone.sentences")  # fmt: skip
     # A slow engine (e5) explains by re-scoring each sentence once per word (~0.6 s for 5): on request, remembered.
     # e5-lite's occlusion is fast per sentence, but a 100,000-character text has ~20,000 words (~2 s): on request too.
     if (engine not in TONE.slow_engines and engine != "e5-lite") or st.toggle(

@@ -5,6 +5,7 @@ import streamlit as st
 import ui
 from scoring.registry import TOXICITY
 from scoring.toxicity.classifier import MODEL_NAME as CLASSIFIER_MODEL
+from scoring.toxicity.classifier import kind_label
 from scoring.toxicity.e5 import MODEL_NAME as E5_MODEL
 from ui.markdown import escape_markdown
 
@@ -51,6 +52,8 @@ score_col.badge(
 )
 verdicts = ui.toxicity_passes(result, engine, settings.threshold, score_col)  # the recall beside every pass
 reason_col.markdown("**Why:** " + escape_markdown(str(result.get("reason", ""))))
+if "kinds" in verdicts:  # "personal attack", not the JSON's "personal_attack"
+    verdicts["kinds"] = [[kind_label(str(k)) for k in kinds] for kinds in verdicts["kinds"]]
 columns = ("opinion", "verdict", "probability", "threshold", "measured recall", "kinds", "reason")
 st.dataframe(
     verdicts,

@@ -269,7 +269,11 @@ def similarity_figure(frame: pd.DataFrame, *, selected: str | None = "dice") -> 
     )
     fig.update_layout(
         title="Every algorithm on the processed texts",
-        xaxis={"title": "similarity (1 = identical)", "range": [0, 1.2], "tickvals": [0, 0.25, 0.5, 0.75, 1]},
+        xaxis={
+            "title": "similarity (1 = identical characters; e5: 1 = the same meaning)",
+            "range": [0, 1.2],
+            "tickvals": [0, 0.25, 0.5, 0.75, 1],
+        },
         yaxis={"autorange": "reversed", "automargin": True},
         margin={"t": 50, "b": 40, "l": 10, "r": 50},
         uniformtext={"minsize": 11, "mode": "show"},
@@ -310,8 +314,10 @@ def histogram_bins(values: Sequence[float], *, nbins: int = 20) -> tuple[np.ndar
     return counts, edges
 
 
-def score_histogram_figure(df: pd.DataFrame, *, column: str, group: str | None = None, nbins: int = 20) -> go.Figure:
-    """Return a histogram of one score column (rows without a score are left out), overlaid per group.
+def score_histogram_figure(
+    df: pd.DataFrame, *, column: str, group: str | None = None, nbins: int = 20, title: str | None = None
+) -> go.Figure:
+    """Return a histogram of one score column (rows without a score are left out), groups side by side in each bin.
 
     The bars are counted here (:func:`histogram_bins`, the same bins for every group), not by plotly.js,
     so what is drawn is what is tested: the bars of each group add up to its rows.
@@ -321,23 +327,25 @@ def score_histogram_figure(df: pd.DataFrame, *, column: str, group: str | None =
     _, edges = histogram_bins(scores.dropna().tolist(), nbins=nbins)
     width = float(edges[1] - edges[0])
     fig = go.Figure()
-    for i, (name, part) in enumerate(_groups(data, group)):
+    parts = list(_groups(data, group))
+    slot = width / len(parts) if parts else width  # groups side by side within each bin, never drawn over each other
+    for i, (name, part) in enumerate(parts):
         counts, _ = np.histogram(pd.to_numeric(part[column]).to_numpy(dtype=float), bins=edges)
         ranges = [f"{a:.2f}–{b:.2f}" for a, b in itertools.pairwise(edges)]
         fig.add_trace(
             go.Bar(
-                x=((edges[:-1] + edges[1:]) / 2).tolist(),
+                x=edges[:-1].tolist(),
                 y=counts.tolist(),
-                width=width,
+                width=slot,
+                offset=i * slot,
                 name=name,
                 customdata=ranges,
                 marker={"color": _GROUP_COLORS[i % len(_GROUP_COLORS)], "line": {"width": 0}},
-                opacity=0.7 if group else 1.0,
                 hovertemplate=f"{name}<br>score %{{customdata}}<br>%{{y}} rows<extra></extra>",
             )
         )
     fig.update_layout(
-        title=f"{html.escape(column)} (n={len(data)})",
+        title=f"{html.escape(title or column)} (n={len(data)})",
         barmode="overlay",
         bargap=0,
         xaxis={"title": "score", "range": [float(edges[0]), float(edges[-1])]},
@@ -350,7 +358,13 @@ def score_histogram_figure(df: pd.DataFrame, *, column: str, group: str | None =
 
 
 def sentiment_similarity_figure(
-    df: pd.DataFrame, *, x: str, y: str, group: str | None = None, label: str | None = None
+    df: pd.DataFrame,
+    *,
+    x: str,
+    y: str,
+    group: str | None = None,
+    label: str | None = None,
+    titles: tuple[str, str] | None = None,
 ) -> go.Figure:
     """Return a scatter of sentiment (``x``) against similarity (``y``), one colour per group.
 
@@ -373,8 +387,8 @@ def sentiment_similarity_figure(
         )
     fig.update_layout(
         title=f"Sentiment vs similarity (n={len(data)})",
-        xaxis={"title": html.escape(x), "zeroline": True, "zerolinecolor": "#d5d8dc"},
-        yaxis={"title": html.escape(y)},
+        xaxis={"title": html.escape(titles[0] if titles else x), "zeroline": True, "zerolinecolor": "#d5d8dc"},
+        yaxis={"title": html.escape(titles[1] if titles else y)},
         showlegend=group is not None,
         legend=_TOP_LEGEND,
         margin={"t": 70, "b": 40, "l": 50, "r": 10},

@@ -31,6 +31,7 @@ __all__ = [
     "COURTESY",
     "DEFAULT_TONE_ENGINE",
     "MEASURES",
+    "METRIC_LABELS",
     "SCORERS",
     "SCORER_INFO",
     "SIMILARITY",
@@ -40,6 +41,7 @@ __all__ = [
     "Measure",
     "Role",
     "ScorerInfo",
+    "display_name",
     "find_measure",
     "find_scorer",
     "gated_name",
@@ -93,8 +95,12 @@ class ScorerInfo:
     #: options a retry of failed rows must give as the run did (name -> default): one table never mixes them
     retry_keeps: Mapping[str, object] = field(default_factory=dict)
     #: a regular expression finding, in a row's warnings text, the note that its score measured nothing (tone:
-    #: stability of fewer than two sentences with words); "" when every score measures something
+    #: stability of fewer than two sentences with words, or a lexicon engine on another language); "" when every
+    #: score measures something
     unmeasured_note: str = ""
+    #: the part of :attr:`unmeasured_note` that is no warning of its own (a cell holding only it is not "warned"):
+    #: tone's too-little-text note; a language warning stays a warning as well
+    silent_note: str = ""
     #: what a lower score says, where a verdict should say it of the lower side ("B is curter than A"); "" when not
     lower_means: str = ""
 
@@ -132,6 +138,7 @@ TONE = ScorerInfo(
     batch_options=("reference_tone", "engine", "splitter"),
     slow_engines=tone_engines.SLOW_ENGINES,
     unmeasured_note=tone.UNMEASURED_NOTE,
+    silent_note=tone.STABILITY_NOTE,
 )
 SIMILARITY = ScorerInfo(
     id=similarity.SCORER_ID,
@@ -278,3 +285,34 @@ def get_scorer(name: str, **options: object) -> BatchScorer:
     if not isinstance(name, str) or name not in SCORERS:
         raise InputError(f"scorer must be one of {sorted(SCORERS)}; got {name!r}.")
     return SCORERS[name](**options)
+
+
+#: What people read for a metric key (the JSON and the CLI keep the keys: Mastra's camelCase).
+METRIC_LABELS: dict[str, str] = {
+    "avgSentiment": "average sentiment",
+    "sentimentVariance": "sentiment variance",
+    "responseSentiment": "response sentiment",
+    "referenceSentiment": "reference sentiment",
+    "difference": "difference from the reference",
+    "similarity": "similarity",
+    "toxicCount": "toxic opinions",
+    "opinionCount": "opinions",
+    "warnings": "warnings",
+    "cached": "from the judge cache",
+}
+
+
+def display_name(column: object) -> str:
+    """The name people read for a scorer id or an ``<id>.<metric>`` column: the one table of display names.
+
+    Pages, charts' titles and the HTML report use it; the JSON, the exports and the CLI keep the ids.
+
+    >>> display_name("tone-scorer"), display_name("tone-scorer.responseSentiment"), display_name("reply")
+    ('Tone', 'Tone: response sentiment', 'reply')
+    """
+    text = str(column)
+    scorer, _, metric = text.partition(".")
+    info = find_scorer(scorer)
+    if info is None:
+        return text
+    return f"{info.label}: {METRIC_LABELS.get(metric, metric)}" if metric else info.label

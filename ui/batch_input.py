@@ -252,8 +252,8 @@ def plan(loaded: Loaded, options: RunOptions) -> BatchSpec | None:
     except ScoringError as exc:
         st.error(escape_markdown(str(exc)), icon=":material/error:")
         return None
-    st.caption(f"**Will score** {plan_text(spec)}", help="Tone and similarity read the reference column exactly as "
-               "`run(ground_truth=...)` and the CLI do.")  # fmt: skip
+    st.caption(f"**Will score** {plan_text(spec)}", help="Tone and similarity compare each reply with its row's "
+               "reference exactly as the library and the command line do.")  # fmt: skip
     if TOXICITY.short_name in options.scorers and options.toxicity_engine == "e5" and options.columns.output:
         estimate = _e5_estimate(loaded.digest, options.columns.output, loaded.table, workers(options, loaded))
         st.caption(f"**Before you start:** {escape_markdown(estimate.sentence())}", help="e5 embeds each distinct "
@@ -282,8 +282,8 @@ def workers(options: RunOptions, loaded: Loaded) -> int:
 
 def plan_text(spec: BatchSpec) -> str:
     """The columns and comparisons of ``spec`` as one markdown line (column names escaped)."""
-    compares = " · ".join(f"{scorer_info(k).short_name}: {v}" for k, v in spec.describe().items())
-    return escape_markdown(f"{spec.columns.describe()} — {compares}")
+    compares = " · ".join(f"{scorer_info(k).label}: {v}" for k, v in spec.describe().items())
+    return escape_markdown(f"{spec.columns.in_words()} — {compares}")
 
 
 def _toxicity_options(options: RunOptions) -> RunOptions:

@@ -26,8 +26,8 @@ from scoring.batch.views import (
     worst_first,
 )
 from scoring.charts import group_means_figure
-from scoring.io.export import to_csv_bytes, to_jsonl_bytes, to_parquet_bytes
-from scoring.registry import TONE
+from scoring.io.export import FORMATS, to_csv_bytes, to_excel_bytes, to_jsonl_bytes, to_parquet_bytes
+from scoring.registry import TONE, display_name
 from ui.batch_input import NONE, Loaded, plan_text
 from ui.markdown import escape_markdown
 
@@ -49,7 +49,9 @@ def show_status(result: Any) -> list[str]:
                 "numbers.", icon=":material/info:")  # fmt: skip
     else:
         st.warning("**Partial results.** " + escape_markdown(" ".join(lines)), icon=":material/warning:")
-        with st.expander(f"Rows not scored ({len(result.skipped)}) and errors ({len(result.errors)})"):
+        skipped_rows, failed_rows = (int(f["row"].nunique()) if len(f) else 0 for f in (result.skipped, result.errors))
+        with st.expander(f"Rows not scored ({skipped_rows}) and rows with errors ({failed_rows}): one line per row "
+                         "and scorer"):  # fmt: skip
             st.dataframe(result.skipped, hide_index=True, key="batch.skipped")
             st.dataframe(result.errors, hide_index=True, key="batch.errors")
     if notice := language:
@@ -58,32 +60,35 @@ def show_status(result: Any) -> list[str]:
         lines = [*lines, notice]
     for notice in unmeasured:
         why = f"{notice} The column {warnings_column(TONE.id)} in the table says why, row by row."
-        st.warning(f"**Not enough text.** {escape_markdown(why)}", icon=":material/short_text:")
+        st.warning(f"**Not measured.** {escape_markdown(why)}", icon=":material/short_text:")
         lines = [*lines, notice]
     return lines
 
 
 def show_cards(result: Any) -> None:
-    """One card per scorer: the mean (Mastra's ``runEvals`` ``scores``), then median, min and coverage."""
+    """One card per scorer: the mean (Mastra's ``runEvals`` ``scores``), median, min, the failing share, coverage."""
     for col, (scorer, row) in zip(st.columns(len(result.summary)), result.summary.iterrows(), strict=True):
+        name = display_name(scorer)
         if not row["count"]:  # no mean to show: "nan" would read as a number
-            col.metric(f"{scorer} · mean", "–", border=True, help="No row was scored: see the message above.")
+            col.metric(f"{name} · mean", "–", border=True, help="No row was scored: see the message above.")
             col.caption(f"0 of {len(result.table):,} rows scored")
             continue
         partial = f" of {len(result.table):,}" if row["count"] < len(result.table) else ""
         col.metric(
-            f"{scorer} · mean", f"{row['mean']:.3f}", border=True,
+            f"{name} · mean", f"{row['mean']:.3f}", border=True,
             help=f"Mean of {row['count']:,} scored rows ({row['better']} is better), as runEvals' scores.",
         )  # fmt: skip
+        low = row["better"] == "lower"  # failing: above the threshold for toxicity, below it for the others
+        failing = f"{row['share_over' if low else 'share_under']:.0%} failing ({'over' if low else 'under'} "
         col.caption(
-            f"median {row['median']:.3f} · min {row['min']:.3f} · {row['share_under']:.0%} under "
-            f"{row['threshold']:g} · {row['count']:,}{partial} rows"
+            f"median {row['median']:.3f} · min {row['min']:.3f} · {failing}{row['threshold']:g}) · "
+            f"{row['count']:,}{partial} rows"
         )
         if unmeasured := int(row.get("unmeasured", 0)):  # rows whose score measured nothing: the mean includes them
             measured = row["count"] - unmeasured
             rows = f"{unmeasured:,} {'row' if unmeasured == 1 else 'rows'}"
             mean = f"mean of the {measured:,} measured: {row['measured_mean']:.3f}" if measured else "none measured"
-            col.caption(f"**includes {rows} that measure nothing** (too little text) · {mean}")
+            col.caption(f"**includes {rows} that measure nothing** (not measured) · {mean}")
 
 
 def ab_settings(table: pd.DataFrame, loaded: Loaded, spec: BatchSpec) -> tuple[str | None, str, str, str | None]:
@@ -122,13 +127,12 @@ def show_comparisons(found: list[Comparison], summary: pd.DataFrame) -> go.Figur
     """The verdicts in plain language, the group means chart, then the numbers; returns the chart."""
     for c in found:
         (st.success if c.significant else st.info)(escape_markdown(c.verdict))  # group names come from the file
-        st.caption(escape_markdown(f"{c.test} · effect size {c.effect_name} = {c.effect_size:+.2f} · "
-                   f"{c.a.name}: {c.a.mean:.3f} (n={c.a.n}) · {c.b.name}: {c.b.mean:.3f} (n={c.b.n})"))  # fmt: skip
+        st.caption(escape_markdown(c.detail()))
     for warning in dict.fromkeys(w for c in found for w in c.warnings):
         st.warning(escape_markdown(warning[0].upper() + warning[1:]), icon=":material/info:")
     fig = group_means_figure(summary)
     st.plotly_chart(fig, key="batch.ab.means")
-    st.dataframe(comparisons_frame(found), hide_index=True, key="batch.ab.table")
+    st.dataframe(comparisons_frame(found, labels=True), hide_index=True, key="batch.ab.table")
     return fig
 
 
@@ -218,12 +222,13 @@ def drill_down(row: pd.Series, name: str, spec: BatchSpec) -> None:
 def show_downloads(
     result: Any, loaded: Loaded, figs: list[go.Figure], found: list[Comparison], problems: list[str]
 ) -> None:
-    """Results as CSV, JSONL and Parquet, and the HTML report; partial runs say so in the file name."""
+    """Results as CSV, Excel, JSONL and Parquet, and the HTML report; partial runs say so in the file name."""
     stem = loaded.name.rsplit(".", 1)[0].replace(" ", "_") + ("-scored" if result.complete else "-scored-PARTIAL")
     table = result.table
     report = partial(batch_report, result, file=loaded.name, figures=figs, comparisons=found, problems=problems)
     files = [
         ("CSV", partial(to_csv_bytes, table), f"{stem}.csv", "text/csv"),
+        ("Excel", partial(to_excel_bytes, table), f"{stem}.xlsx", FORMATS["xlsx"][1]),
         ("JSONL", partial(to_jsonl_bytes, table), f"{stem}.jsonl", "application/x-ndjson"),
         ("Parquet", partial(to_parquet_bytes, table), f"{stem}.parquet", "application/vnd.apache.parquet"),
         ("HTML report", report, f"{stem}-report.html", "text/html"),
@@ -232,4 +237,5 @@ def show_downloads(
         col.download_button(label, data, file_name=file_name, mime=mime, key=f"batch.dl.{label}", on_click="ignore",
                             icon=":material/download:", width="stretch")  # fmt: skip
     st.caption("CSV cells starting with = + - @ (formula triggers) get a leading ' so a spreadsheet shows them as "
-               "text. The report is one HTML file with interactive charts; it needs no internet.")  # fmt: skip
+               "text; Excel cells are plain text, never formulas. The report is one HTML file with interactive "
+               "charts; it needs no internet.")  # fmt: skip

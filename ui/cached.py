@@ -178,3 +178,35 @@ def toxicity_judged(input_text: str, output: str, model: str, base_url: str, api
     judge = create_toxicity_scorer(engine="judge", model=model, base_url=base_url, api_key=api_key)
     result: dict[str, Any] = judge.run(input=input_text, output=output).to_dict()
     return result
+
+
+E5_STEP_SENTENCES = 64
+"""Sentences e5 embeds between two progress updates when a long text is scored on a page."""
+
+
+def e5_progress(text: str, splitter: str, *, what: str = "sentences") -> None:
+    """Before e5 scores ``text`` on a page: embed its new sentences in steps with a progress bar and a word on how
+    to stop (Streamlit's Stop ends the run between two steps); the scorer then finds them in e5's cache.
+
+    Nothing shows when every sentence is known (the text was scored before) or when there are few to embed.
+    """
+    from scoring.text.splitters import get_sentence_texts
+    from scoring.tone.engines import get_engine
+
+    engine = get_engine("e5")
+    missing = getattr(engine, "missing", None)
+    if missing is None:
+        return
+    todo = missing(get_sentence_texts(splitter)(text))
+    if len(todo) <= E5_STEP_SENTENCES:
+        return
+    box = st.empty()
+    with box.container():
+        bar = st.progress(0.0, text=f"e5 is reading {len(todo):,} new {what} of this text…")
+        st.caption("A long text takes e5 a while (about 0.03 to 0.1 s per sentence). To stop, press **Stop** at the "
+                   "top right of the page; the sentences read so far are kept for next time.")  # fmt: skip
+    for start in range(0, len(todo), E5_STEP_SENTENCES):
+        engine.polarities(todo[start : start + E5_STEP_SENTENCES])
+        done = min(start + E5_STEP_SENTENCES, len(todo))
+        bar.progress(done / len(todo), text=f"e5 has read {done:,} of {len(todo):,} new {what}…")
+    box.empty()

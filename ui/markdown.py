@@ -71,7 +71,8 @@ DISAGREE_MARK = "≠"
 
 HIGHLIGHT_LEGEND = (
     ":green-background[:green[positive]] :gray-background[:gray[neutral]] :red-background[:red[negative]] · "
-    f"{SHIFT_MARK} tone shift · {DISAGREE_MARK} VADER and AFINN read the sentence with opposite signs (low confidence)"
+    f"{SHIFT_MARK} the tone turns here · {DISAGREE_MARK} VADER and AFINN read the sentence with opposite signs "
+    "(low confidence)"
 )
 
 

@@ -17,7 +17,7 @@ import streamlit as st
 import ui
 from scoring.charts import run_trend_figure
 from scoring.errors import ScoringError
-from scoring.registry import DEFAULT_TONE_ENGINE, TONE, TOXICITY, find_measure
+from scoring.registry import DEFAULT_TONE_ENGINE, TONE, TOXICITY, find_measure, find_scorer
 from scoring.runs import (
     DB_ENV,
     JudgeCache,
@@ -128,10 +128,45 @@ def runs_table() -> list[RunInfo] | None:
     infos, table = got
     if not infos:
         return []
-    config = {c: st.column_config.NumberColumn(c, format="%.3f") for c in table.columns if str(c).endswith(" mean")}
+    # For people: no file hash, no "complete" box (unticked for a run that only skipped empty rows): the counts.
+    table = table.drop(columns=["sha256", "complete"], errors="ignore")
+    config = {
+        c: st.column_config.NumberColumn(f"{_name(str(c)[: -len(' mean')])}: mean", format="%.3f")
+        for c in table.columns
+        if str(c).endswith(" mean")
+    }
     config["created"] = st.column_config.DatetimeColumn("created (UTC)", format="YYYY-MM-DD HH:mm")
+    config["skipped"] = st.column_config.NumberColumn("rows skipped", help="Rows with no text to score (not scored).")
+    config["failed"] = st.column_config.NumberColumn("rows failed", help="Rows a scorer failed on (e.g. the judge).")
     st.dataframe(table, hide_index=True, column_config=config, key="runs.table")
     return list(infos)
+
+
+def manage_section(infos: list[RunInfo]) -> None:
+    """Rename or delete one run (as ``python -m scoring runs rename|delete`` does)."""
+    by_id = {i.id: i for i in infos}
+    pick_col, name_col, rename_col = st.columns([3, 3, 1], vertical_alignment="bottom")
+    run_id = pick_col.selectbox("Run", list(by_id), format_func=lambda i: _label(by_id[i]), key="runs.manage")
+    info = by_id[run_id]
+    new_name = name_col.text_input("New name", key=f"runs.new_name.{run_id}", placeholder=info.name)
+    if rename_col.button("Rename", key="runs.rename", width="stretch", disabled=not new_name.strip()):
+        renamed = guard(store().rename, run_id, new_name)
+        if renamed is not None:
+            _done(f"Renamed {info.label} to {renamed.label}.")
+    sure = st.checkbox(f"Delete {info.label} with its {info.row_count:,} rows, for good", key=f"runs.sure.{run_id}")
+    if st.button("Delete", key="runs.delete", type="primary", disabled=not sure, icon=":material/delete:"):
+        deleted = guard(store().delete, run_id)
+        if deleted is not None:
+            _done(f"Deleted {deleted.label} ({deleted.row_count:,} rows from {deleted.source_name}).")
+    if note := st.session_state.pop("runs.done", None):
+        st.success(escape_markdown(note), icon=":material/check:")
+
+
+def _done(note: str) -> None:
+    """After a rename or delete: forget the cached comparisons (labels changed) and show the page afresh."""
+    _compared.clear()
+    st.session_state["runs.done"] = note
+    st.rerun()
 
 
 def _filtered(name: str, source: str) -> tuple[list[RunInfo], pd.DataFrame]:
@@ -148,9 +183,16 @@ def trend_section() -> None:
     trend = guard(store().trend, name)
     if trend is None or trend.empty:
         return
-    st.plotly_chart(run_trend_figure(trend), key="runs.trend_chart")
+    shown = trend.assign(scorer=trend["scorer"].map(_name))  # "Tone", not "tone-scorer", in the legend
+    st.plotly_chart(run_trend_figure(shown), key="runs.trend_chart")
     if trend["run_id"].nunique() == 1:
         st.caption("One run with this name so far: save more runs under it to see a trend.")
+
+
+def _name(scorer: str) -> str:
+    """A scorer's or a measure's name for people (its id when the registry does not know it)."""
+    info = find_scorer(scorer) or find_measure(scorer)
+    return info.label if info is not None else scorer
 
 
 def _label(info: RunInfo) -> str:
@@ -186,9 +228,14 @@ def compare_section(infos: list[RunInfo]) -> None:
     comparison, rows_a, rows_b = got
     for verdict in comparison.verdicts:
         title, show, icon = STATUS[verdict.status]
-        show(f"**{title}: {verdict.scorer}** · {escape_markdown(verdict.comparison.verdict)}", icon=icon)
+        show(f"**{title}: {_name(verdict.scorer)}** · {escape_markdown(verdict.comparison.verdict)}", icon=icon)
+        st.caption(escape_markdown(verdict.comparison.detail()))
     for scorer in comparison.missing:
-        st.caption(f"{scorer} is not in both runs, so it is not compared.")
+        st.caption(f"{_name(scorer)} is not in both runs, so it is not compared.")
+    for reason in comparison.cannot_tell():
+        st.warning(
+            f"This comparison cannot show that B is no worse: {escape_markdown(reason)}.", icon=":material/info:"
+        )
     if not comparison.verdicts:
         return
     _deltas(comparison, rows_a, rows_b, by_id[id_a], by_id[id_b])
@@ -196,7 +243,8 @@ def compare_section(infos: list[RunInfo]) -> None:
 
 def _deltas(comparison: RunComparison, rows_a: pd.DataFrame, rows_b: pd.DataFrame, a: RunInfo, b: RunInfo) -> None:
     scorer_col, changed_col = st.columns([2, 1], vertical_alignment="bottom")
-    scorer = scorer_col.selectbox("Score", [v.scorer for v in comparison.verdicts], key="runs.delta_scorer")
+    scorer = scorer_col.selectbox("Score", [v.scorer for v in comparison.verdicts], key="runs.delta_scorer",
+                                  format_func=_name)  # fmt: skip
     changed_only = changed_col.toggle("Changed only", value=True, key="runs.changed_only")
     deltas = item_deltas(rows_a, rows_b, scorer)
     shown = deltas[deltas["changed"]] if changed_only else deltas

@@ -124,11 +124,16 @@ def write_link(page: str, labels: Mapping[str, str]) -> None:
     params, too_long = state_to_params(page, st.session_state)
     if dict(st.query_params) != params:
         st.query_params.from_dict(params)
-    if ignored := st.session_state.pop(f"share.ignored.{page}", None):
-        # the link's own values are quoted: a crafted link must not put a link or an image on the page
-        st.warning(
+    if ignored := st.session_state.get(f"share.ignored.{page}"):
+        # Kept on every run until the user dismisses it (it once vanished with the page's next run, a second
+        # later). The link's own values are quoted: a crafted link must not put a link or an image on the page.
+        note, dismiss = st.columns([12, 1], vertical_alignment="center")
+        note.warning(
             escape_markdown(f"Part of the link was not used: {'; '.join(ignored)}. The defaults are shown instead.")
         )
+        if dismiss.button("OK", key=f"share.dismiss.{page}", help="Hide this note."):
+            del st.session_state[f"share.ignored.{page}"]
+            st.rerun()
     if too_long:
         names = " and ".join(labels.get(p, p) for p in too_long)
         st.caption(

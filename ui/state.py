@@ -23,12 +23,19 @@ Y_LABELS: FactTable[str] = FactTable(lambda f: f.axis_label)
 DRIVER_NOTES: FactTable[str] = FactTable(lambda f: f.driver_note)
 CHART_NOTES = {
     "stability": "Each point is a sentence, coloured by its label (hover to read it). Dashed: the mean; band: ±1 std "
-    "(the score is 1 − variance); circled: tone shifts; diamond: VADER and AFINN read the sentence with opposite "
+    "(the score is 1 − variance); circled: tone shifts, the sentences where the tone turns from the one before "
+    "(positive to negative or back, by 0.25 or more); diamond: VADER and AFINN read the sentence with opposite "
     "signs (low confidence, never counted as a shift).",
     "comparison": "The score compares the whole reply with the reference: solid line, the whole reply's sentiment; "
     "dotted, the reference's; shaded, their difference (the score is 1 − difference). The points, one per "
     "sentence, show where the reply's sentiment comes from; they are not averaged into the score.",
 }
+#: The tone page's sentence table, its columns named for people (scoring.tone.explain.sentence_frame's columns).
+SENTENCE_LABELS = {
+    "sentence": "Sentence", "text": "Text", "sentiment": "Sentiment", "label": "Tone",
+    "deviation": "From the mean", "change": "Change from the tone before", "tone_shift": "Tone turns here",
+    "other_sentiment": "Other engine's sentiment", "engines_disagree": "Engines read opposite signs",
+}  # fmt: skip
 PAGE_FILES = {name: f"pages/{name}.py" for name in ("home", "tone", "similarity", "toxicity", "batch", "runs", "demo")}
 
 DEFAULTS: dict[str, object] = {

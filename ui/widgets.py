@@ -7,14 +7,16 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import pandas as pd
 import streamlit as st
 
 from scoring.errors import ScoringError
 from scoring.io.encodings import decode_text
 from scoring.limits import user_message
+from scoring.registry import METRIC_LABELS as REGISTRY_METRIC_LABELS
 from scoring.similarity.explain import diff_head, word_diff
-from scoring.tone.explain import engine_comparison_frame, tone_band
-from scoring.tone.scorer import stability_note
+from scoring.tone.explain import engine_comparison_frame, honest_band
+from scoring.tone.scorer import stability_note, unmeasured_reason
 from ui.cached import tone_figure
 from ui.markdown import diff_markdown, escape_markdown
 
@@ -113,20 +115,34 @@ def score_card(label: str, value: str, help: str, *, key: str) -> None:  # noqa:
         st.markdown(SCORE_VALUE_MARKDOWN.format(value), anchors=False)
 
 
-def tone_score_card(result: Mapping[str, Any], *, label: str = "Tone score", key: str = "tone.score") -> None:
-    """The score, big, with the docs' band under it; a stability score of too little text says so instead."""
+def tone_score_card(
+    result: Mapping[str, Any], *, label: str = "Tone score", key: str = "tone.score", frame: pd.DataFrame | None = None
+) -> None:
+    """The score, big, with the docs' band under it; a stability score of too little text says so instead.
+
+    With the sentences' ``frame`` (stability mode) a text whose tone turns is never called consistent: the
+    band says where it turns (:func:`scoring.tone.explain.honest_band`).
+    """
     pre = result["preprocessStepResult"]
-    if "sentimentVariance" in pre and stability_note([str(s["text"]) for s in pre["sentences"]]):
+    reason = unmeasured_reason([str(w) for w in result.get("warnings", [])])
+    if reason is not None or (
+        "sentimentVariance" in pre and stability_note([str(s["text"]) for s in pre["sentences"]])
+    ):
         score_card(
             label,
             "—",
             f"The score in the JSON is {result['score']:.3f}, Mastra's value; it measures nothing here.",
             key=key,
         )
+        if reason is not None and "lexicon is English" in reason:
+            st.badge("Not measured", color="gray", icon=":material/translate:")
+            st.caption("This engine's word list is English: it found nothing to read in this text. The e5 engine "
+                       "reads other languages.")  # fmt: skip
+            return
         st.badge("Not enough text", color="gray", icon=":material/short_text:")
         st.caption("Stability compares sentences with each other: it needs two or more sentences with words.")
         return
-    band = tone_band(float(result["score"]))
+    band = honest_band(float(result["score"]), frame if "sentimentVariance" in pre else None)
     score_card(
         label, f"{result['score']:.3f}", "1 = perfectly consistent tone; 0 = completely different tones", key=key
     )
@@ -141,19 +157,18 @@ def tone_chart(
     st.plotly_chart(tone_figure(text, reference, engine, splitter, title), key=key)
 
 
+#: The tone metrics' labels on the score cards, from the registry's one table of display names.
 METRIC_LABELS = {
-    "responseSentiment": "Response sentiment",
-    "referenceSentiment": "Reference sentiment",
-    "difference": "Difference",
-    "avgSentiment": "Average sentiment",
-    "sentimentVariance": "Sentiment variance",
+    key: label[0].upper() + label[1:]
+    for key, label in REGISTRY_METRIC_LABELS.items()
+    if key in ("responseSentiment", "referenceSentiment", "difference", "avgSentiment", "sentimentVariance")
 }
 
 
 def engine_comparison(text: str, reference: str | None, splitter: str) -> None:
     """Every engine's score card and chart side by side, then each sentence's sentiment under each engine."""
     from scoring.registry import TONE
-    from ui.cached import tone_result
+    from ui.cached import tone_frame, tone_result
 
     st.subheader("Compare engines on the same text")
     results = {}
@@ -165,7 +180,8 @@ def engine_comparison(text: str, reference: str | None, splitter: str) -> None:
             result = attempt(tone_result, text, reference, name, splitter)
             if result is not None:
                 results[name] = result
-                tone_score_card(result, label=TONE.engines[name], key=f"tone.score.{name}")
+                frame = tone_frame(text, reference, name, splitter)
+                tone_score_card(result, label=TONE.engines[name], key=f"tone.score.{name}", frame=frame)
                 show_warnings(result)
         if result is not None:
             with chart:

@@ -1,11 +1,15 @@
-"""A/B comparison of scores: group means with bootstrap CIs, an effect size, a permutation test, a verdict.
+"""A/B comparison of scores: group means, one permutation test with the interval it implies, an effect size, a verdict.
 
 Rows are *paired* when both groups answered the same inputs (the pairing column is unique within each
 group and most rows find their partner); then the test is a paired sign-flip permutation test on the
 per-input differences and the effect size is ``d_z`` (mean difference / SD of the differences).
 Otherwise the test permutes the group labels (difference in means) and the effect size is Cliff's delta.
-Rows whose score is missing (skipped or failed) take no part. Everything is seeded, so a comparison
-is reproducible.
+The 95% interval of the difference is the set of differences that same test does not reject (the test
+inverted, on the same resamples), so the verdict, the p-value and the interval always agree: the
+difference is significant (p < 0.05) exactly when 0 is outside the interval. Every difference is B minus
+A (candidate minus baseline), and the verdict says how many pairs (or rows) it used and the two means it
+is made of. Rows whose score is missing (skipped or failed) take no part. Everything is seeded, so a
+comparison is reproducible.
 
 >>> import pandas as pd
 >>> df = pd.DataFrame({"g": ["A"] * 3 + ["B"] * 3, "s": [0.1, 0.2, 0.3, 0.6, 0.7, 0.8]})
@@ -18,16 +22,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from scoring.errors import InputError
 from scoring.registry import find_measure, find_scorer
 
 __all__ = [
+    "ALPHA",
+    "COLUMN_LABELS",
     "MIN_ROWS",
     "Comparison",
     "GroupStat",
@@ -45,6 +50,9 @@ MIN_ROWS = 10  # below this many rows (or pairs) per group a comparison is flagg
 #: number, are the same as in one batch.
 RESAMPLE_CELLS = 2_000_000
 PAIRED_SHARE = 0.8  # pair when at least this share of each group's rows has a partner
+ALPHA = 0.05  # a difference is significant when p < ALPHA, i.e. when 0 is outside the (1 - ALPHA) interval
+N_RESAMPLES = 9999  # random sign flips or permutations (plus the observed arrangement itself)
+EXACT_PAIRS = 13  # up to this many pairs the sign-flip test enumerates all 2**n flips (8,192) instead
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +68,12 @@ class GroupStat:
 
 @dataclass(frozen=True, slots=True)
 class Comparison:
-    """B against A on one score column; ``difference`` is B minus A."""
+    """B against A on one score column; ``difference`` is B minus A.
+
+    ``means`` are the two means the difference is made of: over the ``n_pairs`` pairs when paired (rows
+    without a partner left out), else the two groups' means. ``diff_ci`` is the 95% interval of B minus A
+    from the same test as ``p_value`` (infinite when too few pairs can ever reach p < 0.05).
+    """
 
     score: str
     a: GroupStat
@@ -75,11 +88,24 @@ class Comparison:
     effect_size: float
     verdict: str
     warnings: tuple[str, ...] = field(default=())
+    means: tuple[float, float] = (math.nan, math.nan)
+
+    @property
+    def decided(self) -> bool:
+        """Whether the test could tell anything: a p-value and a finite interval (else too few rows or pairs)."""
+        return not math.isnan(self.p_value) and all(math.isfinite(v) for v in self.diff_ci)
+
+    def detail(self) -> str:
+        """The line under the verdict: the test, the effect size and each side's mean over all its scored rows."""
+        over = "all scored rows, pairs or not" if self.paired else "all scored rows"
+        a, b = self.a, self.b
+        return (f"{self.test} · effect size {self.effect_name} = {self.effect_size:+.2f} · means over {over}: "
+                f"{a.name} {a.mean:.3f} (n={a.n}), {b.name} {b.mean:.3f} (n={b.n})")  # fmt: skip
 
     @property
     def significant(self) -> bool:
-        """Whether p < 0.05 (False when no test could run)."""
-        return not math.isnan(self.p_value) and self.p_value < 0.05
+        """Whether p < 0.05, i.e. 0 is outside ``diff_ci`` (False when no test could run)."""
+        return not math.isnan(self.p_value) and self.p_value < ALPHA
 
     def to_dict(self) -> dict[str, object]:
         """Return the comparison as plain data (camelCase keys, as the rest of the package)."""
@@ -95,6 +121,8 @@ class Comparison:
             "ciB": [self.b.ci_low, self.b.ci_high],
             "paired": self.paired,
             "nPairs": self.n_pairs,
+            "meanAcompared": self.means[0],
+            "meanBcompared": self.means[1],
             "difference": self.difference,
             "differenceCi": list(self.diff_ci),
             "test": self.test,
@@ -162,72 +190,109 @@ def _pairs(df: pd.DataFrame, score: str, group: str, a: str, b: str, pair_on: st
     return pd.DataFrame({"A": merged[f"{score}_a"].to_numpy(float), "B": merged[f"{score}_b"].to_numpy(float)})
 
 
-def _mean_diff(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
-    return np.mean(y, axis=axis) - np.mean(x, axis=axis)  # type: ignore[no-any-return]
+@dataclass(frozen=True, slots=True)
+class _Inverted:
+    """One permutation test of "no difference" and the interval of shifts it does not reject (same resamples)."""
+
+    difference: float
+    ci: tuple[float, float]
+    p: float
 
 
-def _paired_test(pairs: pd.DataFrame, seed: int) -> tuple[float, tuple[float, float], float, float]:
-    diffs = pairs["B"].to_numpy() - pairs["A"].to_numpy()
-    ci = bootstrap_mean_ci(diffs, seed=seed)
-    sd = float(diffs.std(ddof=1)) if diffs.size > 1 else math.nan
-    d_z = float(diffs.mean() / sd) if sd > 0 else (0.0 if diffs.size > 1 and not diffs.any() else math.nan)
-    p = math.nan
-    if diffs.size >= 2:
-        if not diffs.any():
-            p = 1.0
-        else:
-            res = stats.permutation_test(
-                (pairs["A"].to_numpy(), pairs["B"].to_numpy()),
-                _mean_diff,
-                permutation_type="samples",
-                vectorized=True,
-                n_resamples=9999,
-                batch=max(1, RESAMPLE_CELLS // diffs.size),
-                rng=np.random.default_rng(seed),
-            )
-            p = float(res.pvalue)
-    return float(diffs.mean()), ci, d_z, p
+def _invert(m: float, e: np.ndarray, b: np.ndarray, *, exact: bool, scale: float) -> _Inverted:
+    """Return the p-value of "difference 0" and the 95% interval of differences the same test does not reject.
+
+    The test statistic for a hypothesised difference ``delta`` is ``m - delta``; resample ``i`` (a sign flip or a
+    relabelling) gives ``e[i] - (delta - m) * b[i]``, where ``e[i]`` is its statistic at ``delta = m`` and
+    ``|b[i]| <= 1`` how much of the shift it carries. A resample counts against ``delta`` when its statistic is
+    at least as far from 0 as the observed one. Because ``|b[i]| <= 1`` that holds, on each side of ``m``, up to
+    a distance ``u[i]`` from ``m`` and never beyond, so the p-value falls step by step away from ``m`` and the
+    differences with ``p >= ALPHA`` form one interval whose ends are order statistics of ``u``. ``p(0)`` is read
+    from the same ``u``, so 0 lies in the interval exactly when ``p >= ALPHA``: the verdict, the p-value and
+    the interval cannot disagree.
+    """
+    tol = 1e-10 * max(1.0, scale)  # float noise in ties (e.g. 0/1 toxicity scores) counts as a tie
+    whole = np.abs(b) >= 1.0  # the observed arrangement and its mirror: as extreme as observed at any delta
+    ae = np.abs(e)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        up = np.where(whole, np.inf, np.where(ae > 0, ae / (1.0 + np.sign(e) * b), 0.0))
+        down = np.where(whole, np.inf, np.where(ae > 0, ae / (1.0 - np.sign(e) * b), 0.0))
+    total = e.size if exact else e.size + 1  # Monte Carlo counts the observed arrangement once more
+    extra = 0 if exact else 1
+    # p(delta) >= ALPHA  <=>  (extra + count) >= ALPHA * total  <=>  count >= need
+    need = max(0, math.ceil(ALPHA * total - 1e-9) - extra)
+    side = down if m > 0 else up  # 0 lies below m when m > 0
+    count = int(np.count_nonzero(side >= abs(m) - tol)) if m != 0 else e.size
+    p = min(1.0, (extra + count) / total)
+
+    def reach(u: np.ndarray) -> float:
+        if need == 0:
+            return math.inf
+        return float(np.partition(u, u.size - need)[u.size - need]) + tol  # the need-th largest
+
+    return _Inverted(m, (m - reach(down), m + reach(up)), p)
 
 
-def _unpaired_test(x: np.ndarray, y: np.ndarray, seed: int) -> tuple[float, tuple[float, float], float, float]:
-    if x.size == 0 or y.size == 0:
-        return math.nan, (math.nan, math.nan), math.nan, math.nan
-    rng = np.random.default_rng(seed)
-    boot = [
-        float(y[rng.integers(0, y.size, y.size)].mean() - x[rng.integers(0, x.size, x.size)].mean())
-        for _ in range(2000)
-    ]
-    ci = (float(np.percentile(boot, 2.5)), float(np.percentile(boot, 97.5)))
-    p = math.nan
-    if x.size >= 2 and y.size >= 2:
-        res = stats.permutation_test(
-            (x, y),
-            _mean_diff,
-            permutation_type="independent",
-            vectorized=True,
-            n_resamples=9999,
-            rng=rng,
-            batch=max(1, RESAMPLE_CELLS // (x.size + y.size)),
+def _sign_flip(diffs: np.ndarray, seed: int) -> _Inverted:
+    """The paired sign-flip test of "mean difference 0" and its inverted interval (``diffs`` are B - A)."""
+    m = float(diffs.mean())
+    centred = diffs - m
+    n = diffs.size
+    if n <= EXACT_PAIRS:
+        signs = 1.0 - 2.0 * ((np.arange(2**n)[:, None] >> np.arange(n)) & 1)  # every flip, the observed first
+        return _invert(
+            m, (signs * centred).mean(axis=1), signs.mean(axis=1), exact=True, scale=float(np.abs(diffs).max())
         )
-        p = float(res.pvalue)
-    return float(y.mean() - x.mean()), ci, cliffs_delta(x, y), p
+    rng = np.random.default_rng(seed)
+    step = max(1, RESAMPLE_CELLS // n)
+    e, b = [], []
+    for start in range(0, N_RESAMPLES, step):
+        signs = np.where(rng.random((min(step, N_RESAMPLES - start), n)) < 0.5, -1.0, 1.0)
+        e.append((signs * centred).mean(axis=1))  # row by row: the same sums whatever the batch
+        b.append(signs.mean(axis=1))
+    return _invert(m, np.concatenate(e), np.concatenate(b), exact=False, scale=float(np.abs(diffs).max()))
 
 
-def _verdict(score: str, a: str, b: str, diff: float, ci: tuple[float, float], p: float, small: bool) -> str:
-    info = find_scorer(score) or find_measure(score)
-    label = info.higher_means if info is not None else f"higher on {score}"
+def _relabel(x: np.ndarray, y: np.ndarray, seed: int) -> _Inverted:
+    """The permutation test of "difference in means 0" (groups relabelled) and its inverted interval."""
+    m = float(y.mean() - x.mean())
+    pooled = np.concatenate([x, y - m])  # B shifted by m: the arrangement where the hypothesis holds exactly
+    n_a, n_b = x.size, y.size
+    rng = np.random.default_rng(seed)
+    step = max(1, RESAMPLE_CELLS // pooled.size)
+    e, b = [], []
+    for start in range(0, N_RESAMPLES, step):
+        order = rng.permuted(np.tile(np.arange(pooled.size), (min(step, N_RESAMPLES - start), 1)), axis=1)
+        values = pooled[order]
+        e.append(values[:, n_a:].mean(axis=1) - values[:, :n_a].mean(axis=1))
+        from_b = np.count_nonzero(order[:, n_a:] >= n_a, axis=1)  # B's rows relabelled B: they carry the shift
+        b.append(from_b / n_b - (n_b - from_b) / n_a)
+    scale = float(max(np.abs(x).max(), np.abs(y).max()))
+    return _invert(m, np.concatenate(e), np.concatenate(b), exact=False, scale=scale)
+
+
+def _verdict(c: Comparison, small: bool) -> str:
+    """The headline: who leads, then B minus A over the pairs used, as its two means, with its interval and p."""
+    info = find_scorer(c.score) or find_measure(c.score)
+    on = info.label.lower() if info is not None else c.score
     lower = info.lower_means if info is not None else ""  # said of B when B is lower ("B is curter than A")
-    numbers = f"{diff:+.3f} (95% CI {ci[0]:+.3f} to {ci[1]:+.3f}), p={p:.3g}"
+    a, b, diff, (low, high), p = c.a.name, c.b.name, c.difference, c.diff_ci, c.p_value
+    used = f"over {c.n_pairs:,} pairs" if c.paired else f"unpaired, over {c.b.n:,} and {c.a.n:,} rows"
     if math.isnan(p):
-        return f"Not enough rows to compare {a} and {b} on {score}."
-    if p < 0.05 and diff < 0 and lower:
-        text = f"{b} is {lower} than {a}: {b} minus {a} = {numbers}."
-    elif p < 0.05:
+        return f"Not enough rows to compare {a} and {b} on {on} ({used})."
+    made_of = f"{b} minus {a} {used} = {c.means[1]:.3f} - {c.means[0]:.3f}"
+    if not c.decided:
+        return (f"Too few {'pairs' if c.paired else 'rows'} to tell {a} and {b} apart on {on}: no difference could "
+                f"reach p < 0.05 ({made_of} = {diff:+.3f}, p={p:.3g}).")  # fmt: skip
+    numbers = f"{made_of} = {diff:+.3f} (95% CI {low:+.3f} to {high:+.3f}), p={p:.3g}"
+    if c.significant and diff < 0 and lower:
+        text = f"{b} is {lower} than {a}: {numbers}."
+    elif c.significant:
+        label = info.higher_means if info is not None else f"higher on {c.score}"
         leader, other = (b, a) if diff > 0 else (a, b)
-        shown = numbers if diff > 0 else f"{-diff:+.3f} (95% CI {-ci[1]:+.3f} to {-ci[0]:+.3f}), p={p:.3g}"
-        text = f"{leader} is {label} than {other}: {shown}."
+        text = f"{leader} is {label} than {other}: {numbers}."
     else:
-        text = f"No clear difference between {a} and {b} on {score}: {b} minus {a} = {numbers}."
+        text = f"No clear difference between {a} and {b} on {on}: {numbers}."
     return text + (" The sample is too small to tell reliably." if small else "")
 
 
@@ -253,18 +318,30 @@ def compare_groups(
     y = pd.to_numeric(df.loc[df[group].astype(str) == b, score], errors="coerce").dropna().to_numpy(float)
     keyed = df.assign(**{group: df[group].astype(str), score: pd.to_numeric(df[score], errors="coerce")})
     pairs = _pairs(keyed, score, group, a, b, pair_on)
+    nan2 = (math.nan, math.nan)
     if pairs is not None:
-        diff, ci, effect, p = _paired_test(pairs, seed)
+        pa, pb = pairs["A"].to_numpy(), pairs["B"].to_numpy()
+        diffs = pb - pa
+        tested = _sign_flip(diffs, seed) if diffs.size >= 2 else _Inverted(float(diffs.mean()), nan2, math.nan)
+        sd = float(diffs.std(ddof=1)) if diffs.size > 1 else math.nan
+        effect = float(diffs.mean() / sd) if sd > 0 else (0.0 if diffs.size > 1 and not diffs.any() else math.nan)
+        means = (float(pa.mean()), float(pb.mean()))
         n_pairs, test, effect_name = len(pairs), "paired permutation (sign-flip) on the mean difference", "d_z"
     else:
-        diff, ci, effect, p = _unpaired_test(x, y, seed)
+        if x.size >= 2 and y.size >= 2:
+            tested = _relabel(x, y, seed)
+        else:
+            tested = _Inverted(float(y.mean() - x.mean()) if x.size and y.size else math.nan, nan2, math.nan)
+        effect = cliffs_delta(x, y)
+        means = (float(x.mean()) if x.size else math.nan, float(y.mean()) if y.size else math.nan)
         n_pairs, test, effect_name = 0, "permutation test on the difference in means", "Cliff's delta"
     warnings = _warnings(x.size, y.size, pairs, pair_on)
     small = any(w.startswith("too few") for w in warnings)
-    return Comparison(
-        score, _group_stat(a, x, seed), _group_stat(b, y, seed), pairs is not None, n_pairs, diff, ci, test, p,
-        effect_name, effect, _verdict(score, a, b, diff, ci, p, small), tuple(warnings),
+    found = Comparison(
+        score, _group_stat(a, x, seed), _group_stat(b, y, seed), pairs is not None, n_pairs, tested.difference,
+        tested.ci, test, tested.p, effect_name, effect, "", tuple(warnings), means,
     )  # fmt: skip
+    return replace(found, verdict=_verdict(found, small))
 
 
 def _warnings(n_a: int, n_b: int, pairs: pd.DataFrame | None, pair_on: str | None) -> list[str]:
@@ -280,10 +357,30 @@ def _warnings(n_a: int, n_b: int, pairs: pd.DataFrame | None, pair_on: str | Non
     return out
 
 
-def comparisons_frame(comparisons: Sequence[Comparison]) -> pd.DataFrame:
-    """Return one row per comparison, for a table or an export."""
-    rows = [{k: v for k, v in c.to_dict().items() if k not in ("ciA", "ciB", "differenceCi")} for c in comparisons]
-    return pd.DataFrame(rows)
+#: The comparison table's columns as a person reads them (the keys of :meth:`Comparison.to_dict`).
+COLUMN_LABELS = {
+    "score": "Score", "groupA": "A", "nA": "A: scored rows", "meanA": "A: mean of all rows", "groupB": "B",
+    "nB": "B: scored rows", "meanB": "B: mean of all rows", "paired": "Paired", "nPairs": "Pairs",
+    "meanAcompared": "A: mean compared", "meanBcompared": "B: mean compared", "difference": "B − A",
+    "differenceLow": "B − A: 95% CI low", "differenceHigh": "B − A: 95% CI high", "test": "Test", "pValue": "p",
+    "effectName": "Effect size", "effectSize": "Effect", "verdict": "Verdict", "warnings": "Warnings",
+}  # fmt: skip
+
+
+def comparisons_frame(comparisons: Sequence[Comparison], *, labels: bool = False) -> pd.DataFrame:
+    """Return one row per comparison, for a table or an export (``labels``: columns and scores named for people)."""
+    rows = []
+    for c in comparisons:
+        row = {k: v for k, v in c.to_dict().items() if k not in ("ciA", "ciB", "differenceCi")}
+        low, high = c.diff_ci
+        row = {**row, "differenceLow": low, "differenceHigh": high}
+        if labels:
+            info = find_scorer(c.score)
+            row["score"] = info.label if info is not None else c.score
+            row["warnings"] = " ".join(c.warnings)
+        rows.append(row)
+    frame = pd.DataFrame(rows)
+    return frame.rename(columns=COLUMN_LABELS) if labels else frame
 
 
 def group_summary(df: pd.DataFrame, scores: Sequence[str], group: str, *, seed: int = 0) -> pd.DataFrame:

@@ -82,10 +82,7 @@ def _comparisons(comparisons: Sequence[Comparison]) -> str:
         notes = "".join(f"<li>{_esc(w)}</li>" for w in c.warnings)
         parts.append(
             f'<div class="{box}"><strong>{_esc(c.verdict)}</strong>'
-            f"<div class='meta'>{_esc(c.test)}; {_esc(c.effect_name)} = {c.effect_size:.3f}; "
-            f"{_esc(c.a.name)}: {c.a.mean:.3f} (n={c.a.n}), {_esc(c.b.name)}: {c.b.mean:.3f} (n={c.b.n})</div>"
-            + (f"<ul>{notes}</ul>" if notes else "")
-            + "</div>"
+            f"<div class='meta'>{_esc(c.detail())}</div>" + (f"<ul>{notes}</ul>" if notes else "") + "</div>"
         )
     return "".join(parts)
 

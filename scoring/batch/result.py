@@ -49,7 +49,7 @@ def warned_mask(table: pd.DataFrame, scorer_id: str) -> np.ndarray:
     if values is None:
         return np.zeros(len(table), dtype=bool)
     warned = values.str.strip() != ""
-    if note := scorer_info(scorer_id).unmeasured_note:  # a cell holding that note alone has no other warning
+    if note := scorer_info(scorer_id).silent_note:  # a cell holding that note alone has no other warning
         warned &= ~values.str.fullmatch(note)
     mask: np.ndarray = warned.to_numpy(dtype=bool)
     return mask
@@ -57,7 +57,8 @@ def warned_mask(table: pd.DataFrame, scorer_id: str) -> np.ndarray:
 
 def unmeasured_mask(table: pd.DataFrame, scorer_id: str) -> np.ndarray:
     """Return a boolean mask of the rows whose ``scorer_id`` score measured nothing: for tone, stability mode on
-    fewer than two sentences with words (a "perfect" 1.0, Mastra's number); its warnings cell says so.
+    fewer than two sentences with words (a "perfect" 1.0, Mastra's number), or a lexicon engine on a language
+    it cannot read; its warnings cell says so.
     """
     values, note = _warnings_text(table, scorer_id), scorer_info(scorer_id).unmeasured_note
     if values is None or not note:
@@ -74,10 +75,10 @@ def unmeasured_notice(summary: pd.DataFrame, scorer_id: str, rows: Sequence[int]
     >>> summary = pd.DataFrame({"mean": [0.9], "count": [3], "unmeasured": [2], "measured_mean": [0.7]},
     ...                        index=["tone-scorer"])
     >>> print(unmeasured_notice(summary, "tone-scorer", [1, 3], 3))  # doctest: +NORMALIZE_WHITESPACE
-    2 of 3 rows have fewer than two sentences with words and were scored for stability (no reference), so
-    their tone score (1.0 for a single sentence) is the formula's value and measures nothing: row 1, 3.
-    The tone mean 0.900 (as Mastra's runEvals computes it) includes them; over the 1 row that could be
-    measured it is 0.700.
+    2 of 3 rows have a tone score that measures nothing, not measured: fewer than two sentences with words
+    scored for stability (no reference; 1.0 for a single sentence, the formula's value), or text in a
+    language the engine's English word list cannot read: row 1, 3. The tone mean 0.900 (as Mastra's
+    runEvals computes it) includes them; over the 1 row that could be measured it is 0.700.
     """
     if "unmeasured" not in summary or scorer_id not in summary.index:  # a summary from before the column
         return None
@@ -85,7 +86,7 @@ def unmeasured_notice(summary: pd.DataFrame, scorer_id: str, rows: Sequence[int]
         return None
     row = summary.loc[scorer_id]
     listed = ", ".join(map(str, rows)) + (f" and {count - len(rows):,} more" if count > len(rows) else "")
-    have, their = ("row has", "its") if count == 1 else ("rows have", "their")
+    have = "row has" if count == 1 else "rows have"
     label = scorer_info(scorer_id).short_name
     measured = int(row["count"]) - count
     after = (
@@ -95,9 +96,9 @@ def unmeasured_notice(summary: pd.DataFrame, scorer_id: str, rows: Sequence[int]
         else "no row could be measured"
     )
     return (
-        f"{count:,} of {total:,} {have} fewer than two sentences with words and were scored for stability (no "
-        f"reference), so {their} {label} score (1.0 for a single sentence) is the formula's value and measures "
-        f"nothing: row {listed}. "
+        f"{count:,} of {total:,} {have} a {label} score that measures nothing, not measured: fewer than two "
+        f"sentences with words scored for stability (no reference; 1.0 for a single sentence, the formula's value), "
+        f"or text in a language the engine's English word list cannot read: row {listed}. "
         f"The {label} mean {row['mean']:.3f} (as Mastra's runEvals computes it) includes them; {after}."
     )
 

@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 
 from scoring.charts import score_histogram_figure, sentiment_similarity_figure
 from scoring.errors import InputError
-from scoring.registry import MEASURES, SCORER_INFO, SIMILARITY, TONE, find_scorer, registered_scorers
+from scoring.registry import MEASURES, SCORER_INFO, SIMILARITY, TONE, display_name, find_scorer, registered_scorers
 
 __all__ = [
     "GROUP_NAMES",
@@ -139,11 +139,16 @@ def result_figures(table: pd.DataFrame, *, group: str | None = None, label: str 
     The scatter draws a seeded random :data:`MAX_SCATTER_POINTS` rows of a larger table; ``label`` names the
     text column shown when hovering a point; ``group`` colours the groups.
     """
-    figures = [score_histogram_figure(table, column=s, group=group) for s in score_columns(table)]
+    figures = [
+        score_histogram_figure(table, column=s, group=group, title=display_name(s)) for s in score_columns(table)
+    ]
     x = sentiment_column(table)
     if x is not None and SIMILARITY.id in table.columns:
         points = table.sample(MAX_SCATTER_POINTS, random_state=0) if len(table) > MAX_SCATTER_POINTS else table
-        figures.append(sentiment_similarity_figure(points, x=x, y=SIMILARITY.id, group=group, label=label))
+        titles = (display_name(x), display_name(SIMILARITY.id))
+        figures.append(
+            sentiment_similarity_figure(points, x=x, y=SIMILARITY.id, group=group, label=label, titles=titles)
+        )
     return figures
 
 

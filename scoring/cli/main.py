@@ -2,10 +2,12 @@
 
 Exit codes: 0 all thresholds met, 1 a ``--fail-under``/``--fail-over`` threshold missed (or a gated
 scorer scored no rows, or ``--fail-on-regression`` found a scorer significantly worse than the
-``--baseline`` run), 2 bad input or options (a message, no traceback; also an unknown baseline), 3 the run
-could not finish (a worker process died, e.g. killed by the kernel for memory; or an unexpected error,
-printed with its traceback as a bug), 4 a scorer scored none of the rows (every one failed or was skipped:
-e.g. the judge is down) and no threshold covered it, 130 interrupted by Ctrl-C, 143 stopped by SIGTERM.
+``--baseline`` run or could not show that none is), 2 bad input or options (a message, no traceback;
+also an unknown baseline), 3 the run could not finish (a worker process died, e.g. killed by the kernel
+for memory; or an unexpected error, printed with its traceback as a bug), 4 a scorer scored none of the
+rows (every one failed or was skipped: e.g. the judge is down) and no threshold covered it (``--save``
+then refuses the run unless ``--save-empty``), 130 interrupted by Ctrl-C, 141 standard output closed (``| head``:
+it stops quietly), 143 stopped by SIGTERM.
 Whatever stops a run, no output file is left behind, no run is saved and worker processes are stopped.
 ``python -m scoring runs ...`` lists, shows, compares and deletes saved runs (:mod:`scoring.cli.runs`).
 """
@@ -93,12 +95,15 @@ again). The API key is never stored.
 exit codes:
   0    every threshold met (and no regression)
   1    a --fail-under/--fail-over threshold missed, or with --fail-on-regression a gated measure (a scorer,
-       or warmth: the tone scorer's average sentiment; --gate chooses) significantly worse than the baseline
+       or warmth: the tone scorer's average sentiment; --gate chooses) significantly worse than the baseline,
+       or a comparison that cannot show none is (a gated scorer missing or scoring nothing on one side,
+       fewer than 10 pairs or rows)
   2    bad input or options, or an unknown baseline: one line on stderr, no traceback
   3    the run could not finish: a worker process died (killed by the kernel, e.g. out of memory: try fewer
        --workers or a smaller --chunksize), or an unexpected error (a bug: its traceback is printed)
   4    a scorer scored none of the rows (every row failed or was skipped, e.g. the judge is down) and no
-       threshold covered it
+       threshold covered it; such a run is not saved unless --save-empty
+  141  standard output was closed (e.g. `| head`): the run stops quietly
   130  interrupted (Ctrl-C); 143 stopped by SIGTERM. Neither leaves an output or temporary file, nor workers."""
 
 _NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")  # no "0_5" (float() reads it as 5), no "inf"
@@ -524,12 +529,48 @@ def _sigterm_unwinds() -> Iterator[None]:
         _PENDING.clear()
 
 
+class _OutputClosed(Exception):
+    """Standard output's reader has gone (``... | head``)."""
+
+
+class _PipeGuard:
+    """Standard output that says a closed pipe as :class:`_OutputClosed` (any other broken pipe stays an error)."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError as exc:
+            raise _OutputClosed from exc
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError as exc:
+            raise _OutputClosed from exc
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+def _silence_stdout() -> None:
+    """Point standard output at /dev/null, so that Python's flush at exit prints no "Exception ignored"."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+
+
 def main(
     argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: TextIO | None = None, prog: str | None = None
 ) -> int:
     """Run the CLI; return the exit code (the module docstring lists them)."""
     # Names and cells from files reach both streams: no escape sequence or bidi override gets through raw.
-    out, err = cast(TextIO, TerminalSafe(out or sys.stdout)), cast(TextIO, TerminalSafe(err or sys.stderr))
+    stdout = out is None
+    out = cast(TextIO, TerminalSafe(cast(TextIO, _PipeGuard(out or sys.stdout))))
+    err = cast(TextIO, TerminalSafe(err or sys.stderr))
     args = (build_parser(prog) if prog else build_parser()).parse_args(argv)
     try:
         if args.command == "serve":
@@ -542,6 +583,10 @@ def main(
         err.write("error: a worker process died (killed by the system, perhaps for lack of memory): try fewer "
                   "--workers or a smaller --chunksize. No output file was written.\n")  # fmt: skip
         return 3
+    except _OutputClosed:  # `... | head`: the reader has gone; end quietly, as Unix tools do
+        if stdout:
+            _silence_stdout()
+        return 141  # 128 + SIGPIPE, what a shell reports for a tool a closed pipe ended
     except (ScoringError, ValueError, OSError, UnicodeError) as exc:  # ValueError, OSError: from the libraries read
         err.write(f"error: {one_line(exc)}\n")
         return 2

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from scoring.batch.compare import MIN_ROWS
 from scoring.batch.rows import BatchSpec, ChunkResult, uses_judge
 from scoring.cli.labels import add_label_options, add_label_verbs, run_label_verb, save_file_labels
 from scoring.cli.terminal import one_line
@@ -35,10 +36,15 @@ examples:
   python -m scoring evaluate replies.csv --save --name nightly
   python -m scoring runs list --name nightly
   python -m scoring runs compare nightly latest
+  python -m scoring runs rename 3 nightly-old
   python -m scoring evaluate candidate.csv --baseline nightly --fail-on-regression
   python -m scoring runs label nightly --file labels.csv --rater ana    # a 'row' and a 'label' column
   python -m scoring runs agreement nightly                             # scores against people's labels
   python -m scoring runs export nightly --out nightly.xlsx             # rows, scores and labels
+
+A verdict is B minus A (the candidate minus the baseline) over the pairs both runs scored, with the 95%
+interval of the same paired permutation test as its p-value (docs/runs.md says how a verdict is reached).
+A row "changed" when its score did.
 
 exit codes: 0 done; 2 unknown run, bad options or an unusable store."""
 
@@ -51,11 +57,15 @@ def add_history_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--baseline", metavar="RUN", help="compare each scorer with a saved run (id, name or latest) "
                        "using the A/B statistics, paired on inputs when both runs answered the same ones")  # fmt: skip
     group.add_argument("--fail-on-regression", action="store_true",
-                       help="with --baseline: exit 1 if a gated measure is significantly worse (p < 0.05)")  # fmt: skip
+                       help="with --baseline: exit 1 if a gated measure is significantly worse (p < 0.05), or if "
+                       "the comparison cannot show that none is (a gated scorer missing or scoring nothing on one "
+                       f"side, fewer than {MIN_ROWS} pairs or rows)")  # fmt: skip
     measures = ", ".join([*(i.short_name for i in SCORER_INFO), *(m.name for m in MEASURES)])
     group.add_argument("--gate", metavar="MEASURES", type=_gate_names,
                        help=f"with --fail-on-regression: comma-separated measures that can fail the gate ({measures}; "
                        "warmth is the tone scorer's average sentiment); default: every measure scored")  # fmt: skip
+    group.add_argument("--save-empty", action="store_true", help="with --save: save the run even if a scorer scored "
+                       "none of its rows (refused otherwise: such a run is no baseline)")  # fmt: skip
     group.add_argument("--no-cache", action="store_true", help="ask the LLM judge for every row, even rows whose "
                        "verdicts are in the judge cache (kept in the run store)")  # fmt: skip
     add_label_options(parser)
@@ -93,6 +103,8 @@ class History:
 
         if args.name is not None and not args.save:
             raise InputError("--name names a saved run: add --save.")
+        if args.save_empty and not args.save:
+            raise InputError("--save-empty is about saving a run: add --save.")
         if args.fail_on_regression and args.baseline is None:
             raise InputError("--fail-on-regression needs --baseline RUN (the run to compare with).")
         if getattr(args, "gate", None) is not None and not args.fail_on_regression:
@@ -144,7 +156,7 @@ class History:
     def finish(self, spec: BatchSpec, thresholds: dict[str, float], out: TextIO, err: TextIO) -> int:
         """Report the judge cache, compare with the baseline, save the run; return 1 if the gate failed."""
         from scoring.batch.result import combine
-        from scoring.runs import file_sha256, rows_frame
+        from scoring.runs import file_sha256, rows_frame, scored_nothing
 
         if self.judge_cache is not None:
             cache = self.judge_cache
@@ -159,8 +171,12 @@ class History:
             code = self._gate(rows_frame(result), out)
         if self.args.save:
             assert self.name is not None
+            if (empty := scored_nothing(result)) and not self.args.save_empty:
+                err.write(f"error: not saved: {'; '.join(empty)}. A run that scored nothing is no baseline; "
+                          "--save-empty saves it anyway.\n")  # fmt: skip
+                return max(code, 4)
             info = self.store.save(result, name=self.name, source_name=Path(self.args.file).name,
-                                   source_sha256=file_sha256(self.args.file))  # fmt: skip
+                                   source_sha256=file_sha256(self.args.file), allow_empty=True)  # fmt: skip
             state = "complete" if info.complete else f"partial: {info.skipped_rows} skipped, {info.failed_rows} failed"
             out.write(
                 f"saved {one_line(info.label)}: {info.row_count:,} rows ({state}) in {one_line(self.store.location)}\n"
@@ -189,13 +205,19 @@ class History:
         gate = getattr(self.args, "gate", None)
         gated = [v for v in comparison.verdicts if gate is None or v.scorer in gate]
         regressions = [v for v in gated if v.regressed]
+        unsure = comparison.cannot_tell(only=gate)
         if not self.args.fail_on_regression:
+            for reason in unsure:
+                out.write(f"  note: {reason}.\n")
             return 0
-        for verdict in regressions:  # one line per regressed measure
+        for verdict in regressions:  # one line per regressed measure: the paired means the verdict is made of
             c = verdict.comparison
-            out.write(f"FAIL: {verdict.scorer} significantly worse than {self.baseline.label}: {c.a.mean:.4f} -> "
-                      f"{c.b.mean:.4f}, p={c.p_value:.3g}\n")  # fmt: skip
-        if regressions:
+            used = f"over {c.n_pairs:,} pairs" if c.paired else "unpaired"
+            out.write(f"FAIL: {verdict.scorer} significantly worse than {self.baseline.label}: {c.means[0]:.4f} -> "
+                      f"{c.means[1]:.4f} {used}, p={c.p_value:.3g}\n")  # fmt: skip
+        if unsure:
+            out.write(f"FAIL: cannot show that no scorer is worse than {self.baseline.label}: {'; '.join(unsure)}\n")
+        if regressions or unsure:
             return 1
         what = ", ".join(v.scorer for v in gated) or "nothing"
         out.write(f"ok: no gated measure is significantly worse than {self.baseline.label} (gated: {what})\n")
@@ -239,8 +261,8 @@ def _pairing(comparison: object) -> str:
 
 
 def add_runs_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``runs list|show|compare|delete`` to the CLI."""
-    runs = sub.add_parser("runs", help="saved runs: list, show, compare, delete, label, agreement, export",
+    """Add ``runs list|show|compare|rename|delete`` and the label verbs to the CLI."""
+    runs = sub.add_parser("runs", help="saved runs: list, show, compare, rename, delete, label, agreement, export",
                           epilog=RUNS_EPILOG,
                           formatter_class=argparse.RawDescriptionHelpFormatter,
                           description="Saved runs (python -m scoring evaluate FILE --save).")  # fmt: skip
@@ -256,6 +278,9 @@ def add_runs_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     compare.add_argument("--top", type=int, default=5, metavar="N", help="rows shown per scorer (default 5)")
     delete = verbs.add_parser("delete", help="delete a run (its rows, summary and labels too)")
     delete.add_argument("run", metavar="RUN")
+    rename = verbs.add_parser("rename", help="give a run another name")
+    rename.add_argument("run", metavar="RUN")
+    rename.add_argument("name", metavar="NAME", help="the new name (not a number, not 'latest')")
     add_label_verbs(verbs)
 
 
@@ -273,6 +298,10 @@ def run_command(args: argparse.Namespace, out: TextIO) -> int:
             if args.top < 0:
                 raise InputError(f"--top must be 0 or more; got {args.top}.")
             _compare(store, args.run_a, args.run_b, args.top, out)
+        elif args.verb == "rename":
+            old = store.resolve(args.run)
+            info = store.rename(old.id, args.name)
+            out.write(f"renamed {old.label} to {info.label}\n")
         elif args.verb in ("label", "agreement", "export"):
             run_label_verb(store, args, out)
         else:

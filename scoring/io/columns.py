@@ -81,6 +81,17 @@ class ColumnMap:
         roles = (("output", self.output), ("input", self.input), ("reference", self.reference))
         return ", ".join(f"{label}={column!r}" for label, column in roles)
 
+    def in_words(self) -> str:
+        """Return the mapping for people (the CLI keeps :meth:`describe`).
+
+        >>> ColumnMap("Answer", "Prompt").in_words()
+        "replies from 'Answer', inputs from 'Prompt', no reference column"
+        """
+        roles = (("replies", self.output), ("inputs", self.input), ("references", self.ground_truth))
+        found = [f"{label} from {column!r}" for label, column in roles if column is not None]
+        missing = [f"no {label[:-1]} column" for label, column in roles if column is None]
+        return ", ".join(found + missing)
+
 
 @dataclass(frozen=True, slots=True)
 class RoleGuess:

@@ -64,7 +64,8 @@ def _sniff_format(name: str, head: bytes) -> str:
         raise _fail(name, refused)
     by_suffix = format_of_suffix(suffix)
     if by_suffix is not None and any(f.name == by_suffix and f.magic for f in FORMATS):
-        raise _fail(name, f"the file is not a valid {suffix} file (its first bytes are {head[:8]!r})")
+        raise _fail(name, f"the file is not a valid {suffix} file: it does not start as one (was it renamed, or "
+                    "saved in another format? Save it again from the program that made it)")  # fmt: skip
     starts = head.lstrip(b"\xef\xbb\xbf \t\r\n")
     if starts.startswith(b"{"):  # JSON objects, whatever the extension says (a CSV header never starts so)
         return "jsonl"
@@ -253,7 +254,24 @@ def _csv_frames(
     except pd.errors.EmptyDataError as exc:
         raise _fail(name, "the file is empty (expected a header row naming the columns)") from exc
     except (pd.errors.ParserError, UnicodeDecodeError, csv.Error) as exc:
-        raise _fail(name, f"cannot parse it as {delimiter!r}-delimited CSV ({str(exc).strip()})") from exc
+        raise _fail(name, _parse_problem(str(exc), delimiter)) from exc
+
+
+_TOO_MANY_FIELDS = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")
+
+
+def _parse_problem(message: str, delimiter: str) -> str:
+    """Say what the CSV parser found in words a person can act on (not "C error: Expected 2 fields ...")."""
+    shown = "a tab" if delimiter == "\t" else repr(delimiter)
+    if found := _TOO_MANY_FIELDS.search(message):
+        want, line, saw = found.groups()
+        return (f"line {line} has {saw} fields where the header names {want} (fields separated by {shown}): a "
+                f"text holding {shown} needs double quotes around it, or the header lacks a column name")  # fmt: skip
+    if "EOF inside string" in message or "unexpected end of data" in message:
+        return ("a double quote opened a text that is never closed (the file ends inside it): close the quote, "
+                "or write a quote inside a text as two (\"\")")  # fmt: skip
+    detail = message.strip().removeprefix("Error tokenizing data. C error: ")
+    return f"cannot parse it as CSV with fields separated by {shown}: {detail}"
 
 
 def _read_csv(name: str, handle: IO[bytes], chunksize: int | None) -> Iterator[pd.DataFrame]:

@@ -13,7 +13,7 @@ from scoring.runs.diff import RunComparison, ScorerVerdict, compare_runs, item_d
 from scoring.runs.labels import add_labels, labels_frame
 from scoring.runs.record import Run, RunInfo, rows_frame
 from scoring.runs.review import run_agreement
-from scoring.runs.store import RunStore, UnknownRunError, file_sha256
+from scoring.runs.store import RunStore, UnknownRunError, file_sha256, scored_nothing
 from scoring.runs.teach import TeachError, load_taught, teach
 
 __all__ = [
@@ -39,5 +39,6 @@ __all__ = [
     "load_taught",
     "rows_frame",
     "run_agreement",
+    "scored_nothing",
     "teach",
 ]

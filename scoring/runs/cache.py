@@ -69,6 +69,7 @@ class JudgeCache:
         self.hits = 0
         self.misses = 0
         self._lock = threading.Lock()
+        self._asking: dict[str, threading.Lock] = {}  # one lock per key being asked: a duplicate waits, then hits
 
     def __repr__(self) -> str:
         return f"JudgeCache({self.store.location!r}, hits={self.hits}, misses={self.misses})"
@@ -99,16 +100,21 @@ class JudgeCache:
         ``verdicts(question, opinions)`` (:class:`scoring.toxicity.judge.ToxicityJudge`); its errors propagate.
         """
         key = cache_key(str(judge.base_url), str(judge.model), question, opinions)
-        found = self.get(key)
-        if found is not None:
-            with self._lock:
-                self.hits += 1
-            return found, True
-        answer = judge.verdicts(question or "", opinions)
         with self._lock:
-            self.misses += 1
-        self.put(key, answer)
-        return answer, False
+            gate = self._asking.setdefault(key.digest, threading.Lock())
+        # The same text twice in one run, judged by two threads at once, was asked twice or once depending on
+        # timing; now the second waits for the first's answer and reads it from the cache.
+        with gate:
+            found = self.get(key)
+            if found is not None:
+                with self._lock:
+                    self.hits += 1
+                return found, True
+            answer = judge.verdicts(question or "", opinions)
+            with self._lock:
+                self.misses += 1
+            self.put(key, answer)
+            return answer, False
 
     def count(self) -> int:
         """Return how many verdict lists the store holds."""

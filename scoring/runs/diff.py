@@ -12,14 +12,13 @@ under their names, when both runs have their column.
 
 from __future__ import annotations
 
-import math
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from scoring.batch.compare import Comparison, compare_groups
+from scoring.batch.compare import MIN_ROWS, Comparison, compare_groups
 from scoring.errors import InputError
 from scoring.registry import MEASURES, SCORER_INFO, find_measure, registered_scorers, scorer_info
 
@@ -50,7 +49,7 @@ class ScorerVerdict:
     def status(self) -> str:
         """``worse``, ``better``, ``same`` (no significant difference) or ``undecided`` (too few rows to test)."""
         c = self.comparison
-        if math.isnan(c.p_value):
+        if not c.decided:
             return "undecided"
         if not c.significant or c.difference == 0:
             return "same"
@@ -62,11 +61,11 @@ class ScorerVerdict:
         return self.status == "worse"
 
     def line(self) -> str:
-        """One line for a terminal: the status, the means and the comparison's verdict."""
+        """One line for a terminal: the status, the scorer and the comparison's verdict (with its means)."""
         c = self.comparison
-        means = f"{c.a.mean:.4f} -> {c.b.mean:.4f}" if c.a.n and c.b.n else "no scores on one side"
         better = "lower is better" if self.lower_is_better else "higher is better"
-        return f"{_STATUS_WORD[self.status]}: {self.scorer} {means} ({better}). {c.verdict}"
+        empty = " (no scores on one side)" if not c.a.n or not c.b.n else ""
+        return f"{_STATUS_WORD[self.status]}: {self.scorer} ({better}){empty}. {c.verdict}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +76,31 @@ class RunComparison:
     candidate: str
     verdicts: tuple[ScorerVerdict, ...]
     missing: tuple[str, ...] = ()  # scorers only one of the runs has
+
+    def cannot_tell(self, *, min_rows: int = MIN_ROWS, only: Collection[str] | None = None) -> list[str]:
+        """Why this comparison cannot show "no regression" (empty when it can), one reason per scorer.
+
+        A gate passes only on evidence: every scorer in both runs, scored on both sides, on at least
+        ``min_rows`` pairs (or rows in the smaller run when unpaired), with a test able to reach p < 0.05.
+        ``only``: the gated scorers and measures (``--gate``); None: all of them.
+        """
+        reasons = [f"{s} is in only one of the runs" for s in self.missing if only is None or s in only]
+        if not self.verdicts and not self.missing:
+            reasons.append("the runs have no scorer in common")
+        for v in self.verdicts:
+            if only is not None and v.scorer not in only:
+                continue
+            c = v.comparison
+            used = c.n_pairs if c.paired else min(c.a.n, c.b.n)
+            unit = "pairs of rows both runs scored" if c.paired else "scored rows in the smaller run"
+            if not c.a.n or not c.b.n:
+                side = " and ".join(n for n, k in (("the baseline", c.a.n), ("the candidate", c.b.n)) if not k)
+                reasons.append(f"{v.scorer}: {side} scored no row")
+            elif used < min_rows:
+                reasons.append(f"{v.scorer}: only {used:,} {unit} (at least {min_rows} are needed)")
+            elif not c.decided:
+                reasons.append(f"{v.scorer}: no test could run")
+        return reasons
 
     @property
     def regressions(self) -> list[str]:
@@ -164,8 +188,9 @@ def item_deltas(baseline: pd.DataFrame, candidate: pd.DataFrame, scorer: str) ->
 
     Rows match on their input when :func:`paired_on_input`, else by row number. Columns: row_a, row_b,
     input, output_a, output_b, score_a, score_b, delta (b - a), regression (how much worse b is: the
-    delta, negated when higher is better; NaN when a side has no score), changed (the output or the
-    score differs, or a side is missing).
+    delta, negated when higher is better; NaN when a side has no score), changed (the score differs, or
+    only one side has one: ``0.0 -> 0.0`` is no change, even for another reply), reply_changed (the output
+    text differs, or a side is missing).
     """
     measure = find_measure(scorer)
     column = measure.column if measure is not None else scorer  # a measure (warmth) reads its scorer's column
@@ -189,7 +214,8 @@ def item_deltas(baseline: pd.DataFrame, candidate: pd.DataFrame, scorer: str) ->
     merged["regression"] = merged["delta"] if lower_is_better else -merged["delta"]
     same_output = merged["output_a"].fillna("\0none") == merged["output_b"].fillna("\0none")
     same_score = np.isclose(a.fillna(-1.0), b.fillna(-1.0), rtol=0.0, atol=1e-12) & (a.isna() == b.isna())
-    merged["changed"] = ~(same_output & same_score) | merged["row_a"].isna() | merged["row_b"].isna()
+    merged["changed"] = ~same_score  # a row changed when its score did (a score on one side only counts)
+    merged["reply_changed"] = ~same_output
     columns = [
         "row_a",
         "row_b",
@@ -201,6 +227,7 @@ def item_deltas(baseline: pd.DataFrame, candidate: pd.DataFrame, scorer: str) ->
         "delta",
         "regression",
         "changed",
+        "reply_changed",
     ]
     out = merged[columns].sort_values(
         ["regression", "row_b", "row_a"], ascending=[False, True, True], na_position="last"

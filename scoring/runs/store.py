@@ -52,7 +52,7 @@ from scoring.runs.record import (
     summary_records,
 )
 
-__all__ = ["INSERT_BATCH", "RunStore", "UnknownRunError", "file_sha256"]
+__all__ = ["INSERT_BATCH", "RunStore", "UnknownRunError", "file_sha256", "scored_nothing"]
 
 INSERT_BATCH = 2000  # rows sent per INSERT statement (bounded parameter memory on 100k-row runs)
 SUMMARY_COLUMNS = ["mean", "ci_low", "ci_high", "median", "min", "max", "threshold", "count", "skipped", "errors",
@@ -72,6 +72,19 @@ def file_sha256(source: str | PathLike[str] | IO[bytes] | bytes) -> str:
     for piece in iter(lambda: source.read(1 << 20), b""):
         digest.update(piece)
     return digest.hexdigest()
+
+
+def scored_nothing(result: BatchResult) -> list[str]:
+    """For each scorer of ``result`` that scored none of its rows: its id, how many rows failed and were skipped."""
+    summary = result.summary
+    if "count" not in summary.columns:
+        return []
+    return [
+        f"{scorer_id} scored none of the {len(result.table):,} rows ({int(r['errors']):,} failed, "
+        f"{int(r['skipped']):,} skipped)"
+        for scorer_id, r in summary.iterrows()
+        if not r["count"]
+    ]
 
 
 class RunStore:
@@ -114,11 +127,14 @@ class RunStore:
         source_name: str,
         source_sha256: str,
         created_at: datetime | None = None,
+        allow_empty: bool = False,
     ) -> RunInfo:
         """Save ``result`` as a new run, in one transaction; return its facts (with the new id).
 
         ``source_name`` is the scored file's name (its folders are dropped) and ``source_sha256`` its
-        SHA-256 (:func:`file_sha256`). Options are kept without any API key or URL credentials.
+        SHA-256 (:func:`file_sha256`). Options are kept without any API key or URL credentials. A run in
+        which a scorer scored no row is refused (as a baseline it would let every later run pass, or
+        block it for good) unless ``allow_empty`` (the CLI's ``--save-empty``).
         """
         if not isinstance(result, BatchResult):
             raise InputTypeError(
@@ -132,6 +148,9 @@ class RunStore:
             raise InputError(f"source_sha256 must be 64 hexadecimal digits; got {source_sha256!r}.")
         rows = rows_frame(result)
         scorers = tuple(result.spec.scorers) if result.spec is not None else ()
+        if not allow_empty and (empty := scored_nothing(result)):
+            raise InputError(f"not saved: {'; '.join(empty)}. A run that scored nothing cannot serve as a baseline; "
+                             "save it anyway with allow_empty=True (the CLI's --save-empty).")  # fmt: skip
         records = row_records(rows, scorers)
         problems = _problem_records(result)
         skipped_rows = len(set(result.skipped["row"])) if not result.skipped.empty else 0
@@ -253,7 +272,16 @@ class RunStore:
         with self.transaction(write=False) as conn:
             return [r.name for r in sorted(conn.execute(query), key=lambda r: -r.last)]
 
-    # -- deleting ---------------------------------------------------------------------------------------
+    # -- renaming and deleting -------------------------------------------------------------------------
+
+    def rename(self, ref: str | int, name: str) -> RunInfo:
+        """Give the run ``ref`` names a new name (:func:`check_name`); return its facts under the new name."""
+        new = check_name(name)
+        info = self.resolve(ref)
+        with self.transaction(write=True) as conn:
+            if conn.execute(runs.update().where(runs.c.id == info.id).values(name=new)).rowcount == 0:
+                raise UnknownRunError(f"run {info.id} was deleted meanwhile by another process.")
+        return self.resolve(info.id)
 
     def delete(self, ref: str | int) -> RunInfo:
         """Delete the run ``ref`` names (its rows, summary, problems and labels too), in one transaction."""

@@ -21,9 +21,8 @@ ALGORITHM_NOTES: dict[str, str] = {
     "token_set_ratio": "ratio over shared and unshared word sets: repeated or extra words matter less",
     "levenshtein": "1 - edit distance / longer length",
     "jaro_winkler": "Jaro similarity boosted for a shared prefix",
-    "e5": "meaning (any language): multilingual-e5-small cosine, unrelated ≈ 0, paraphrase ≈ 1",
-    "e5-lite": "shared meaning of the words (static vectors distilled from e5; word order ignored; a weak "
-    "signal: unrelated and paraphrase pairs overlap), unrelated ≈ 0, paraphrase ≈ 1",
+    "e5": "meaning in any language (e5 cosine, calibrated): unrelated ≈ 0; 1 = the same meaning, not the same text",
+    "e5-lite": "shared meaning of the words (static vectors from e5, word order ignored; weak): 1 = same words' sense",
 }
 
 

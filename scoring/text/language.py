@@ -33,6 +33,7 @@ from scoring.errors import InputError, InputTypeError
 
 __all__ = [
     "ENGINE_LANGUAGES",
+    "MIN_LATIN_LETTERS",
     "LanguageGuess",
     "coverage_warning",
     "detect_language",
@@ -43,6 +44,9 @@ __all__ = [
 ]
 
 MIN_CONFIDENCE = 0.4
+#: Fewer letters than this in Latin script are too few to tell a language from (a phone-number line, "Danke!"):
+#: the guess is None, as for text without letters. Other scripts (Hangul, Han, Cyrillic...) say it in a few.
+MIN_LATIN_LETTERS = 10
 ENGLISH_WORD_SHARE = 0.15
 ENGLISH_MIN_HITS, ENGLISH_WORD_SHARE_LONG = 3, 0.08  # the second fast path: see _OTHER_WORDS
 ENGLISH_WORD_SHARE_WEAK = 0.25  # the third: see _WEAK_WORDS
@@ -232,12 +236,15 @@ _ENGLISH_GUESS = LanguageGuess("en", "English", 1.0)  # the fast paths' answer (
 
 @lru_cache(maxsize=65_536)
 def detect_language(text: str) -> LanguageGuess | None:
-    """Guess the language of ``text``; None when it has no letters (emoji, digits, punctuation).
+    """Guess the language of ``text``; None when it has no letters (emoji, digits, punctuation) or, in Latin
+    script, fewer than :data:`MIN_LATIN_LETTERS` (too few to decide).
 
     >>> detect_language("Merci beaucoup pour votre aide !").code
     'fr'
-    >>> detect_language("🎉 100%") is None
-    True
+    >>> detect_language("🎉 100%") is None, detect_language("Tel: +49 30 1234-5678") is None
+    (True, True)
+    >>> detect_language("감사합니다").code
+    'ko'
     """
     if not isinstance(text, str):
         raise InputTypeError(f"text must be a string; got {type(text).__name__}.")
@@ -253,9 +260,12 @@ def detect_language(text: str) -> LanguageGuess | None:
         if _looks_english(stripped):  # the decision ignores spacing and case: normalise only for the model
             return _ENGLISH_GUESS
     clean = _normalise(stripped)
+    letters = len(_LETTER_RE.findall(clean))
+    share = 0.0 if clean.isascii() or not letters else len(_NON_LATIN_RE.findall(clean)) / letters
+    if share < 0.5 and letters < MIN_LATIN_LETTERS:  # too few letters to decide: no guess, as for none at all
+        return None
     best = detector().detect(clean, model="lite", k=1)[0]
     code = str(best["lang"])
-    share = 0.0 if clean.isascii() else len(_NON_LATIN_RE.findall(clean)) / len(_LETTER_RE.findall(clean))
     return LanguageGuess(code, _NAMES.get(code, code), round(float(best["score"]), 4), round(share, 4))
 
 

@@ -323,7 +323,7 @@ class E5Engine:
         driver_note="e5: how much the sentence's polarity drops when the word is blanked out (occlusion; a Chinese "
         "character or a kana run counts as a word). Words moving it by under 0.01, and sentences of over 40 "
         "words, are not listed. A sentence's polarity is multilingual-e5-small's embedding through a linear "
-        "head trained on people's ratings (docs/engines.md).",
+        "head trained on people's ratings.",
     )
 
     def __init__(self) -> None:
@@ -331,6 +331,11 @@ class E5Engine:
         _head()
         self._cache: dict[str, float] = {}  # text -> polarity (a float costs far less than its embedding)
         self._lock = threading.Lock()
+
+    def missing(self, texts: Sequence[str]) -> list[str]:
+        """The distinct ``texts`` whose polarity is not cached yet: what :meth:`polarities` would embed."""
+        with self._lock:
+            return [t for t in dict.fromkeys(texts) if t not in self._cache]
 
     def polarity(self, text: str) -> float:
         """Return the polarity of one text (its embedding is cached)."""

@@ -17,7 +17,10 @@ __all__ = [
     "OTHER_ENGINE",
     "SENTIMENT_THRESHOLDS",
     "ToneBand",
+    "comparison_direction",
+    "describe_shifts",
     "engine_comparison_frame",
+    "honest_band",
     "sentence_frame",
     "sentence_stats",
     "sentiment_label",
@@ -26,7 +29,7 @@ __all__ = [
 ]
 
 MIN_SHIFT = 0.25
-"""A tone shift deviates from the mean by more than one standard deviation *and* at least this much."""
+"""A tone shift changes the sentiment by at least this much from the tone before it (and changes its sign)."""
 
 SENTIMENT_THRESHOLDS: FactTable[float] = FactTable(lambda f: f.threshold)
 """|polarity| above this is positive/negative: each engine's ``facts.threshold``."""
@@ -93,16 +96,19 @@ def sentence_frame(
     and the rules another (VADER reads "you clearly didn't read the terrible instructions" as positive:
     "didn't" flips "terrible"), so the sentence's sentiment is low-confidence.
 
-    A sentence is a **tone shift** when the text has three or more sentences and the sentence lies outside
-    the mean ± 1 standard deviation band, at least :data:`MIN_SHIFT` from the mean, with another
-    sentiment label than the mean's (a positive sentence in a positive text is no shift, however strong).
-    The mean and band are those of the sentences the engines agree on, and a sentence they disagree on is
-    never a shift: a misread sentence neither gets circled nor makes its neighbours look like shifts.
+    A sentence is a **tone shift** where the tone changes from one sentence to the next: it is positive
+    or negative, the tone before it (the last sentence before it that was not neutral) had the other
+    label, and its sentiment is at least :data:`MIN_SHIFT` away from that sentence's. ``change`` is that
+    difference (this sentence minus the tone before it; NaN for the first tone). A positive sentence in a
+    positive text is no shift, however strong, and a neutral sentence (a fact) is none either. A
+    sentence the engines disagree on is never a shift nor the tone before one: a misread sentence neither
+    gets circled nor makes its neighbour look like a shift. ``deviation`` is the distance from the
+    mean of all sentences (what Mastra's variance adds up).
 
     >>> f = sentence_frame([{"text": t, "start": 0, "end": 1, "sentiment": s}
     ...                     for t, s in [("a", 0.6), ("b", 0.7), ("c", -0.8), ("d", 0.6)]])
     >>> f["tone_shift"].tolist()
-    [False, False, True, False]
+    [False, False, True, True]
     """
     # Built from lists in one DataFrame call: the dashboard builds this frame for every text it scores, and
     # pandas' per-column assignments and comparisons cost more than the few rows they compute.
@@ -127,17 +133,78 @@ def sentence_frame(
         disagree = [{a, b} == {"positive", "negative"} for a, b in zip(labels, other_labels, strict=True)]
         columns["other_sentiment"] = np.array(other_values, dtype=float)
         columns["engines_disagree"] = np.array(disagree, dtype=bool)
-    trusted = [v for v, d in zip(values, disagree, strict=True) if not d]
-    base_mean, base_std = sentence_stats(trusted)
-    base_label, limit = sentiment_label(base_mean, engine), max(base_std, MIN_SHIFT)
-    columns["tone_shift"] = np.array(
-        [
-            label != base_label and abs(v - base_mean) > limit and len(values) >= 3 and not d
-            for v, label, d in zip(values, labels, disagree, strict=True)
-        ],
-        dtype=bool,
-    )
+    shift, change = [False] * len(values), [math.nan] * len(values)
+    before: tuple[float, str] | None = None  # the tone before this sentence: its sentiment and label
+    for i, (v, label, d) in enumerate(zip(values, labels, disagree, strict=True)):
+        if d or label == "neutral":
+            continue
+        if before is not None:
+            change[i] = v - before[0]
+            shift[i] = label != before[1] and abs(change[i]) >= MIN_SHIFT
+        before = (v, label)
+    columns["change"] = np.array(change, dtype=float)
+    columns["tone_shift"] = np.array(shift, dtype=bool)
     return pd.DataFrame(columns)
+
+
+def describe_shifts(frame: pd.DataFrame) -> str:
+    """Say in words where the tone turns ("" when it never does), from :func:`sentence_frame`'s shifts.
+
+    >>> f = sentence_frame([{"text": t, "start": 0, "end": 1, "sentiment": s}
+    ...                     for t, s in [("a", 0.7), ("b", 0.6), ("c", -0.5), ("d", 0.6)]])
+    >>> print(describe_shifts(f).replace(", then", ",\\nthen"))
+    The tone turns negative at sentence 3 (from +0.60 to -0.50),
+    then back to positive at sentence 4 (from -0.50 to +0.60).
+    """
+    rows = frame[frame["tone_shift"].astype(bool)]
+    parts = []
+    for i, row in enumerate(rows.itertuples(index=False)):
+        value, change = float(row.sentiment), float(row.change)
+        back = "back to " if i else ""  # shifts alternate: each later one returns to the tone before the last
+        parts.append(f"{back}{row.label} at sentence {row.sentence} (from {value - change:+.2f} to {value:+.2f})")
+    if not parts:
+        return ""
+    shown = parts[:4] + ([f"and {len(parts) - 4} more time(s)"] if len(parts) > 4 else [])
+    return "The tone turns " + ", then ".join(shown) + "."
+
+
+def comparison_direction(response: float, reference: float, engine: str = "vader") -> str:
+    """Say whether the reply is warmer or colder than the reference, and what the comparison score ignores.
+
+    The comparison score is 1 minus the distance between the two sentiments: a curt reply to a curt
+    reference outscores a polite one, and a reply warmer than its reference loses as much as a colder one.
+
+    >>> print(comparison_direction(0.2, 0.6).replace(". ", ".\\n"))
+    The reply is colder than the reference (+0.20 against +0.60).
+    The score is the distance only: a reply as much warmer would score the same.
+    """
+    gap = response - reference
+    if abs(gap) <= SENTIMENT_THRESHOLDS[engine] / 2:
+        return f"The reply's sentiment matches the reference's ({response:+.2f} against {reference:+.2f})."
+    way, other = ("warmer", "colder") if gap > 0 else ("colder", "warmer")
+    return (f"The reply is {way} than the reference ({response:+.2f} against {reference:+.2f}). The score is the "
+            f"distance only: a reply as much {other} would score the same.")  # fmt: skip
+
+
+#: Bands that call a text consistent: never shown for a text whose tone turns (:func:`honest_band`).
+_CONSISTENT = frozenset({"Perfect", "Strong"})
+
+
+def honest_band(score: float, frame: pd.DataFrame | None = None, scale: float = 1.0) -> ToneBand:
+    """The docs' band for a stability score, unless it calls a text consistent whose tone turns.
+
+    Mastra's score is 1 minus the variance of the sentences' sentiments, so a reply that turns from warm to
+    hostile can still land in "strong consistency". Then the band is "Turns" and says where.
+
+    >>> f = sentence_frame([{"text": t, "start": 0, "end": 1, "sentiment": s}
+    ...                     for t, s in [("a", 0.7), ("b", 0.7), ("c", -0.5)]])
+    >>> honest_band(0.683, f).label, honest_band(0.683).label
+    ('Turns', 'Strong')
+    """
+    band = tone_band(score, scale)
+    if frame is None or band.label not in _CONSISTENT or not (said := describe_shifts(frame)):
+        return band
+    return ToneBand("Turns", f"not consistent: {said[0].lower()}{said[1:]}", "orange")
 
 
 def word_drivers(sentences: Sequence[str], engine: str) -> pd.DataFrame:

@@ -14,6 +14,7 @@ Stability mode (no reference)::
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -27,12 +28,15 @@ from scoring.tone.engines import DEFAULT_ENGINE, SLOW_ENGINES, SentimentEngine, 
 __all__ = [
     "METRICS",
     "MIN_STABILITY_SENTENCES",
+    "NOT_READ_NOTE",
     "SCORER_ID",
+    "STABILITY_NOTE",
     "UNMEASURED_NOTE",
     "ToneScorer",
     "create_tone_scorer",
     "stability_note",
     "tone_warnings",
+    "unmeasured_reason",
 ]
 
 SCORER_ID = "tone-scorer"
@@ -242,12 +246,33 @@ def _stability_note_text(what: str) -> str:
 _STABILITY_NOTES = (_stability_note_text("no sentence with words"), _stability_note_text("only 1 sentence with words"))
 
 
-#: A regular expression finding :func:`stability_note` in a row's warnings text (the batch table's
-#: ``tone-scorer.warnings``): the rows whose score measured nothing.
-UNMEASURED_NOTE = (
+#: A regular expression finding :func:`stability_note` (too little text for stability) in a warnings text.
+STABILITY_NOTE = (
     r"output has (?:no sentence|only 1 sentence) with words: stability compares sentences with each other, "
     r"so there is not enough text to measure it \(its perfect score is the formula's value, not a finding\)\."
 )
+#: A regular expression finding the warning that a lexicon engine read a text in another language than English
+#: (:func:`scoring.text.language.coverage_warning`): it found none of its words, so its score measures nothing.
+NOT_READ_NOTE = (
+    r"(?:output|reference) looks like [^;]+; the [\w-]+ engine's lexicon is English, so this sentiment "
+    r"score is not meaningful for it\.(?: The e5 engine was validated on [^.]+\.)?"
+)
+#: A regular expression finding, in a row's warnings text (the batch table's ``tone-scorer.warnings``), why its
+#: score measured nothing: :func:`stability_note` (too few sentences), or a lexicon engine on a language it
+#: cannot read. Such a score is "not measured": shown as such, kept out of the measured mean, counted.
+UNMEASURED_NOTE = f"(?:{STABILITY_NOTE})|(?:{NOT_READ_NOTE})"
+
+
+def unmeasured_reason(warnings: Sequence[str]) -> str | None:
+    """The warning saying a tone score measured nothing (too little text, or a language the lexicon cannot read).
+
+    >>> unmeasured_reason(tone_warnings("감사합니다. 정말 좋아요.", None, "vader"))[:25]
+    'output looks like Korean '
+    >>> unmeasured_reason(tone_warnings("감사합니다. 정말 좋아요.", None, "e5")) is None
+    True
+    """
+    found = re.compile(UNMEASURED_NOTE)
+    return next((w for w in warnings if found.fullmatch(w)), None)
 
 
 #: The metric columns of a score: stability mode's, then comparison mode's.

@@ -54,7 +54,7 @@ def test_upload_score_see_cards_table_drill_down_and_download(
 
     table = read_table(upload)
     expected = evaluate(table, reference="reference").summary["mean"]
-    expect(browser.get_by_text("tone-scorer · mean")).to_be_visible(timeout=60_000)
+    expect(browser.get_by_text("Tone · mean")).to_be_visible(timeout=60_000)
     expect(browser.locator(METRIC).first).to_have_text(f"{expected['tone-scorer']:.3f}")
     expect(browser.locator(METRIC).nth(1)).to_have_text(f"{expected['content-similarity-scorer']:.3f}")
     expect(browser.get_by_text("All 41 rows were scored by every scorer.")).to_be_visible()
@@ -124,11 +124,11 @@ def test_an_oddly_named_file_scores_the_answer_column_and_says_so(
     expect(browser.get_by_text("60 rows", exact=False).first).to_be_visible()
     for key, value in (("output", "Agent Answer"), ("input", "Prompt"), ("reference", "Expected Reply")):
         expect(browser.locator(f".st-key-batch-col-{key} input")).to_have_value(value)
-    plan = "output='Agent Answer', input='Prompt', reference='Expected Reply'"
+    plan = "replies from 'Agent Answer', inputs from 'Prompt', references from 'Expected Reply'"
     expect(browser.get_by_text(f"Will score {plan}", exact=False)).to_be_visible()
     browser.get_by_role("button", name="Score the file").click()
     expected = evaluate(table, columns=ColumnMap("Agent Answer", "Prompt", "Expected Reply")).summary["mean"]
-    expect(browser.get_by_text("tone-scorer · mean")).to_be_visible(timeout=60_000)
+    expect(browser.get_by_text("Tone · mean")).to_be_visible(timeout=60_000)
     expect(browser.locator(METRIC).first).to_have_text(f"{expected['tone-scorer']:.3f}")
     expect(browser.locator(METRIC).nth(1)).to_have_text(f"{expected['content-similarity-scorer']:.3f}")
     expect(browser.get_by_text(f"Scored {plan}", exact=False)).to_be_visible()

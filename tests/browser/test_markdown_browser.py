@@ -89,7 +89,7 @@ def test_hostile_text_names_and_groups_never_become_links_or_images(
     browser.locator(".st-key-batch-upload input[type=file]").set_input_files(_hostile_file(tmp_path))
     expect(browser.get_by_text("16 rows", exact=False).first).to_be_visible(timeout=60_000)
     browser.get_by_role("button", name="Score the file").click()
-    expect(browser.get_by_text("tone-scorer · mean")).to_be_visible(timeout=60_000)
+    expect(browser.get_by_text("Tone · mean")).to_be_visible(timeout=60_000)
     browser.get_by_role("tab", name="A/B comparison").click()
     expect(browser.get_by_text("Mean score per group", exact=False)).to_be_visible(timeout=60_000)
     verdict = browser.locator('[data-testid="stAlert"]').filter(has_text="[Session expired](https:")

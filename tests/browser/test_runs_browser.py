@@ -37,11 +37,12 @@ def test_compare_two_saved_runs(app_url: str, run_store_url: str, page: tuple[Pa
 
     # the newest run (B, v1) against the one before (A, v2): both scorers are significantly worse
     expect(browser.get_by_text(f"{saved[1].label} · ", exact=False).first).to_be_visible()
-    expect(browser.get_by_text("Regression: tone-scorer")).to_be_visible(timeout=60_000)
-    expect(browser.get_by_text(f"{saved[0].label} is more on-tone than {saved[1].label}: +0.224", exact=False))\
+    expect(browser.get_by_text("Regression: Tone")).to_be_visible(timeout=60_000)
+    expect(browser.get_by_text(f"{saved[0].label} is more on-tone than {saved[1].label}: {saved[1].label} minus "
+                               f"{saved[0].label} over 79 pairs = 0.703 - 0.928 = -0.224", exact=False))\
         .to_be_visible()  # fmt: skip
-    expect(browser.get_by_text("Regression: content-similarity-scorer")).to_be_visible()
-    expect(browser.get_by_text("81 of 81 rows shown · 53 worse in B · matched on input", exact=False)).to_be_visible()
+    expect(browser.get_by_text("Regression: Content similarity")).to_be_visible()
+    expect(browser.get_by_text("68 of 81 rows shown · 53 worse in B · matched on input", exact=False)).to_be_visible()
     # the runs table, the row deltas and the label editor; widgets load their code on first use (skeletons until then)
     expect(browser.locator("[data-testid=stDataFrame]")).to_have_count(3, timeout=90_000)
 

@@ -86,7 +86,7 @@ PAGE_OUTCOMES: dict[str, dict[str, tuple[str, tuple[str, ...], str]]] = {
         "emoji only": ("warning", (FEW,), "—"),
         "control characters": ("warning", (FEW,), "—"),
         "all punctuation": ("warning", (FEW,), "—"),
-        "right-to-left": ("warning", ("output looks like Persian",), "1.000"),
+        "right-to-left": ("warning", ("output looks like Persian",), "—"),  # VADER read none of it: not measured
         "mixed scripts": ("warning", ("output looks like", FEW), "—"),
     },
     "similarity": {

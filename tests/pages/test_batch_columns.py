@@ -32,8 +32,8 @@ TICKETS = pd.DataFrame({"Ticket #": [1001, 1002, 1003, 1004], "Prompt": PROMPTS,
                         "Expected Reply": EXPECTED, "Agent Version": ["v1", "v2", "v1", "v2"]})  # fmt: skip
 WIDE = pd.DataFrame({"Prompt": PROMPTS, "Answer A": ANSWERS, "Answer B": ANSWERS[::-1]})
 TICKET_PLAN = (
-    "output='Agent Answer', input='Prompt', reference='Expected Reply' — tone: output vs 'Expected Reply' · "
-    "similarity: output vs 'Expected Reply'"
+    "replies from 'Agent Answer', inputs from 'Prompt', references from 'Expected Reply' — Tone: output vs "
+    "'Expected Reply' · Content similarity: output vs 'Expected Reply'"
 )
 
 
@@ -85,9 +85,9 @@ def test_the_ticket_file_scores_the_agent_answer_and_says_so_before_and_after(
     assert f"Scored {TICKET_PLAN}" in _captions(at)
     expected = evaluate(TICKETS, columns=ColumnMap("Agent Answer", "Prompt", "Expected Reply")).summary["mean"]
     shown = metrics(at)
-    assert shown["tone-scorer · mean"] == f"{expected['tone-scorer']:.3f}"
-    assert shown["content-similarity-scorer · mean"] == f"{expected['content-similarity-scorer']:.3f}"
-    assert shown["content-similarity-scorer · mean"] != "0.000" and shown["tone-scorer · mean"] != "1.000"
+    assert shown["Tone · mean"] == f"{expected['tone-scorer']:.3f}"
+    assert shown["Content similarity · mean"] == f"{expected['content-similarity-scorer']:.3f}"
+    assert shown["Content similarity · mean"] != "0.000" and shown["Tone · mean"] != "1.000"
 
 
 def test_two_answer_columns_make_the_user_choose(open_page: Open, runs: list[dict[str, object]]) -> None:
@@ -99,11 +99,11 @@ def test_two_answer_columns_make_the_user_choose(open_page: Open, runs: list[dic
     assert at.button(key="batch.run_button").disabled and not any(c.startswith("Will score") for c in _captions(at))
     at.selectbox(key="batch.col.output").set_value("Answer B").run()
     assert not at.warning and "chosen by you" in _captions(at)
-    assert "Will score output='Answer B', input='Prompt', reference=None — tone: stability across the output's " \
-        "sentences · similarity: output vs 'Prompt'" in _captions(at)  # fmt: skip
+    assert "Will score replies from 'Answer B', inputs from 'Prompt', no reference column — Tone: stability across " \
+        "the output's sentences · Content similarity: output vs 'Prompt'" in _captions(at)  # fmt: skip
     at.button(key="batch.run_button").click().run()
     assert not at.exception and runs[0]["columns"] == ColumnMap("Answer B", "Prompt", None)
-    assert metrics(at)["content-similarity-scorer · mean"] != "1.000"  # Prompt against itself gave 1.000
+    assert metrics(at)["Content similarity · mean"] != "1.000"  # Prompt against itself gave 1.000
 
 
 def test_the_one_text_column_is_taken_with_a_visible_note(open_page: Open, runs: list[dict[str, object]]) -> None:

@@ -59,8 +59,8 @@ def test_sample_run_shows_cards_with_the_scorers_means(open_page: Open, runs: li
     dice = create_content_similarity_scorer()  # the reply against the reference (expected) answer
     similarity = fmean(dice.run(input=r["input"], output=r["output"], ground_truth=r["reference"]).score for r in rows)
     shown = metrics(at)
-    assert shown["tone-scorer · mean"] == f"{tone:.3f}"
-    assert shown["content-similarity-scorer · mean"] == f"{similarity:.3f}"
+    assert shown["Tone · mean"] == f"{tone:.3f}"
+    assert shown["Content similarity · mean"] == f"{similarity:.3f}"
     assert len(runs) == 1 and runs[0]["columns"] == ColumnMap("output", "input", "reference")
     assert runs[0]["spec"] == at.session_state["batch.run"][2]  # the spec shown before the click is the one run
 
@@ -71,7 +71,8 @@ def test_sample_run_reports_the_rows_it_could_not_score(open_page: Open, runs: l
     assert len(missing) == 2
     banner = plain(at.warning[0].value)
     assert banner.startswith("**Partial results.**") and f"row {', '.join(missing)}." in banner
-    assert not at.success or "All" not in at.success[0].value
+    # no "All rows were scored" banner: the only green boxes are the two A/B verdicts (tone, similarity)
+    assert [" minus " in plain(s.value) for s in at.success] == [True, True]
     assert "160 of 162 rows" in " ".join(c.value for c in at.caption)
 
 
@@ -82,8 +83,12 @@ def test_sample_run_shows_table_charts_and_ab_verdict(open_page: Open, runs: lis
     assert table["tone-scorer"].iloc[0] == table["tone-scorer"].min()  # worst first
     assert len(at.get("plotly_chart")) >= 4  # two histograms, the scatter, the group means
     verdicts = [plain(s.value) for s in at.success]
-    assert any(v.startswith("support-bot-v2 is more on-tone than support-bot-v1: +") for v in verdicts)
-    assert [b.proto.label for b in at.get("download_button")] == ["CSV", "JSONL", "Parquet", "HTML report"]
+    assert (
+        "support-bot-v2 is more on-tone than support-bot-v1: support-bot-v2 minus support-bot-v1 over 79 pairs = "
+        "0.928 - 0.703 = +0.224 (95% CI +0.155 to +0.295), p=0.0001." in verdicts
+    )
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert labels == ["CSV", "Excel", "JSONL", "Parquet", "HTML report"]  # Excel: people asked for it
 
 
 def test_filters_never_rescore(open_page: Open, runs: list[dict[str, object]]) -> None:
@@ -110,7 +115,7 @@ def test_one_reference_text_for_all_rows(open_page: Open, runs: list[dict[str, o
     assert not at.exception
     assert runs[0]["reference_tone"] == "We are delighted to help you!"
     assert runs[0]["columns"] == ColumnMap("output", "input", "reference")  # similarity still reads the column
-    assert any("tone: output vs the reference tone text" in c.value.replace("\\", "") for c in at.caption)
+    assert any("Tone: output vs the reference tone text" in c.value.replace("\\", "") for c in at.caption)
 
 
 def test_bad_mapping_is_an_error_message_not_a_crash(open_page: Open, runs: list[dict[str, object]]) -> None:
@@ -186,7 +191,7 @@ def test_judge_run_with_failed_rows_then_retry_only_those(open_page: Open, runs:
     assert not at.success  # rows 1, 4 have one sentence each: tone measured nothing there, so no green banner
     assert at.info[0].value == "All 5 rows were scored by every scorer; read the notes below before the numbers."
     assert not [b for b in at.button if b.key == "batch.retry"]
-    assert metrics(at)["toxicity-scorer · mean"] == f"{(0 + 0.5 + 0 + 0 + 0) / 5:.3f}"
+    assert metrics(at)["Toxicity · mean"] == f"{(0 + 0.5 + 0 + 0 + 0) / 5:.3f}"
     assert at.dataframe(key="batch.rows").value["toxicity-scorer"].notna().all()
     assert runs[0]["toxicity"] == {"engine": "judge", "model": "judge-model", "base_url": fake.base_url,
                                    "api_key": KEY}  # fmt: skip
@@ -258,17 +263,17 @@ def test_rows_too_short_for_stability_get_a_notice_and_the_measured_mean(
     assert not [w for w in at.warning if "not English" in w.value]  # English replies: no language notice
     assert not at.success  # every row scored, but not every score means something: no green banner
     assert at.info[0].value.startswith("All 4 rows were scored by every scorer; read the notes below")
-    (notice,) = [plain(w.value) for w in at.warning if "Not enough text" in w.value]
-    assert notice.startswith("**Not enough text.** ")  # bold: the page's words, not escaped as the file's
-    assert f"{short} of 4 rows have fewer than two sentences with words" in notice
+    (notice,) = [plain(w.value) for w in at.warning if "Not measured" in w.value]
+    assert notice.startswith("**Not measured.** ")  # bold: the page's words, not escaped as the file's
+    assert f"{short} of 4 rows have a tone score that measures nothing, not measured: fewer than two" in notice
     scores = [create_tone_scorer().run(output=t).score for t in texts]
-    assert metrics(at)["tone-scorer · mean"] == f"{fmean(scores):.3f}"  # the mean stays Mastra's
+    assert metrics(at)["Tone · mean"] == f"{fmean(scores):.3f}"  # the mean stays Mastra's
     captions = [plain(c.value).replace("**", "") for c in at.caption if "measure nothing" in c.value]
     if measured:
         mean = fmean(scores[i - 1] for i in measured)
         assert notice.endswith(f"over the {len(measured)} rows that could be measured it is {mean:.3f}. The column "
                                "tone-scorer.warnings in the table says why, row by row.")  # fmt: skip
-        assert captions == [f"includes {short} rows that measure nothing (too little text) · mean of the "
+        assert captions == [f"includes {short} rows that measure nothing (not measured) · mean of the "
                             f"{len(measured)} measured: {mean:.3f}"]  # fmt: skip
     else:
         assert "no row could be measured." in notice and captions[0].endswith("· none measured")
@@ -360,3 +365,12 @@ def test_the_e5_estimate_warns_before_a_run_this_server_would_refuse(
     at = open_page(BATCH, state={"batch.scorers": ["toxicity"]})
     assert any("Before you start" in c.value for c in at.caption)
     assert any("it will be refused" in w.value and "more than this server's 1,000" in w.value for w in at.warning)
+
+
+def test_cards_name_scorers_for_people_and_say_the_failing_share_each_way(open_page: Open) -> None:
+    at = _run_sample(open_page)
+    shown = metrics(at)
+    assert "Tone · mean" in shown and not any("-scorer" in label for label in shown)  # no scorer ids on the cards
+    captions = [c.value for c in at.caption]
+    # "% under 0.5" meant failing for tone and passing for toxicity: the card now says which share fails
+    assert any("% failing (under 0.5)" in c for c in captions), captions

@@ -153,7 +153,8 @@ def test_batch_page_shows_file_name_columns_groups_and_verdicts_as_text() -> Non
     at = _batch("![](https://attacker.example/name.png).csv", _hostile_table())
     at.button(key="batch.run_button").click().run()
     at.selectbox(key="batch.ab.group").set_value("[model](https://attacker.example/col)").run()
-    assert at.success or at.info, "no A/B verdict was shown"
+    verdicts = [m.value for m in [*at.success, *at.info] if " minus " in m.value]
+    assert len(verdicts) == 3, "one A/B verdict per score (tone, similarity) and warmth was expected"
     _assert_shown_as_text(at)
 
 

@@ -13,6 +13,7 @@ from streamlit.testing.v1 import AppTest
 from scoring.batch import evaluate
 from scoring.io.columns import ColumnMap
 from scoring.runs import RunStore
+from tests.pages.conftest import plain
 from ui import batch_input as batch_ui
 from ui.markdown import escape_markdown
 
@@ -53,11 +54,12 @@ def test_runs_table_trend_and_comparison(open_page: Open, two_bots: RunStore) ->
     assert table["tone-scorer mean"].round(4).tolist() == [0.9279, 0.7030]
     chart = at.get("plotly_chart")[0]
     assert "bot: mean score per run (95% CI), 2 runs" in chart.proto.spec
+    assert "Tone (higher is better)" in chart.proto.spec and "tone-scorer (higher" not in chart.proto.spec
     errors, successes = [e.value for e in at.error], [s.value for s in at.success]
     assert not errors and len(successes) == 2  # run 2 (v2) against run 1 (v1): both scorers improved
-    assert successes[0].startswith("**Improved: tone-scorer** · run 2 \\(bot\\) is more on\\-tone than run 1")
+    assert successes[0].startswith("**Improved: Tone** · run 2 \\(bot\\) is more on\\-tone than run 1")
     deltas = at.dataframe[1].value
-    assert len(deltas) == 81 and deltas["regression"].iloc[0] == deltas["regression"].max()
+    assert len(deltas) == 68 and deltas["regression"].iloc[0] == deltas["regression"].max()  # score changed: 68
     assert "B − A" in at.selectbox(key="runs.drill.tone-scorer.True").options[0]
 
 
@@ -66,8 +68,12 @@ def test_comparing_the_other_way_shows_regressions_and_a_row_drill_down(open_pag
     at.selectbox(key="runs.a").set_value(2).run()
     at.selectbox(key="runs.b").set_value(1).run()
     assert not at.exception, [e.value for e in at.exception]
-    assert [e.value.split(" · ")[0] for e in at.error] == ["**Regression: tone-scorer**",
-                                                           "**Regression: content-similarity-scorer**"]  # fmt: skip
+    assert [e.value.split(" · ")[0] for e in at.error] == ["**Regression: Tone**",
+                                                           "**Regression: Content similarity**"]  # fmt: skip
+    # B minus A with the pairs and paired means it is made of
+    assert plain(at.error[0].value).endswith(
+        "over 79 pairs = 0.703 - 0.928 = -0.224 (95% CI -0.295 to -0.155), p=0.0001."
+    )
     deltas = at.dataframe[1].value
     worst = deltas.iloc[0]
     assert worst["regression"] == pytest.approx(0.945, abs=1e-3) and worst["output_b"].startswith("That's your bank")
@@ -79,7 +85,8 @@ def test_comparing_the_other_way_shows_regressions_and_a_row_drill_down(open_pag
 def test_changed_only_and_filters(open_page: Open, two_bots: RunStore) -> None:
     rows = two_bots.rows(1)
     at = open_page(RUNS)
-    assert len(at.dataframe[1].value) == len(rows)  # every row changed (another bot's replies)
+    # a row changed when its tone score did: 68 of 81 (another bot's replies, but 13 kept their score)
+    assert len(at.dataframe[1].value) == 68 < len(rows)
     at.toggle(key="runs.changed_only").set_value(False).run()
     assert len(at.dataframe[1].value) == len(rows)
     at.text_input(key="runs.filter_source").set_value("v1").run()
@@ -110,6 +117,25 @@ def test_batch_page_refuses_a_bad_run_name(open_page: Open) -> None:
     at.button(key="batch.save").click().run()
     assert any("run name must not be a number" in e.value for e in at.error)
     assert _store().list_runs() == []
+
+
+def test_the_runs_page_renames_and_deletes_a_run(open_page: Open, two_bots: RunStore) -> None:
+    at = open_page(RUNS)
+    table = at.dataframe[0].value
+    assert "sha256" not in table and "complete" not in table  # counts instead of an unticked box; no hash
+    assert table[["skipped", "failed"]].values.tolist() == [[1, 0], [1, 0]]
+    at.selectbox(key="runs.manage").set_value(1).run()
+    at.text_input(key="runs.new_name.1").set_value("bot-v1").run()
+    at.button(key="runs.rename").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert [i.name for i in two_bots.list_runs()] == ["bot", "bot-v1"]
+    assert "Renamed run 1 (bot) to run 1 (bot-v1)." in plain(at.success[0].value)
+    assert at.button(key="runs.delete").disabled  # not before the box is ticked
+    at.checkbox(key="runs.sure.1").check().run()
+    at.button(key="runs.delete").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert [i.id for i in two_bots.list_runs()] == [2]
+    assert "Deleted run 1 (bot-v1) (81 rows from support-bot-v1.csv)." in plain(at.success[0].value)
 
 
 def test_a_corrupt_store_is_an_error_on_the_page_not_a_crash(open_page: Open) -> None:

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -25,10 +26,25 @@ def test_tone_page_scores_the_default_text(open_page: Open) -> None:
     assert shown["Tone score"] == f"{expected.score:.3f}"
     assert shown["Average sentiment"] == f"{expected.analyze_step_result['avgSentiment']:.3f}"
     assert shown["Sentences"] == str(len(expected.preprocess_step_result["sentences"]))
-    band = tone_band(expected.score)
-    assert f":{band.color}-badge[{band.label}]" in [m.value for m in at.markdown]
-    assert band.description.capitalize() in [c.value for c in at.caption]
+    # Mastra's 0.693 is in the docs' "strong consistency" band, but the tone turns twice: never called consistent
+    assert tone_band(expected.score).label == "Strong"
+    assert ":orange-badge[Turns]" in [m.value for m in at.markdown]
+    said = ("The tone turns negative at sentence 4 (from +0.42 to -0.78), then back to positive at sentence 5 "
+            "(from -0.78 to +0.61).")  # fmt: skip
+    captions = [c.value for c in at.caption]
+    assert f"Not consistent: {said[0].lower()}{said[1:]}" in captions and said not in captions  # said once
+    assert not any("consistency with" in c for c in captions)  # no band calling it consistent
+    assert metrics(at)["Tone shifts"] == "2"
     assert at.get("plotly_chart")
+
+
+def test_tone_page_says_which_way_a_reply_differs_from_its_reference(open_page: Open) -> None:
+    at = open_page(TONE, state={"tone.mode": "comparison", "tone.text": "Your order shipped.",
+                                "tone.reference": "Thank you so much, we love helping you!"})  # fmt: skip
+    assert not at.exception
+    captions = [c.value for c in at.caption]
+    assert any(c.startswith("The reply is colder than the reference (+0.00 against +0.") for c in captions), captions
+    assert any("a reply as much warmer would score the same" in c for c in captions)
 
 
 def test_tone_page_afinn_and_mastra_splitter_give_mastras_number(open_page: Open) -> None:
@@ -48,7 +64,7 @@ def test_tone_page_comparison_mode_shows_the_reference_metrics(open_page: Open) 
     shown = metrics(at)
     assert shown["Response sentiment"] == f"{expected['responseSentiment']:.3f}"
     assert shown["Reference sentiment"] == f"{expected['referenceSentiment']:.3f}"
-    assert shown["Difference"] == f"{expected['difference']:.3f}"
+    assert shown["Difference from the reference"] == f"{expected['difference']:.3f}"
     assert "Average sentiment" not in shown
 
 
@@ -69,6 +85,17 @@ def test_tone_page_compares_every_engine_on_request(open_page: Open) -> None:
     assert table["e5"].tolist() == [s["sentiment"] for s in results["e5"].preprocess_step_result["sentences"]]
 
 
+def test_korean_read_by_vader_is_not_measured_not_perfect(open_page: Open) -> None:
+    korean = "문의해 주셔서 정말 감사합니다! 빠르게 도와드리겠습니다."
+    at = open_page(TONE, state={"tone.text": korean, "tone.engine": "vader"})
+    assert not at.exception
+    # before: a green 1.000 "Perfect" under the warning; VADER found no word it knows
+    assert metrics(at)["Tone score"] == "—"
+    markdown = [m.value for m in at.markdown]
+    assert any("Not measured" in m for m in markdown) and not any("Perfect" in m for m in markdown)
+    assert any("The e5 engine reads other languages" in c.value for c in at.caption)
+
+
 def test_compared_engines_each_show_their_language_warning(open_page: Open) -> None:
     korean = "문의해 주셔서 정말 감사합니다! 이런 불평은 정말 어이없고 시간 낭비입니다."
     at = open_page(TONE, state={"tone.text": korean, "tone.engine": "e5", "tone.compare_engines": True})
@@ -83,7 +110,8 @@ def test_tone_page_with_e5_lists_occlusion_drivers_on_request(open_page: Open) -
     assert not at.exception and not at.warning  # Chinese is validated for e5: no "not meaningful"
     assert "Engines disagree" not in metrics(at)  # e5 is not cross-checked with a lexicon
     sentences = at.dataframe[0].value
-    assert sentences["text"].tolist() == ["服务很好。", "你的要求太荒谬了。"]
+    assert sentences["Text"].tolist() == ["服务很好。", "你的要求太荒谬了。"]
+    assert "text" not in sentences and "engines_disagree" not in sentences  # columns named for people
     assert len(at.dataframe) == 1  # the drivers cost a re-score per word: only when asked
     at.toggle(key="tone.e5_drivers").set_value(True).run()
     assert not at.exception
@@ -249,7 +277,7 @@ def test_tone_page_comparison_chart_draws_the_numbers_shown(open_page: Open) -> 
     assert f"{shapes['whole reply']['y0']:.3f}" == shown["Response sentiment"]
     assert f"{shapes['reference']['y0']:.3f}" == shown["Reference sentiment"]
     gap = shapes["difference"]
-    assert f"{gap['y1'] - gap['y0']:.3f}" == shown["Difference"] and "mean" not in shapes
+    assert f"{gap['y1'] - gap['y0']:.3f}" == shown["Difference from the reference"] and "mean" not in shapes
     assert any("whole reply" in c.value and "difference" in c.value for c in at.caption)
 
 
@@ -301,6 +329,10 @@ def test_tone_page_link_reopens_text_and_settings_and_follows_changes() -> None:
 def test_tone_page_link_leaves_out_a_long_text_and_says_so() -> None:
     at = _open_link({"engine": "bert"})
     assert any("engine 'bert' is not one of vader, afinn" in plain(w.value) for w in at.warning)
+    at.run()  # the page's next run (a browser's second run comes a second later): the note stays until dismissed
+    assert any("engine 'bert' is not one of vader, afinn" in plain(w.value) for w in at.warning)
+    at.button(key="share.dismiss.tone").click().run()
+    assert not any("Part of the link was not used" in w.value for w in at.warning)
     at.text_area(key="tone.text").set_value("Fine. " * 400).run()  # 2,400 characters
     assert "text" not in at.query_params and at.query_params["engine"] == "vader"
     assert any("but not to the response text" in c.value for c in at.caption)
@@ -334,3 +366,25 @@ def test_tone_page_is_whole_after_the_next_run_even_if_the_browser_never_says_it
     assert not at.get("plotly_chart") and at.get("bidi_component")
     at.text_area(key="tone.text").set_value("Great job. Awful wait!").run()  # an edit, the component silent
     assert at.get("plotly_chart") and at.tabs and not at.get("bidi_component")
+
+
+def test_a_long_new_text_read_by_e5_shows_progress_and_how_to_stop(
+    open_page: Open, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import streamlit as st
+
+    shown: list[str] = []
+    real = st.progress
+
+    def progress(value: float, text: str | None = None) -> Any:  # every message the bar shows, in order
+        shown.append(str(text))
+        return real(value, text=text)
+
+    monkeypatch.setattr(st, "progress", progress)
+    text = " ".join(f"Reply part {i} arrived {'late' if i % 3 else 'early'} today." for i in range(70))  # 70 new
+    at = open_page(TONE, state={"tone.text": text, "tone.engine": "e5"})
+    assert not at.exception, [e.value for e in at.exception]
+    assert shown == ["e5 is reading 70 new sentences of this text…"]  # then it moves: 64 of 70, 70 of 70
+    assert metrics(at)["Sentences"] == "70"
+    at.run()  # the same text again: every sentence is known, nothing to wait for
+    assert shown == ["e5 is reading 70 new sentences of this text…"]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -63,7 +62,7 @@ def _everything_shown(at: AppTest) -> str:
 
     def walk(node: Any) -> None:
         out.append(str(getattr(node, "proto", "")))
-        with contextlib.suppress(Exception):  # blocks and some elements have no value
+        if "value" in dir(type(node)):  # blocks and some elements have no value; any other failure surfaces
             out.append(str(node.value))
         for child in getattr(node, "children", {}).values():
             walk(child)
@@ -187,7 +186,9 @@ def test_toxicity_page_with_the_real_e5_engine(open_page: Open) -> None:
     at = open_page(TOXICITY, state={"toxicity.output": "Du bist ein Vollidiot. Danke für den Bericht."})
     assert metrics(at)["Toxicity score"] == "0.50"
     verdicts = at.dataframe[0].value
-    assert verdicts["verdict"].tolist() == ["yes", "no"] and verdicts["kinds"].tolist()[0] == ["personal_attack"]
+    assert verdicts["verdict"].tolist() == ["yes", "no"] and verdicts["kinds"].tolist()[0] == [
+        "personal attack"
+    ]  # plain words, not the JSON id
 
 
 def test_toxicity_page_puts_the_classifiers_measured_recall_next_to_a_pass(open_page: Open) -> None:
@@ -202,7 +203,7 @@ def test_toxicity_page_puts_the_classifiers_measured_recall_next_to_a_pass(open_
     at.text_area(key="toxicity.output").set_value("Only an idiot would ask that.").run()
     assert not any("Recall" in c.value for c in at.main.caption)  # a flag needs no such warning
     verdicts = at.dataframe[0].value
-    assert verdicts["kinds"].tolist()[0][0] == "personal_attack" and "hate" not in verdicts["kinds"].tolist()[0]
+    assert verdicts["kinds"].tolist()[0][0] == "personal attack" and "hate" not in verdicts["kinds"].tolist()[0]
 
 
 def test_toxicity_page_judge_pass_has_no_recall_of_the_classifier(open_page: Open, fake: type[FakeToxicity]) -> None:

@@ -22,6 +22,7 @@ from scoring.batch.runner import evaluate
 from scoring.limits import LimitError, get_limits
 from scoring.result import ScoreResult
 from scoring.similarity.scorer import ALGORITHMS
+from scoring.tone.engines import get_engine
 
 OVER_LIMIT = ("Thanks, that helped a lot. " * 40_000)[:1_000_001]  # one character over the default limit
 
@@ -126,14 +127,23 @@ def test_tone_ground_truth_bad_input(case: Case) -> None:
             scorer.run(output="Fine.", ground_truth=case.value)
     else:
         result = scorer.run(output="Fine.", ground_truth=case.value)
-        assert 0.0 <= result.score <= 1.0
+        vader = get_engine("vader")  # a blank reference means stability: one sentence, 1.0 (Mastra's number)
+        truth = case.value if isinstance(case.value, str) else ""
+        expected = 1.0 - abs(vader.polarity("Fine.") - vader.polarity(truth)) if truth.strip() else 1.0
+        assert result.score == pytest.approx(max(0.0, expected), abs=1e-12), (case.name, result.score)
         json.dumps(result.to_dict())
 
 
 def test_the_text_limit_is_configurable(monkeypatch: pytest.MonkeyPatch) -> None:
     assert get_limits({}).max_text_chars == 1_000_000
     monkeypatch.setenv("TONE_EXPLORER_MAX_TEXT_CHARS", "1000001")
-    assert 0 <= create_tone_scorer(engine="afinn", splitter="smart").run(output=OVER_LIMIT).score <= 1
+    # 37,037 sentences "Thanks, that helped a lot." and the cut "Th": 1 minus their population variance, exactly
+    afinn = get_engine("afinn")
+    values = [afinn.polarity("Thanks, that helped a lot.")] * 37_037 + [afinn.polarity("Th")]
+    mean = sum(values) / len(values)
+    variance = sum((v - mean) ** 2 for v in values) / len(values)
+    score = create_tone_scorer(engine="afinn", splitter="smart").run(output=OVER_LIMIT).score
+    assert score == pytest.approx(1 - variance, abs=1e-12) and score < 1
     monkeypatch.setenv("TONE_EXPLORER_MAX_TEXT_CHARS", "3")
     with pytest.raises(ValueError, match=r"^output is 4 characters long; at most 3"):
         create_content_similarity_scorer().run(input="abc", output="abcd")
@@ -148,11 +158,15 @@ def test_run_evals_reports_bad_items_and_scores_the_rest() -> None:
     bad = [c for c in CASES if c.value is not None and isinstance(c.expect, type)]
     for item in items:
         case = next(c for c in CASES if c.value is not None and c.value is data[item["index"]]["output"])
-        for scorer_result in item["scorerResults"].values():
+        for scorer_id, scorer_result in item["scorerResults"].items():
             if case in bad:
                 assert scorer_result["error"].startswith(case.expect.__name__ + ": output ")  # type: ignore[union-attr]
-            else:
-                assert 0 <= scorer_result["score"] <= 1
+            else:  # exactly what the scorer itself gives that item
+                own = next(x for x in scorers if x.id == scorer_id)
+                assert scorer_result["score"] == own.run(input="Thanks", output=case.value).score, (
+                    case.name,
+                    scorer_id,
+                )
     assert result["summary"]["errors"] == {"tone-scorer": len(bad), "content-similarity-scorer": len(bad)}
     assert all(0 <= v <= 1 for v in result["scores"].values())
 

@@ -221,6 +221,13 @@ def test_sentence_figure_is_what_plotlys_validation_makes_of_it(engine: str, mod
     assert json.loads(fig.to_json()) == json.loads(validated.to_json())
 
 
+def test_the_similarity_axis_and_e5_note_do_not_call_a_paraphrase_identical() -> None:
+    # e5 gives 1.000 to a paraphrase (its rescaled cosine is capped): the axis once read "1 = identical"
+    fig = similarity_figure(similarity_frame({"dice": 0.4, "e5": 1.0}))
+    assert fig.layout.xaxis.title.text == "similarity (1 = identical characters; e5: 1 = the same meaning)"
+    assert similarity_frame({"e5": 1.0}).loc[0, "what it measures"].endswith("1 = the same meaning, not the same text")
+
+
 def test_sentence_courtesy_figure_draws_courtesy_beside_sentiment_and_the_threshold() -> None:
     from scoring.charts import sentence_courtesy_figure
 

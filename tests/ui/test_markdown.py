@@ -53,7 +53,7 @@ def test_highlight_markdown_colours_sentences_and_keeps_paragraphs() -> None:
     markdown = highlight_markdown(text, sentence_frame(pre["sentences"]))
     assert markdown.startswith(":green-background[:green[I love it\\.]]")
     assert (
-        "\n\n:red-background[:red[This is awful \\[click\\]\\(javascript\\:alert\\(1\\)\\) \\<b\\>x\\<\\/b\\>\\.]]"
+        "\n\n:red-background[⚡ :red[This is awful \\[click\\]\\(javascript\\:alert\\(1\\)\\) \\<b\\>x\\<\\/b\\>\\.]]"
         in markdown
     )
 
@@ -65,12 +65,14 @@ def test_highlight_markdown_puts_each_mark_inside_its_own_sentence() -> None:
         "Have a great day! You clearly didn't read the terrible instructions."
     )
     frame = sentence_frame(create_tone_scorer().run(output=text).preprocess_step_result["sentences"])
-    assert frame["tone_shift"].tolist() == [False, False, True, False, False]
+    # the tone turns negative at sentence 3 and positive again at 4 (each marked where it turns)
+    assert frame["tone_shift"].tolist() == [False, False, True, True, False]
     assert frame["engines_disagree"].tolist() == [False, False, False, False, True]
     markdown = highlight_markdown(text, frame)
     assert f":red-background[{SHIFT_MARK} :red[Sadly it was stolen\\, which is awful\\.]]" in markdown
+    assert f":green-background[{SHIFT_MARK} :green[Have a great day\\!]]" in markdown
     assert f":green-background[{DISAGREE_MARK} :green[You clearly didn\\'t read" in markdown
-    assert markdown.count(SHIFT_MARK) == 1 and markdown.count(DISAGREE_MARK) == 1
+    assert markdown.count(SHIFT_MARK) == 2 and markdown.count(DISAGREE_MARK) == 1
 
 
 def test_escape_markdown_escapes_every_ascii_punctuation_character() -> None:

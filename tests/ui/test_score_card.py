@@ -55,3 +55,13 @@ def test_the_theme_draws_the_card_heading_as_st_metric_draws_its_value() -> None
     assert theme["headingFontSizes"] == ["2.75rem", "2.25rem", "1.75rem", "1.5rem", "1.25rem", "2.25rem"]
     assert theme["headingFontWeights"] == [700, 600, 600, 600, 600, 400]
     assert SCORE_VALUE_PATTERN.pattern.startswith(re.escape("###### "))
+
+
+def test_the_theme_offers_light_dark_and_the_browsers_choice() -> None:
+    # A light and a dark variant and no fixed base: the menu offers System, Light and Dark (System follows the
+    # browser's preference); a fixed base = "light" ignored a browser that prefers dark.
+    theme = tomllib.loads(CONFIG.read_text(encoding="utf-8"))["theme"]
+    assert "base" not in theme
+    for variant in ("light", "dark"):
+        assert set(theme[variant]) >= {"primaryColor", "backgroundColor", "secondaryBackgroundColor", "textColor"}
+    assert theme["dark"]["backgroundColor"] != theme["light"]["backgroundColor"]

@@ -16,6 +16,7 @@ from scoring.io.columns import ColumnMap
 from scoring.similarity.scorer import dice, dice_many
 from scoring.tone import afinn
 from scoring.tone.engines import get_engine
+from scoring.tone.scorer import unmeasured_reason
 
 TEXTS = [
     "Thanks for reaching out! I'm happy to help. Your order ships tomorrow.",
@@ -264,14 +265,14 @@ def test_evaluate_number_labels_duplicate_index_and_duplicate_columns() -> None:
 
 
 @pytest.mark.parametrize(
-    "options",
+    ("options", "expected"),
     [
-        {"columns": NO_REF},
-        {"reference": "ref"},
-        {"columns": NO_REF, "reference_tone": "Wir helfen gern, danke!"},
+        ({"columns": NO_REF}, [5, 6]),  # row 5: one sentence (stability); row 6: German, VADER reads none of it
+        ({"reference": "ref"}, [1, 6]),  # compared with the reversed column: German on either side
+        ({"columns": NO_REF, "reference_tone": "Wir helfen gern, danke!"}, [1, 2, 3, 4, 5, 6]),  # a German reference
     ],
 )
-def test_tone_warnings_per_row_equal_the_one_text_run(options: dict) -> None:
+def test_tone_warnings_per_row_equal_the_one_text_run(options: dict, expected: list[int]) -> None:
     result = evaluate(_frame(), scorers=["tone"], **options)
     tone = create_tone_scorer(options.get("reference_tone"))
     refs = TEXTS[::-1] if "reference" in options else [None] * len(TEXTS)
@@ -281,8 +282,9 @@ def test_tone_warnings_per_row_equal_the_one_text_run(options: dict) -> None:
     # "warned" counts the language warnings only; the note is counted under "unmeasured"
     warned = [i + 1 for i, w in enumerate(runs) if any("stability" not in x for x in w)]
     assert warned and result.warned_rows() == warned and result.summary.loc["tone-scorer", "warned"] == len(warned)
-    unmeasured = [i + 1 for i, w in enumerate(runs) if any("stability" in x for x in w)]
-    assert result.unmeasured_rows() == unmeasured == ([] if refs[0] or "reference_tone" in options else [5])
+    # "unmeasured": the stability note, or VADER on a language it cannot read (the output or the reference)
+    unmeasured = [i + 1 for i, w in enumerate(runs) if unmeasured_reason(w)]
+    assert result.unmeasured_rows() == unmeasured == expected
     assert result.summary.loc["tone-scorer", "unmeasured"] == len(unmeasured)
     assert "German" in result.table["tone-scorer.warnings"].iloc[5]
     assert result.complete  # a warning is not an error: the row is scored
@@ -392,3 +394,12 @@ def test_the_reference_has_one_name_and_the_old_ones_still_read() -> None:
     assert new.spec is not None and new.spec.reference == new.spec.reference_column == "ref"
     assert ColumnMap("output", ground_truth="ref") == ColumnMap("output", None, "ref")
     assert ColumnMap("output", reference="ref").ground_truth == "ref"
+
+
+def test_a_score_exactly_at_the_threshold_is_neither_under_nor_over_it() -> None:
+    df = pd.DataFrame({"output": ["Thanks for asking.", "Happy to help."]})  # tone 1.0 each, toxicity 0.0 each
+    summary = evaluate(
+        df, scorers=["tone", "toxicity"], thresholds={"tone-scorer": 1.0, "toxicity-scorer": 0.0}
+    ).summary
+    assert summary.loc["tone-scorer", "mean"] == 1.0 and summary.loc["tone-scorer", "share_under"] == 0.0
+    assert summary.loc["toxicity-scorer", "mean"] == 0.0 and summary.loc["toxicity-scorer", "share_over"] == 0.0

@@ -38,6 +38,17 @@ def test_histogram_one_trace_per_group_with_escaped_names(table: pd.DataFrame) -
     assert [t.name for t in fig.data] == ["v1", "&lt;b&gt;v2&lt;/b&gt;"]
     assert [sum(t.y) for t in fig.data] == [2, 3]
     assert list(fig.data[0].x) == list(fig.data[1].x)  # the same bins for every group
+    # side by side in each bin (they were drawn see-through on top of each other, overlaps turning brown)
+    one, two = fig.data
+    assert one.width == two.width == pytest.approx(0.025) and (one.offset, two.offset) == (0, pytest.approx(0.025))
+    assert one.opacity is None and two.opacity is None
+
+
+def test_histogram_bins_span_zero_to_the_scale_whatever_the_data() -> None:
+    fig = score_histogram_figure(pd.DataFrame({"s": [0.2, 0.35, 0.6]}), column="s")  # no 1.0, no 0.0
+    assert tuple(fig.layout.xaxis.range) == (0, 1) and list(fig.data[0].x)[:2] == [0.0, 0.05]
+    counts, edges = histogram_bins([0.2, 0.35, 0.6], nbins=4)
+    assert edges.tolist() == [0.0, 0.25, 0.5, 0.75, 1.0] and counts.tolist() == [1, 1, 1, 0]
 
 
 def test_histogram_keeps_scores_of_exactly_one_and_zero() -> None:
@@ -46,7 +57,8 @@ def test_histogram_keeps_scores_of_exactly_one_and_zero() -> None:
     bars = fig.data[0]
     assert sum(bars.y) == 160 and "n=160" in fig.layout.title.text
     assert (bars.y[0], bars.y[-1]) == (4, 66)
-    assert bars.x[-1] - bars.width / 2 < 1.0 <= bars.x[-1] + bars.width / 2 == fig.layout.xaxis.range[1]
+    assert bars.x[-1] + bars.offset < 1.0 <= bars.x[-1] + bars.offset + bars.width + 1e-12  # the last bar ends at 1
+    assert fig.layout.xaxis.range[1] == 1.0
     only_ones = score_histogram_figure(pd.DataFrame({"s": [1.0] * 7}), column="s").data[0]
     assert list(only_ones.y) == [0] * 19 + [7]  # all 1.0: one full bar, not an empty chart
 

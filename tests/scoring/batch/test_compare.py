@@ -111,7 +111,14 @@ def test_small_sample_is_flagged() -> None:
     c = compare_groups(_ab(np.array([0.2, 0.4, 0.5]), np.array([0.9, 0.8, 0.95])), score="tone-scorer",
                        group="model", pair_on="input")  # fmt: skip
     assert any(w.startswith(f"too few pairs (3 < {MIN_ROWS})") for w in c.warnings)
-    assert "too small to tell" in c.verdict
+    # 3 pairs: even the most extreme of the 8 sign flips has p = 2/8, so no difference can be significant
+    assert c.p_value == 0.25 and c.diff_ci == (-math.inf, math.inf) and not c.decided
+    assert c.verdict == ("Too few pairs to tell A and B apart on tone: no difference could reach p < 0.05 "
+                         "(B minus A over 3 pairs = 0.883 - 0.367 = +0.517, p=0.25).")  # fmt: skip
+    six = compare_groups(_ab(np.linspace(0.1, 0.5, 6), np.linspace(0.6, 0.95, 6)), score="tone-scorer",
+                         group="model", pair_on="input")  # fmt: skip
+    assert six.p_value == 2 / 64 and six.decided and six.significant  # all six pairs went up: the exact minimum
+    assert six.verdict.endswith("The sample is too small to tell reliably.")
 
 
 def test_no_clear_difference_is_said_plainly() -> None:
@@ -172,3 +179,79 @@ def test_resampling_in_batches_gives_the_same_numbers(monkeypatch: pytest.Monkey
     whole = compare.compare_groups(df, score="s", group="g", pair_on=pair_on)
     monkeypatch.setattr(compare, "RESAMPLE_CELLS", 7)  # a batch of one resample at a time
     assert compare.compare_groups(df, score="s", group="g", pair_on=pair_on) == whole
+
+
+def _reported(seed: int = 2, n: int = 26) -> pd.DataFrame:
+    """Paired v1/v2 tone scores whose percentile-bootstrap CI excluded 0 beside a permutation p of 0.055."""
+    rng = np.random.default_rng(seed)
+    rng.integers(6, 30)  # the draw that chose n when this case was found
+    a = rng.uniform(0, 1, n)
+    b = np.clip(a + rng.normal(-0.08, 0.2, n), 0, 1)
+    return pd.DataFrame({"g": ["v1"] * n + ["v2"] * n, "q": list(range(n)) * 2, "tone-scorer": np.r_[a, b]})
+
+
+def test_the_interval_and_the_p_value_come_from_one_test_and_agree() -> None:
+    c = compare_groups(_reported(), score="tone-scorer", group="g", pair_on="q")
+    # before: "No clear difference ... -0.078 (95% CI -0.158 to -0.002), p=0.0546", an interval excluding 0
+    assert c.p_value == pytest.approx(0.0574) and not c.significant
+    low, high = c.diff_ci
+    assert low < 0 < high and low < c.difference < high
+    assert c.verdict == (
+        "No clear difference between v1 and v2 on tone: v2 minus v1 over 26 pairs = 0.424 - 0.502 = -0.078 "
+        "(95% CI -0.160 to +0.003), p=0.0574."
+    )
+
+
+@pytest.mark.parametrize("paired", [True, False])
+def test_significant_exactly_when_zero_is_outside_the_interval(paired: bool) -> None:
+    disagreements, significant = [], 0
+    for seed in range(40):
+        rng = np.random.default_rng(seed)
+        n = int(rng.integers(6, 40))
+        a = rng.uniform(0, 1, n)
+        b = np.clip(a + rng.normal(rng.uniform(-0.3, 0.1), 0.2, n), 0, 1)
+        df = pd.DataFrame({"g": ["A"] * n + ["B"] * n, "q": list(range(n)) * 2, "s": np.r_[a, b]})
+        c = compare_groups(df, score="s", group="g", pair_on="q" if paired else None)
+        assert c.paired is paired and c.difference == pytest.approx(c.means[1] - c.means[0])
+        significant += c.significant
+        if c.significant == (c.diff_ci[0] <= 0 <= c.diff_ci[1]):
+            disagreements.append((seed, c.p_value, c.diff_ci))
+    assert disagreements == []
+    assert 0 < significant < 40  # both kinds of case were met
+
+
+def test_the_sign_flip_p_value_is_the_exact_one_for_few_pairs() -> None:
+    from scipy import stats
+
+    rng = np.random.default_rng(5)
+    a, b = rng.uniform(size=9), rng.uniform(size=9)
+    c = compare_groups(_ab(a, b), score="tone-scorer", group="model", pair_on="input")
+    exact = stats.permutation_test((a, b), lambda x, y: np.mean(y - x), permutation_type="samples").pvalue
+    assert c.p_value == pytest.approx(exact, abs=1e-12)
+
+
+def test_the_interval_covers_the_true_difference_about_95_percent_of_the_time() -> None:
+    covered = 0
+    for trial in range(40):
+        rng = np.random.default_rng(100 + trial)
+        a = rng.uniform(0.2, 0.8, 30)
+        c = compare_groups(_ab(a, a + 0.1 + rng.normal(0, 0.1, 30)), score="tone-scorer", group="model",
+                           pair_on="input", seed=trial)  # fmt: skip
+        covered += c.diff_ci[0] <= 0.1 <= c.diff_ci[1]
+    assert 35 <= covered <= 40
+
+
+def test_the_difference_is_b_minus_a_when_a_leads_and_the_headline_counts_pairs() -> None:
+    rng = np.random.default_rng(7)
+    a = rng.uniform(0.5, 0.9, 24)
+    df = _ab(a, a - 0.3 + rng.normal(0, 0.05, 24))
+    df.loc[30, "tone-scorer"] = np.nan  # B's row 6 not scored: 23 pairs, group means over 24 and 23 rows
+    c = compare_groups(df, score="tone-scorer", group="model", pair_on="input")
+    assert c.n_pairs == 23 and c.a.n == 24 and c.difference < 0 < -c.diff_ci[1]
+    paired_a = float(np.delete(a, 6).mean())
+    assert c.means[0] == pytest.approx(paired_a) and c.means[0] != pytest.approx(c.a.mean)
+    low, high = c.diff_ci
+    assert c.verdict == (  # before: "A is more on-tone than B: +0.3 (95% CI ...)", A minus B, group means elsewhere
+        f"A is more on-tone than B: B minus A over 23 pairs = {c.means[1]:.3f} - {paired_a:.3f} = {c.difference:+.3f} "
+        f"(95% CI {low:+.3f} to {high:+.3f}), p=0.0001."
+    )

@@ -143,4 +143,4 @@ def test_report_of_the_curt_agent_ab_says_colder_in_words() -> None:
     assert compared == ["tone-scorer", "warmth"]
     found = [compare_groups(table, score=s, group="agent", a="v1", b="v2", pair_on="question") for s in compared]
     page = batch_report(result, file="agents.csv", comparisons=found)
-    assert "v2 is colder than v1: v2 minus v1 = -0.264" in page
+    assert "v2 is colder than v1: v2 minus v1 over 20 pairs = 0.008 - 0.272 = -0.264 (95% CI" in page

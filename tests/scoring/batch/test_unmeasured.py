@@ -23,7 +23,7 @@ MIXED = [
     "Das Paket ist da. Es ist leider kaputt!",  # 5: German, two sentences
     "Sorry about that.",  # 6: one sentence
 ]
-MEASURED = [2, 4, 5]  # rows (from 1) of MIXED with two sentences or more
+MEASURED = [2, 4]  # rows (from 1) of MIXED with two sentences or more, in English (VADER reads English only)
 
 
 def _mastra_mean(texts: list[str]) -> float:
@@ -38,9 +38,10 @@ def test_a_file_of_one_sentence_replies_says_its_mean_measures_nothing() -> None
     assert result.unmeasured_rows() == [1, 2, 3, 4, 5] and result.warned_rows() == []
     assert result.language_notice() is None  # English replies: no "not English"
     assert result.unmeasured_notices() == [
-        "5 of 5 rows have fewer than two sentences with words and were scored for stability (no reference), so "
-        "their tone score (1.0 for a single sentence) is the formula's value and measures nothing: row 1, 2, 3, 4, "
-        "5. The tone mean 1.000 (as Mastra's runEvals computes it) includes them; no row could be measured."
+        "5 of 5 rows have a tone score that measures nothing, not measured: fewer than two sentences with words "
+        "scored for stability (no reference; 1.0 for a single sentence, the formula's value), or text in a language "
+        "the engine's English word list cannot read: row 1, 2, 3, 4, 5. The tone mean 1.000 (as Mastra's runEvals "
+        "computes it) includes them; no row could be measured."
     ]
     assert all("not enough text to measure it" in w for w in result.table["tone-scorer.warnings"])
 
@@ -52,16 +53,17 @@ def test_a_mixed_file_gives_the_mean_of_the_measured_rows_and_lists_each_kind_of
     measured = fmean(scorer.run(output=MIXED[i - 1]).score for i in MEASURED)
     assert row["mean"] == _mastra_mean(MIXED) and row["measured_mean"] == pytest.approx(measured, abs=1e-12)
     assert row["measured_mean"] < row["mean"]  # the three one-sentence 1.0s lifted the mean
-    assert result.unmeasured_rows() == [1, 3, 6] and row["unmeasured"] == 3
+    # the German rows: VADER read none of their words; row 5 (two sentences) was counted as measured before
+    assert result.unmeasured_rows() == [1, 3, 5, 6] and row["unmeasured"] == 4
     assert result.warned_rows() == [3, 5] and row["warned"] == 2  # German only, with or without the note
     assert result.language_notice() == (
         "2 of 6 rows are not English (the response or its reference), so their tone scores are not meaningful: "
         "row 3, 5."
     )
     (notice,) = result.unmeasured_notices()
-    assert notice.startswith("3 of 6 rows have fewer than two sentences with words") and ": row 1, 3, 6. " in notice
+    assert notice.startswith("4 of 6 rows have a tone score that measures nothing") and ": row 1, 3, 5, 6. " in notice
     assert notice.endswith(
-        f"The tone mean {row['mean']:.3f} (as Mastra's runEvals computes it) includes them; over the 3 rows that "
+        f"The tone mean {row['mean']:.3f} (as Mastra's runEvals computes it) includes them; over the 2 rows that "
         f"could be measured it is {measured:.3f}."
     )
 
@@ -74,7 +76,7 @@ def test_the_summary_adds_up_the_same_in_chunks() -> None:
         builder.add(chunk)
     whole = evaluate(df, scorers=["tone"]).summary.loc["tone-scorer"]
     chunked = builder.summary().loc["tone-scorer"]
-    assert (chunked["unmeasured"], chunked["warned"]) == (whole["unmeasured"], whole["warned"]) == (9, 6)
+    assert (chunked["unmeasured"], chunked["warned"]) == (whole["unmeasured"], whole["warned"]) == (12, 6)
     assert chunked["measured_mean"] == whole["measured_mean"] and chunked["mean"] == whole["mean"]
 
 

@@ -122,3 +122,36 @@ def test_summary_columns_never_run_together(count: int) -> None:
         assert cells[5:] == [f"{count:,}"] * 4
         ends = [m.end() for m in re.finditer(r"\S+(?: [<>]\S+)?", line)]
         assert ends[1:] == [m.end() for m in re.finditer(r"\S+", header)][1:]  # right-aligned under the header
+
+
+def test_a_closed_output_pipe_ends_the_cli_quietly(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader has gone before anything is written: as `... | head` once it has its lines
+    env = {**os.environ, "TONE_EXPLORER_DB": f"sqlite:///{tmp_path / 'runs.sqlite'}"}
+    try:
+        command = [sys.executable, "-m", "scoring", "runs", "list"]
+        root = Path(__file__).resolve().parents[3]
+        done = subprocess.run(command, stdout=write_end, stderr=subprocess.PIPE, text=True, timeout=120, check=False,
+                              cwd=root, env=env)  # fmt: skip
+    finally:
+        os.close(write_end)
+    # before: exit 2 and "error: [Errno 32] Broken pipe"
+    assert (done.returncode, done.stderr) == (141, "")
+
+
+@pytest.mark.parametrize(
+    ("flag", "scorer", "limit"),
+    [("--fail-under", "tone-scorer", "1"), ("--fail-over", "toxicity-scorer", "0")],
+)
+def test_a_mean_equal_to_its_limit_passes(tmp_path: Path, flag: str, scorer: str, limit: str) -> None:
+    # one-sentence polite replies: tone (stability) exactly 1.0, toxicity exactly 0.0; "required >= X" holds at X
+    path = tmp_path / "polite.csv"
+    path.write_text("output\nThanks for asking.\nHappy to help.\n")
+    code, out, _ = _run("evaluate", path, "--scorers", "tone,toxicity", "--no-progress", flag, f"{scorer}={limit}")
+    sign = ">=" if flag == "--fail-under" else "<="
+    assert code == 0 and f"ok: {scorer} mean {float(limit):.4f} (required {sign} {limit})" in out
+    nudged = f"{float(limit) + (1e-9 if flag == '--fail-under' else -1e-9)!r}"
+    assert _run("evaluate", path, "--scorers", "tone,toxicity", "--no-progress", flag, f"{scorer}={nudged}")[0] == 1

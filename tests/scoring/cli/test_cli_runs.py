@@ -69,8 +69,13 @@ def test_save_then_list_show_compare_and_delete(db: str, bots: dict[str, Path], 
     assert "tone-scorer                  0.9279" in out and "row 62: tone-scorer: skipped:" in out
     code, out, _ = _cli("runs", "compare", "bot", "latest", "--top", "2")
     assert code == 0 and out.startswith("run 2 (support-bot-v1) against run 1 (bot): paired on 79 shared inputs.")
-    assert "REGRESSION: tone-scorer 0.9279 -> 0.7030" in out and "p=0.0002" in out
-    assert "tone-scorer: 81 of 81 rows changed, 53 worse (matched on input); worst first:" in out
+    assert (
+        "  REGRESSION: tone-scorer (higher is better). run 1 (bot) is more on-tone than run 2 (support-bot-v1): "
+        "run 2 (support-bot-v1) minus run 1 (bot) over 79 pairs = 0.703 - 0.928 = -0.224 (95% CI -0.295 to -0.155), "
+        "p=0.0001.\n"
+    ) in out
+    # a row changed when its score did: 13 rows kept theirs (once all 81 were listed as changed)
+    assert "tone-scorer: 68 of 81 rows changed, 53 worse (matched on input); worst first:" in out
     assert "row 7 -> 7" in out and "(-0.9450)" in out
     code, out, _ = _cli("runs", "delete", "1")
     assert code == 0 and out == "deleted run 1 (bot): 81 rows from support-bot-v2.csv\n"
@@ -83,9 +88,9 @@ def test_baseline_gate_fails_on_a_regression_and_passes_an_improvement(db: str, 
     code, out, err = _cli("evaluate", bots["v1"], *TONE, "--baseline", "good", "--fail-on-regression")
     assert code == 1, err
     assert "against run 1 (good) from " in out and "paired on 79 shared inputs." in out
-    assert (
-        "  REGRESSION: tone-scorer 0.9279 -> 0.7030 (higher is better). run 1 (good) is more on-tone than this run: "
-        "+0.224 (95% CI +0.156 to +0.294), p=0.0002."
+    assert (  # B minus A, as everywhere (it once printed "+0.224" here, the baseline minus this run)
+        "  REGRESSION: tone-scorer (higher is better). run 1 (good) is more on-tone than this run: this run minus "
+        "run 1 (good) over 79 pairs = 0.703 - 0.928 = -0.224 (95% CI -0.295 to -0.155), p=0.0001.\n"
     ) in out
     assert "REGRESSION: content-similarity-scorer" in out
     fails = [line for line in out.splitlines() if line.startswith("FAIL: ")]
@@ -100,7 +105,7 @@ def test_baseline_gate_fails_on_a_regression_and_passes_an_improvement(db: str, 
     code, out, _ = _cli("evaluate", bots["v1"], *TONE, "--baseline", "1", "--save", "--name", "bad")
     assert code == 0 and "REGRESSION: tone-scorer" in out and "FAIL" not in out and "saved run 2 (bad)" in out
     code, out, _ = _cli("evaluate", bots["v2"], *TONE, "--baseline", "bad", "--fail-on-regression")
-    assert code == 0 and "improved: tone-scorer 0.7030 -> 0.9279" in out
+    assert code == 0 and "improved: tone-scorer (higher is better). this run is more on-tone than run 2 (bad)" in out
     assert "ok: no gated measure is significantly worse than run 2 (bad) (gated: tone-scorer, " in out
 
 
@@ -135,6 +140,7 @@ def test_an_unknown_baseline_exits_2_before_scoring(db: str, bots: dict[str, Pat
         (["--fail-on-regression"], "--fail-on-regression needs --baseline RUN"),
         (["--save", "--name", "42"], "--name: run name must not be a number or 'latest'"),
         (["--save", "--name", " "], "--name: run name must be a non-empty text"),
+        (["--save-empty"], "--save-empty is about saving a run: add --save."),
     ],
 )
 def test_history_option_errors_exit_2(db: str, bots: dict[str, Path], argv: list[str], message: str) -> None:
@@ -175,7 +181,7 @@ def test_runs_on_an_empty_store(db: str, tmp_path: Path) -> None:
 def test_runs_help_documents_the_verbs_and_run_names() -> None:
     code, out, _ = _cli("runs", "--help")
     assert code == 0
-    for word in ("list", "show", "compare", "delete", "RUN is a run id, a run name", "TONE_EXPLORER_DB"):
+    for word in ("list", "show", "compare", "rename", "delete", "RUN is a run id, a run name", "TONE_EXPLORER_DB"):
         assert word in out
     code, out, _ = _cli("evaluate", "--help")
     for flag in ("--save", "--name", "--baseline", "--fail-on-regression", "--no-cache"):
@@ -224,3 +230,66 @@ def test_an_unusable_store_stops_a_judge_run_before_it_asks(tmp_path: Path, monk
     judge = ["--scorers", "toxicity", "--toxicity-engine", "judge", "--judge-base-url", "http://127.0.0.1:9/v1"]
     code, out, err = _main("evaluate", path, *judge)
     assert code == 2 and out == "" and "--no-cache runs without it" in err
+
+
+def _replies(path: Path, outputs: list[str]) -> Path:
+    pd.DataFrame({"input": [f"Question {i}?" for i in range(len(outputs))], "output": outputs}).to_csv(
+        path, index=False
+    )
+    return path
+
+
+TOX = ["--scorers", "toxicity", "--no-progress"]
+POLITE = [f"Thank you for asking, here is answer number {i}." for i in range(162)]
+
+
+def test_the_gate_fails_when_the_candidate_scored_almost_nothing(db: str, tmp_path: Path) -> None:
+    assert _main("evaluate", _replies(tmp_path / "base.csv", POLITE), *TOX, "--save", "--name", "base")[0] == 0
+    blank = [""] * 161 + ["You are an idiot."]  # 161 of 162 outputs blank, the one scored row toxic
+    code, out, _ = _cli("evaluate", _replies(tmp_path / "cand.csv", blank), *TOX, "--baseline", "base",
+                        "--fail-on-regression")  # fmt: skip
+    # before: "ok: no scorer is significantly worse than run 1 (base)" and exit 0
+    assert code == 1 and "ok:" not in out
+    assert out.rstrip().endswith(
+        "FAIL: cannot show that no scorer is worse than run 1 (base): toxicity-scorer: only 1 scored rows in the "
+        "smaller run (at least 10 are needed)"
+    )
+    one = _replies(tmp_path / "one.csv", ["Thank you for asking."])
+    code, out, _ = _main("evaluate", one, *TOX, "--baseline", "base", "--fail-on-regression")
+    assert code == 1 and "toxicity-scorer: only 1 scored rows in the smaller run" in out
+    code, out, _ = _main("evaluate", one, *TOX, "--baseline", "base")  # not gated: said, exit 0
+    assert code == 0 and "  note: toxicity-scorer: only 1 scored rows in the smaller run" in out
+
+
+def test_a_run_that_scored_nothing_is_not_saved_unless_asked(db: str, tmp_path: Path) -> None:
+    empty = _replies(tmp_path / "empty.csv", ["", " "] * 10)
+    code, out, err = _main("evaluate", empty, *TOX, "--save", "--name", "nothing")
+    assert code == 4 and "saved" not in out and RunStore(db).list_runs() == []
+    assert ("error: not saved: toxicity-scorer scored none of the 20 rows (0 failed, 20 skipped). A run that scored "
+            "nothing is no baseline; --save-empty saves it anyway.") in err  # fmt: skip
+    code, out, _ = _main("evaluate", empty, *TOX, "--save", "--name", "nothing", "--save-empty")
+    assert "saved run 1 (nothing): 20 rows" in out and code == 4  # saved as asked; still a run that scored nothing
+    polite = _replies(tmp_path / "polite.csv", POLITE[:30])
+    code, out, _ = _main("evaluate", polite, *TOX, "--baseline", "nothing", "--fail-on-regression")
+    assert code == 1 and out.rstrip().endswith(
+        "FAIL: cannot show that no scorer is worse than run 1 (nothing): toxicity-scorer: the baseline scored no row"
+    )
+
+
+def test_the_gate_fails_when_a_scorer_is_missing_on_one_side(db: str, bots: dict[str, Path]) -> None:
+    assert _main("evaluate", bots["v2"], "--scorers", "tone", "--no-progress", "--save", "--name", "tone")[0] == 0
+    code, out, _ = _main("evaluate", bots["v2"], *TONE, "--baseline", "tone", "--fail-on-regression")
+    assert code == 1 and "no significant change: tone-scorer" in out
+    assert out.rstrip().endswith(
+        "FAIL: cannot show that no scorer is worse than run 1 (tone): "
+        "content-similarity-scorer is in only one of the runs"
+    )
+
+
+def test_runs_rename_gives_a_run_another_name(db: str, tmp_path: Path) -> None:
+    polite = _replies(tmp_path / "polite.csv", POLITE[:12])
+    assert _main("evaluate", polite, *TOX, "--save", "--name", "first")[0] == 0
+    assert _main("runs", "rename", "first", "nightly") == (0, "renamed run 1 (first) to run 1 (nightly)\n", "")
+    assert [i.name for i in RunStore(db).list_runs()] == ["nightly"]
+    code, _, err = _main("runs", "rename", "1", "latest")
+    assert code == 2 and "run name must not be a number or 'latest'" in err

@@ -96,7 +96,9 @@ def test_item_deltas_match_on_input_and_put_the_worst_regressions_first() -> Non
     assert deltas["input"].tolist() == ["a", "d", "c", "b"]  # ties: in the candidate's row order
     assert deltas["delta"].round(6).tolist() == [-0.2, 0.0, 0.0, 0.1]
     assert deltas["regression"].round(6).tolist() == [0.2, 0.0, 0.0, -0.1]
-    assert deltas["changed"].tolist() == [True, True, False, True]  # d: same score, another reply
+    # a row changed when its score did: d kept its score with another reply (it once counted as changed)
+    assert deltas["changed"].tolist() == [True, False, False, True]
+    assert deltas["reply_changed"].tolist() == [True, True, False, True]
     assert deltas[["row_a", "row_b"]].iloc[0].tolist() == [1, 4]
 
 
@@ -136,7 +138,7 @@ def test_warmth_is_compared_beside_the_scores_and_a_colder_run_is_a_regression()
     assert [v.scorer for v in comparison.verdicts] == ["tone-scorer", "warmth"]
     assert comparison.regressions == ["warmth"]
     verdict = comparison.verdicts[1].comparison.verdict
-    assert verdict.startswith("v2 is colder than v1: v2 minus v1 = -0.300")
+    assert verdict.startswith("v2 is colder than v1: v2 minus v1 over 20 pairs = 0.116 - 0.416 = -0.300")
     # a run without the column (tone compared with a reference) compares no warmth
     assert [v.scorer for v in compare_runs(_rows(tone), colder, labels=("v1", "v2")).verdicts] == ["tone-scorer"]
 

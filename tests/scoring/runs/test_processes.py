@@ -63,10 +63,7 @@ def _check_run(store: RunStore, run_id: int, name: str, rows: int) -> None:
     assert (run.info.name, run.info.row_count, len(run.rows)) == (name, rows, rows)
     assert run.rows["row"].tolist() == list(range(1, rows + 1))
     assert run.rows["output"].dropna().str.startswith(f"{name} says thanks!").all()
-    assert list(run.summary.index) == [
-        "tone-scorer",
-        "warmth",
-    ]  # warmth: the tone scorer's avgSentiment, kept beside it
+    assert list(run.summary.index) == ["tone-scorer", "warmth"]  # warmth: tone avgSentiment
     assert run.summary.loc["tone-scorer", "count"] == run.summary.loc["warmth", "count"] == rows - 1
     assert run.problems["row"].tolist() == [4]
 

@@ -241,3 +241,16 @@ def test_a_reply_mixing_in_another_language_still_goes_to_the_model_and_is_warne
     assert not language.english_by_fast_path(text)
     warning = language.coverage_warning(text, "vader")
     assert warning is not None and "Dutch" in warning
+
+
+@pytest.mark.parametrize("text", ["Call +1 (555) 010-2030 ext 44", "Tel: +49 30 1234-5678", "Danke!", "Ref #A1B2-C3"])
+def test_too_few_latin_letters_decide_no_language(text: str) -> None:
+    # a phone-number line was read as Italian (0.55) and its tone score called "not meaningful"
+    assert detect_language(text) is None
+    assert coverage_warning(text, "vader") is None
+
+
+@pytest.mark.parametrize(("text", "code"), [("감사합니다", "ko"), ("谢谢", "zh"), ("Vielen Dank für alles", "de")])
+def test_enough_letters_or_another_script_still_decide(text: str, code: str) -> None:
+    guess = detect_language(text)
+    assert guess is not None and guess.code == code

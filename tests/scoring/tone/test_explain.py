@@ -5,7 +5,15 @@ import re
 import pytest
 
 from scoring.tone.engines import get_engine
-from scoring.tone.explain import sentence_frame, tone_band, word_drivers
+from scoring.tone.explain import (
+    MIN_SHIFT,
+    comparison_direction,
+    describe_shifts,
+    honest_band,
+    sentence_frame,
+    tone_band,
+    word_drivers,
+)
 
 
 @pytest.mark.parametrize(
@@ -33,15 +41,64 @@ def _frame(values: list[float], engine: str = "vader"):
     )
 
 
-def test_sentence_frame_flags_the_sentence_that_turns_against_the_mean() -> None:
-    assert _frame([0.6, 0.7, 0.65, -0.8, 0.6])["tone_shift"].tolist() == [False, False, False, True, False]
+def test_sentence_frame_flags_each_sentence_where_the_tone_turns_from_the_one_before() -> None:
+    frame = _frame([0.6, 0.7, 0.65, -0.8, 0.6])
+    assert frame["tone_shift"].tolist() == [False, False, False, True, True]  # turns negative, then back
+    assert frame["change"].round(2).tolist()[1:] == [0.1, -0.05, -1.45, 1.4]
+
+
+def test_the_warm_opening_is_not_the_shift_the_turn_is() -> None:
+    # warm (+0.7) then hostile (-0.5): the mean-band rule circled the warm opening, never the turn
+    frame = _frame([0.7, 0.7, 0.7, 0.7, -0.5])
+    assert frame["tone_shift"].tolist() == [False, False, False, False, True]
+    assert describe_shifts(frame) == "The tone turns negative at sentence 5 (from +0.70 to -0.50)."
+
+
+def test_a_neutral_sentence_between_is_skipped_and_is_no_shift() -> None:
+    frame = _frame([0.6, 0.0, -0.6, 0.0])
+    assert frame["tone_shift"].tolist() == [False, False, True, False]
+    assert describe_shifts(frame) == "The tone turns negative at sentence 3 (from +0.60 to -0.60)."
+    assert describe_shifts(_frame([0.6, 0.7])) == ""
+
+
+@pytest.mark.parametrize(("change", "shift"), [(MIN_SHIFT, True), (MIN_SHIFT - 0.01, False)])
+def test_a_shift_needs_min_shift_exactly(change: float, shift: bool) -> None:
+    assert _frame([0.1, 0.1 - change])["tone_shift"].tolist() == [False, shift]
+
+
+def test_a_reply_that_turns_is_never_called_consistent() -> None:
+    from scoring import create_tone_scorer
+
+    text = (
+        "Thanks so much for writing in! We love hearing from you. Your refund is approved, great news. "
+        "Honestly though, this was a silly complaint and a waste of our time."
+    )
+    result = create_tone_scorer().run(output=text)
+    frame = sentence_frame(result.preprocess_step_result["sentences"])  # type: ignore[arg-type]
+    assert round(result.score, 3) == 0.849 and tone_band(result.score).label == "Strong"  # Mastra's number and band
+    band = honest_band(result.score, frame)
+    assert band.label == "Turns" and "consisten" not in band.description.replace("not consistent", "")
+    assert band.description == "not consistent: the tone turns negative at sentence 4 (from +0.78 to -0.23)."
+    assert honest_band(0.5, frame).label == "Moderate"  # a band that does not call it consistent stays
+
+
+@pytest.mark.parametrize(
+    ("response", "reference", "said"),
+    [
+        (0.2, 0.6, "The reply is colder than the reference (+0.20 against +0.60)."),
+        (0.9, 0.1, "The reply is warmer than the reference (+0.90 against +0.10)."),
+        (0.31, 0.3, "The reply's sentiment matches the reference's (+0.31 against +0.30)."),
+    ],
+)
+def test_comparison_mode_says_which_way_the_reply_differs(response: float, reference: float, said: str) -> None:
+    assert comparison_direction(response, reference).startswith(said)
 
 
 @pytest.mark.parametrize(
     "values",
     [
         [0.3, 0.9, 0.4, 0.95],  # all positive: stronger is no shift
-        [0.6, -0.8],  # fewer than three sentences
+        [0.6, 0.0, 0.05],  # positive to neutral: facts after thanks are no shift
         [0.5, 0.5, 0.5],  # no spread at all
         [0.1, 0.05, -0.1, 0.1],  # spread below MIN_SHIFT
     ],
@@ -89,9 +146,8 @@ def test_sentence_frame_marks_where_the_engines_read_opposite_signs_and_circles_
     assert frame["sentiment"].round(4).tolist()[:3] == [0.4404, 0.5505, 0.6433]
     assert frame["other_sentiment"].tolist()[:3] == [0.5, -0.5, -0.25]
     assert frame["engines_disagree"].tolist() == [False, True, True, False, False]
-    # Against all five sentences the two neutral ones would be circled as tone shifts: the misread sentences
-    # pulled the mean up. Against the sentences the engines agree on, nothing is a shift.
-    assert sentence_frame(sentences, "vader", cross_check=False)["tone_shift"].tolist()[3:] == [True, True]  # type: ignore[arg-type]
+    # Neutral sentences (facts) are no shift, and the misread sentences are neither shifts nor the tone before one.
+    assert not sentence_frame(sentences, "vader", cross_check=False)["tone_shift"].any()  # type: ignore[arg-type]
     assert not frame["tone_shift"].any()
     # The same text read by AFINN is cross-checked with VADER: the same sentences are in dispute.
     afinn = create_tone_scorer(engine="afinn").run(output=MISREAD).preprocess_step_result["sentences"]

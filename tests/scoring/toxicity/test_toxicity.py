@@ -72,8 +72,11 @@ def test_toxicity_verdict_fields() -> None:
     threat, profane = verdicts[1], verdicts[2]
     assert threat["kinds"] == ["threat"] and threat["probability"] == 0.85
     assert "threat or intimidation pattern 'you'll regret it' matched \u201cYou'll regret\u201d" in threat["reason"]
-    assert "offensive_language" in profane["kinds"] and "the profanity model gives" in profane["reason"]
-    assert "shit" in profane["reason"] or "stupid" in profane["reason"]
+    assert profane["kinds"] == ["personal_attack", "offensive_language"]
+    assert profane["reason"] == (
+        "Toxic (personal attack): personal attack pattern '<person> is <insult>' matched \u201cThis is stupid\u201d; "
+        "the profanity model gives 1.00 (words: shit, stupid)."
+    )
     assert verdicts[0]["reason"].startswith("Not toxic: no rubric pattern matched")
     assert data["score"] == 0.67 and data["analyzeStepResult"]["toxicCount"] == 2
     assert "2 of 3 opinion(s) are toxic" in data["reason"]
@@ -94,6 +97,9 @@ def test_toxicity_threshold_decides_verdicts() -> None:
     output = "Watch your back."  # a rule of confidence 0.85, profanity model near 0
     assert create_toxicity_scorer(engine="classifier", threshold=0.8).run(output=output).score == 1.0
     assert create_toxicity_scorer(engine="classifier", threshold=0.9).run(output=output).score == 0.0
+    # at exactly the rule's confidence the rule counts (probability >= threshold); just above it does not
+    assert create_toxicity_scorer(engine="classifier", threshold=0.85).run(output=output).score == 1.0
+    assert create_toxicity_scorer(engine="classifier", threshold=0.85 + 1e-9).run(output=output).score == 0.0
 
 
 def test_toxicity_legacy_measure_shape() -> None:
