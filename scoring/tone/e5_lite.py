@@ -18,7 +18,6 @@ their order, so a text scores the same bits alone, in any batch, in any process.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
@@ -29,15 +28,12 @@ import numpy.typing as npt
 from scoring.text.e5_lite import model
 from scoring.tone.e5 import (
     _DIGITS,
-    MAX_EXPLAIN_WORDS,
-    MIN_DRIVER,
-    POLARITY_CACHE_SIZE,
     E5Head,
     LinearHead,
-    _without,
+    PolarityMemo,
     lexicon_rows,
     load_head,
-    occlusion_words,
+    occlusion_drops,
 )
 from scoring.tone.facts import EngineFacts
 from scoring.tone.hangul import mostly_hangul
@@ -47,7 +43,6 @@ __all__ = ["HEAD_PATH", "E5LiteEngine", "lite_raw"]
 
 HEAD_PATH = Path(__file__).resolve().parent / "data" / "e5_lite_head.json"
 Rows = tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]
-CACHED_CHARS = 5_000  # longer texts are scored but their polarity is not kept
 
 
 @cache
@@ -113,8 +108,7 @@ class E5LiteEngine:
     def __init__(self) -> None:
         model()
         _head()
-        self._cache: dict[str, float] = {}
-        self._lock = threading.Lock()
+        self._memo = PolarityMemo()
 
     def polarity(self, text: str) -> float:
         """Return the polarity of one text."""
@@ -122,23 +116,16 @@ class E5LiteEngine:
 
     def polarities(self, texts: Sequence[str]) -> list[float]:
         """Return the polarity of each text (known ones from the cache)."""
-        with self._lock:
-            found = {t: v for t in dict.fromkeys(texts) if (v := self._cache.get(t)) is not None}
-        new = [t for t in dict.fromkeys(texts) if t not in found]
-        if new:
+
+        def compute(new: list[str]) -> list[float]:
             raw = np.clip(lite_raw(_head(), new), -1.0, 1.0)
-            values = [round(float(v), _DIGITS) + 0.0 for v in raw]
-            found.update(zip(new, values, strict=True))
-            with self._lock:
-                self._cache.update((t, v) for t, v in zip(new, values, strict=True) if len(t) <= CACHED_CHARS)
-                while len(self._cache) > POLARITY_CACHE_SIZE:
-                    del self._cache[next(iter(self._cache))]
-        return [found[t] for t in texts]
+            return [round(float(v), _DIGITS) + 0.0 for v in raw]
+
+        return self._memo.get(texts, compute)
 
     def cache_clear(self) -> None:
         """Forget the polarities this engine keeps."""
-        with self._lock:
-            self._cache.clear()
+        self._memo.clear()
 
     def explain(self, text: str) -> list[tuple[str, float]]:
         """Return (word, polarity drop when the word is left out) in text order; [] for long sentences."""
@@ -146,17 +133,4 @@ class E5LiteEngine:
 
     def explain_many(self, texts: Sequence[str]) -> list[list[tuple[str, float]]]:
         """``explain`` for many sentences (occlusion, as the e5 engine's)."""
-        if not texts:
-            return []
-        words = [occlusion_words(t) for t in texts]
-        words = [w if len(w) <= MAX_EXPLAIN_WORDS else [] for w in words]
-        variants = [_without(t, s, e) for t, ws in zip(texts, words, strict=True) for _, s, e in ws]
-        scores = [float(v) for v in lite_raw(_head(), [*texts, *variants])]
-        full, rest = scores[: len(texts)], scores[len(texts) :]
-        out: list[list[tuple[str, float]]] = []
-        pos = 0
-        for base, ws in zip(full, words, strict=True):
-            drops = [(w, round(base - rest[pos + i], _DIGITS) + 0.0) for i, (w, _, _) in enumerate(ws)]
-            out.append([(w, d) for w, d in drops if abs(d) >= MIN_DRIVER])
-            pos += len(ws)
-        return out
+        return occlusion_drops(texts, lambda every: lite_raw(_head(), every))

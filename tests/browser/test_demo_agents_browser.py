@@ -26,8 +26,8 @@ def test_demo_warm_agent_against_curt_agent(app_url: str, page: tuple[Page, Cons
         timeout=120_000
     )
     expect(browser.get_by_text("curt agent is colder than warm agent", exact=False)).to_be_visible()
-    expect(browser.get_by_text("REGRESSION: courtesy-scorer", exact=False)).to_be_visible()
-    expect(browser.get_by_text("improved: tone-scorer", exact=False)).to_be_visible()  # Mastra's stability
+    expect(browser.get_by_text("Regression: Courtesy", exact=False)).to_be_visible()
+    expect(browser.get_by_text("Improved: Tone", exact=False)).to_be_visible()  # Mastra's stability
     expect(browser.locator("[data-testid=stDataFrame]")).to_have_count(1, timeout=90_000)
     screenshot(browser, "demo-agents")
     assert not errors, errors

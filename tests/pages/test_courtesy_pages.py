@@ -34,5 +34,8 @@ def test_demo_page_says_the_curt_agent_is_curter_and_colder(open_page: Open) -> 
     errors = [plain(e.value) for e in at.error]
     assert any("curt agent is curter (less courteous) than warm agent" in e for e in errors)
     assert any("curt agent is colder than warm agent" in e for e in errors)
+    assert any("Regression: Courtesy**" in e for e in errors)  # names for people, not scorer ids
+    assert any("Regression: Warmth**" in e for e in errors)
+    assert not any("-scorer" in e for e in errors + [plain(m.value) for m in at.info])
     (table,) = [d.value for d in at.dataframe if "warm agent: courtesy" in d.value.columns]
     assert len(table) == 20 and (table["warm agent: courtesy"] > table["curt agent: courtesy"]).mean() > 0.9
