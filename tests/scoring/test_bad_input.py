@@ -2,13 +2,15 @@
 
 The table (`CASES`) is the one docs/reliability.md lists. An ``expect`` of an exception class means every scorer
 must raise exactly that, with the argument's name in the message; ``"score"`` means a finite score in
-``[0, scale]`` and a result that survives ``json.dumps``; ``"score+warning"`` also wants a warning.
+``[0, scale]``, equal to one computed without the scorer's ``run`` (``_expected``), and a result that survives
+``json.dumps``; ``"score+warning"`` also wants a warning.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import statistics
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -22,6 +24,7 @@ from scoring.batch.runner import evaluate
 from scoring.limits import LimitError, get_limits
 from scoring.result import ScoreResult
 from scoring.similarity.scorer import ALGORITHMS
+from scoring.text.splitters import get_sentence_texts
 from scoring.tone.engines import get_engine
 
 OVER_LIMIT = ("Thanks, that helped a lot. " * 40_000)[:1_000_001]  # one character over the default limit
@@ -94,8 +97,43 @@ def _argument(scorer_name: str) -> str:
     return "input" if scorer_name.endswith("-input") else "output"
 
 
-def _check_valid(result: ScoreResult, case: Case, scale: float, *, of_output: bool = True) -> None:
+def _expected(scorer_name: str, value: object) -> float:
+    """The score ``scorer_name`` must give ``value``, computed without the scorer's ``run``.
+
+    Tone: the documented formulas (module docstring of scoring/tone/scorer.py) from the engine's polarities of
+    the splitter's sentences, with the standard library's population variance. Similarity: the batch path
+    (``score_many``, its own normalisation and, for dice and e5, its own vectorised code). Toxicity: none of
+    these texts holds an insult or a threat, so 0 (and the batch path agrees).
+    """
+    text = "" if value is None else str(value)
+    kind, *parts = scorer_name.split("-")
+    if kind == "tone":
+        engine = get_engine(parts[-2])
+        if parts[0] == "ref":  # max(0, 1 - |polarity(output) - polarity(reference)|) * 1
+            return max(0.0, 1.0 - abs(engine.polarity(text) - engine.polarity("Happy to help!")))
+        sentences = get_sentence_texts(parts[-1])(text) or [text]
+        return max(0.0, 1.0 - statistics.pvariance([engine.polarity(t) for t in sentences])) * 2.0
+    if kind == "similarity":
+        algorithm = "-".join(parts[:-1])
+        scorer = create_content_similarity_scorer(algorithm=algorithm, scale=2)
+        pair = ("Thanks for the help.", text) if parts[-1] == "output" else (text, "Thanks for the help.")
+        return scorer.score_many(inputs=[pair[0]], outputs=[pair[1]])["score"][0]
+    from scoring.toxicity.scorer import create_toxicity_scorer
+
+    batch = create_toxicity_scorer(scale=2).score_many(
+        outputs=["It was fine, thanks." if value is None or parts[-1] == "input" else value],
+        inputs=[value if parts[-1] == "input" else "How was it?"],
+    )
+    assert batch["score"] == [0.0], batch
+    return 0.0
+
+
+def _check_valid(
+    result: ScoreResult, case: Case, scale: float, *, of_output: bool = True, expected: float | None = None
+) -> None:
     assert math.isfinite(result.score) and 0.0 <= result.score <= scale, result.score
+    if expected is not None:
+        assert result.score == pytest.approx(expected, abs=1e-12), (case.name, result.score, expected)
     json.dumps(result.to_dict())  # exportable as it is (surrogates escape as \\udXXX)
     if of_output and case.expect == "score+warning" and result.scorer_id in {"tone-scorer", "toxicity-scorer"}:
         assert result.warnings, "an empty text must say so instead of a silent score"
@@ -107,7 +145,7 @@ def test_scorer_bad_input(scorer_name: str, case: Case) -> None:
     run = SCORERS[scorer_name]
     of_output = _argument(scorer_name) == "output"
     if case.value is None and scorer_name in OPTIONAL:
-        _check_valid(run(case.value), case, scale=2.0, of_output=of_output)
+        _check_valid(run(case.value), case, 2.0, of_output=of_output, expected=_expected(scorer_name, case.value))
         return
     if isinstance(case.expect, type):
         with pytest.raises(case.expect) as info:
@@ -116,7 +154,8 @@ def test_scorer_bad_input(scorer_name: str, case: Case) -> None:
         assert message.startswith(_argument(scorer_name) + " "), message  # names the argument first
         assert case.match in message
         return
-    _check_valid(run(case.value), case, scale=2.0 if "-ref-" not in scorer_name else 1.0, of_output=of_output)
+    scale = 2.0 if "-ref-" not in scorer_name else 1.0
+    _check_valid(run(case.value), case, scale, of_output=of_output, expected=_expected(scorer_name, case.value))
 
 
 @pytest.mark.parametrize("case", [c for c in CASES if c.value is not None], ids=lambda c: c.name)
