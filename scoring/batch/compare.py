@@ -8,8 +8,9 @@ The 95% interval of the difference is the set of differences that same test does
 inverted, on the same resamples), so the verdict, the p-value and the interval always agree: the
 difference is significant (p < 0.05) exactly when 0 is outside the interval. Every difference is B minus
 A (candidate minus baseline), and the verdict says how many pairs (or rows) it used and the two means it
-is made of. Rows whose score is missing (skipped or failed) take no part. Everything is seeded, so a
-comparison is reproducible.
+is made of. Rows whose score is missing (skipped or failed) take no part, nor do rows whose score measured
+nothing (a tone score "not measured": see :func:`scoring.batch.result.unmeasured_mask`; the table's warnings
+column of that scorer says so); the verdict counts them. Everything is seeded, so a comparison is reproducible.
 
 >>> import pandas as pd
 >>> df = pd.DataFrame({"g": ["A"] * 3 + ["B"] * 3, "s": [0.1, 0.2, 0.3, 0.6, 0.7, 0.8]})
@@ -27,6 +28,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
+from scoring.batch.result import unmeasured_mask
 from scoring.errors import InputError
 from scoring.registry import find_measure, find_scorer
 
@@ -89,6 +91,8 @@ class Comparison:
     verdict: str
     warnings: tuple[str, ...] = field(default=())
     means: tuple[float, float] = (math.nan, math.nan)
+    #: rows of A and B whose score measured nothing (tone's "not measured"), left out of the means and the test
+    unmeasured: int = 0
 
     @property
     def decided(self) -> bool:
@@ -97,7 +101,8 @@ class Comparison:
 
     def detail(self) -> str:
         """The line under the verdict: the test, the effect size and each side's mean over all its scored rows."""
-        over = "all scored rows, pairs or not" if self.paired else "all scored rows"
+        rows = "measured rows" if self.unmeasured else "scored rows"
+        over = f"all {rows}, pairs or not" if self.paired else f"all {rows}"
         a, b = self.a, self.b
         return (f"{self.test} · effect size {self.effect_name} = {self.effect_size:+.2f} · means over {over}: "
                 f"{a.name} {a.mean:.3f} (n={a.n}), {b.name} {b.mean:.3f} (n={b.n})")  # fmt: skip
@@ -131,6 +136,7 @@ class Comparison:
             "effectSize": self.effect_size,
             "verdict": self.verdict,
             "warnings": list(self.warnings),
+            "unmeasured": self.unmeasured,
         }
 
 
@@ -278,12 +284,15 @@ def _verdict(c: Comparison, small: bool) -> str:
     lower = info.lower_means if info is not None else ""  # said of B when B is lower ("B is curter than A")
     a, b, diff, (low, high), p = c.a.name, c.b.name, c.difference, c.diff_ci, c.p_value
     used = f"over {c.n_pairs:,} pairs" if c.paired else f"unpaired, over {c.b.n:,} and {c.a.n:,} rows"
+    n, one = c.unmeasured, c.unmeasured == 1
+    left_out = f" {n:,} {'row' if one else 'rows'} whose {on} was not measured {'was' if one else 'were'} left out."
+    left_out = left_out if n else ""
     if math.isnan(p):
-        return f"Not enough rows to compare {a} and {b} on {on} ({used})."
+        return f"Not enough rows to compare {a} and {b} on {on} ({used}).{left_out}"
     made_of = f"{b} minus {a} {used} = {c.means[1]:.3f} - {c.means[0]:.3f}"
     if not c.decided:
         return (f"Too few {'pairs' if c.paired else 'rows'} to tell {a} and {b} apart on {on}: no difference could "
-                f"reach p < 0.05 ({made_of} = {diff:+.3f}, p={p:.3g}).")  # fmt: skip
+                f"reach p < 0.05 ({made_of} = {diff:+.3f}, p={p:.3g}).{left_out}")  # fmt: skip
     numbers = f"{made_of} = {diff:+.3f} (95% CI {low:+.3f} to {high:+.3f}), p={p:.3g}"
     if c.significant and diff < 0 and lower:
         text = f"{b} is {lower} than {a}: {numbers}."
@@ -293,7 +302,7 @@ def _verdict(c: Comparison, small: bool) -> str:
         text = f"{leader} is {label} than {other}: {numbers}."
     else:
         text = f"No clear difference between {a} and {b} on {on}: {numbers}."
-    return text + (" The sample is too small to tell reliably." if small else "")
+    return text + left_out + (" The sample is too small to tell reliably." if small else "")
 
 
 def compare_groups(
@@ -314,6 +323,9 @@ def compare_groups(
     a, b = a if a is not None else (names[0] if names else None), b if b is not None else next(iter(names[1:]), None)
     if a is None or b is None or a == b or a not in names or b not in names:
         raise InputError(f"group {group!r} must hold two distinct groups to compare; got {names} (a={a!r}, b={b!r}).")
+    values, left_out = _measured(df, score)
+    unmeasured = int((left_out & df[group].astype(str).isin([a, b]).to_numpy()).sum())
+    df = df.assign(**{score: values})
     x = pd.to_numeric(df.loc[df[group].astype(str) == a, score], errors="coerce").dropna().to_numpy(float)
     y = pd.to_numeric(df.loc[df[group].astype(str) == b, score], errors="coerce").dropna().to_numpy(float)
     keyed = df.assign(**{group: df[group].astype(str), score: pd.to_numeric(df[score], errors="coerce")})
@@ -339,9 +351,19 @@ def compare_groups(
     small = any(w.startswith("too few") for w in warnings)
     found = Comparison(
         score, _group_stat(a, x, seed), _group_stat(b, y, seed), pairs is not None, n_pairs, tested.difference,
-        tested.ci, test, tested.p, effect_name, effect, "", tuple(warnings), means,
+        tested.ci, test, tested.p, effect_name, effect, "", tuple(warnings), means, unmeasured,
     )  # fmt: skip
     return replace(found, verdict=_verdict(found, small))
+
+
+def _measured(df: pd.DataFrame, score: str) -> tuple[pd.Series, np.ndarray]:
+    """The column ``score`` as numbers without the scores that measured nothing (tone's "not measured", NaN
+    instead), and the mask of the scored rows so left out."""
+    values = pd.to_numeric(df[score], errors="coerce")
+    if find_scorer(score) is None:  # a measure or another column: every score counts
+        return values, np.zeros(len(df), dtype=bool)
+    left_out = unmeasured_mask(df, score) & values.notna().to_numpy()
+    return values.where(~left_out), left_out
 
 
 def _warnings(n_a: int, n_b: int, pairs: pd.DataFrame | None, pair_on: str | None) -> list[str]:
@@ -364,6 +386,7 @@ COLUMN_LABELS = {
     "meanAcompared": "A: mean compared", "meanBcompared": "B: mean compared", "difference": "B − A",
     "differenceLow": "B − A: 95% CI low", "differenceHigh": "B − A: 95% CI high", "test": "Test", "pValue": "p",
     "effectName": "Effect size", "effectSize": "Effect", "verdict": "Verdict", "warnings": "Warnings",
+    "unmeasured": "Rows not measured (left out)",
 }  # fmt: skip
 
 
@@ -384,11 +407,14 @@ def comparisons_frame(comparisons: Sequence[Comparison], *, labels: bool = False
 
 
 def group_summary(df: pd.DataFrame, scores: Sequence[str], group: str, *, seed: int = 0) -> pd.DataFrame:
-    """Return per group and score column: n, mean and bootstrap 95% CI (columns group, score, n, mean, ...)."""
+    """Return per group and score column: n, mean and bootstrap 95% CI (columns group, score, n, mean, ...).
+
+    As :func:`compare_groups`, scores that measured nothing (tone's "not measured") take no part.
+    """
     rows = []
     for name, part in df.groupby(group, sort=False):
         for score in scores:
-            values = pd.to_numeric(part[score], errors="coerce").dropna().to_numpy(float)
+            values = _measured(part, score)[0].dropna().to_numpy(float)
             stat = _group_stat(str(name), values, seed)
             rows.append({"group": stat.name, "score": score, "n": stat.n, "mean": stat.mean,
                          "ci_low": stat.ci_low, "ci_high": stat.ci_high})  # fmt: skip

@@ -252,9 +252,8 @@ def _pairing(comparison: object) -> str:
     if not verdicts:
         return "no scorer in common."
     c = verdicts[0].comparison
-    return (
-        f"paired on {c.n_pairs:,} shared inputs." if c.paired else "unpaired (the runs did not answer the same inputs)."
-    )
+    shared = max(v.comparison.n_pairs for v in verdicts)  # a scorer's own pairs may be fewer (not measured rows)
+    return f"paired on {shared:,} shared inputs." if c.paired else "unpaired (the runs did not answer the same inputs)."
 
 
 # -- python -m scoring runs ... -------------------------------------------------------------------------

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from scoring.batch.compare import MIN_ROWS, Comparison, compare_groups
+from scoring.batch.result import warnings_column
 from scoring.errors import InputError
 from scoring.registry import MEASURES, SCORER_INFO, find_measure, registered_scorers, scorer_info
 
@@ -168,9 +169,11 @@ def compare_runs(
     for scorer in (s for s in wanted if s in both):
         measure = find_measure(scorer)
         column = measure.column if measure is not None else scorer
+        notes = warnings_column(scorer)  # tone's "not measured" rows are left out of the comparison
+        kept = ["input", column] + ([notes] if notes in baseline.columns and notes in candidate.columns else [])
         stacked = pd.concat(
             [
-                frame[["input", column]].rename(columns={column: scorer}).assign(run=label)
+                frame[kept].rename(columns={column: scorer}).assign(run=label)
                 for frame, label in ((baseline, labels[0]), (candidate, labels[1]))
             ],
             ignore_index=True,

@@ -39,7 +39,7 @@ def test_compare_two_saved_runs(app_url: str, run_store_url: str, page: tuple[Pa
     expect(browser.get_by_text(f"{saved[1].label} · ", exact=False).first).to_be_visible()
     expect(browser.get_by_text("Regression: Tone")).to_be_visible(timeout=60_000)
     expect(browser.get_by_text(f"{saved[0].label} is more on-tone than {saved[1].label}: {saved[1].label} minus "
-                               f"{saved[0].label} over 79 pairs = 0.703 - 0.928 = -0.224", exact=False))\
+                               f"{saved[0].label} over 72 pairs = 0.674 - 0.920 = -0.246", exact=False))\
         .to_be_visible()  # fmt: skip
     expect(browser.get_by_text("Regression: Content similarity")).to_be_visible()
     expect(browser.get_by_text("68 of 81 rows shown · 53 worse in B · matched on input", exact=False)).to_be_visible()

@@ -255,3 +255,32 @@ def test_the_difference_is_b_minus_a_when_a_leads_and_the_headline_counts_pairs(
         f"A is more on-tone than B: B minus A over 23 pairs = {c.means[1]:.3f} - {paired_a:.3f} = {c.difference:+.3f} "
         f"(95% CI {low:+.3f} to {high:+.3f}), p=0.0001."
     )
+
+
+def test_rows_whose_tone_was_not_measured_are_left_out_of_the_comparison_and_counted() -> None:
+    from scoring import create_tone_scorer
+    from scoring.batch.runner import evaluate
+
+    two = ["Thanks, it works now. Sadly the refund failed.", "Great news! The parcel is lost, sorry."]
+    a_replies = [two[i % 2] + f" Ticket {i} is open." for i in range(12)]
+    b_replies = [f"Ticket {i} is closed." if i < 2 else two[(i + 1) % 2] for i in range(12)]  # 2 single sentences
+    table = pd.concat(
+        [
+            evaluate(
+                pd.DataFrame({"input": [f"q{i}" for i in range(12)], "output": replies}), scorers=["tone"]
+            ).table.assign(model=name)
+            for name, replies in (("v1", a_replies), ("v2", b_replies))
+        ],
+        ignore_index=True,
+    )
+    c = compare_groups(table, score="tone-scorer", group="model", a="v1", b="v2", pair_on="input")
+    scorer = create_tone_scorer()
+    a_scores = [scorer.run(output=t).score for t in a_replies[2:]]
+    b_scores = [scorer.run(output=t).score for t in b_replies[2:]]
+    assert (c.paired, c.n_pairs, c.unmeasured, c.a.n, c.b.n) == (True, 10, 2, 12, 10)
+    assert c.means == pytest.approx((np.mean(a_scores), np.mean(b_scores)), abs=1e-12)
+    assert c.difference == pytest.approx(np.mean(b_scores) - np.mean(a_scores), abs=1e-12)
+    assert "over 10 pairs" in c.verdict and "2 rows whose tone was not measured were left out." in c.verdict
+    assert c.to_dict()["unmeasured"] == 2 and "all measured rows" in c.detail()
+    summary = group_summary(table, ["tone-scorer"], "model").set_index("group")
+    assert summary.loc["v2", "n"] == 10 and summary.loc["v2", "mean"] == pytest.approx(c.b.mean, abs=1e-12)

@@ -71,8 +71,8 @@ def test_save_then_list_show_compare_and_delete(db: str, bots: dict[str, Path], 
     assert code == 0 and out.startswith("run 2 (support-bot-v1) against run 1 (bot): paired on 79 shared inputs.")
     assert (
         "  REGRESSION: tone-scorer (higher is better). run 1 (bot) is more on-tone than run 2 (support-bot-v1): "
-        "run 2 (support-bot-v1) minus run 1 (bot) over 79 pairs = 0.703 - 0.928 = -0.224 (95% CI -0.295 to -0.155), "
-        "p=0.0001.\n"
+        "run 2 (support-bot-v1) minus run 1 (bot) over 72 pairs = 0.674 - 0.920 = -0.246 (95% CI -0.322 to -0.170), "
+        "p=0.0001. 14 rows whose tone was not measured were left out.\n"
     ) in out
     # a row changed when its score did: 13 rows kept theirs (once all 81 were listed as changed)
     assert "tone-scorer: 68 of 81 rows changed, 53 worse (matched on input); worst first:" in out
@@ -90,7 +90,8 @@ def test_baseline_gate_fails_on_a_regression_and_passes_an_improvement(db: str, 
     assert "against run 1 (good) from " in out and "paired on 79 shared inputs." in out
     assert (  # B minus A, as everywhere (it once printed "+0.224" here, the baseline minus this run)
         "  REGRESSION: tone-scorer (higher is better). run 1 (good) is more on-tone than this run: this run minus "
-        "run 1 (good) over 79 pairs = 0.703 - 0.928 = -0.224 (95% CI -0.295 to -0.155), p=0.0001.\n"
+        "run 1 (good) over 72 pairs = 0.674 - 0.920 = -0.246 (95% CI -0.322 to -0.170), p=0.0001. 14 rows whose "
+        "tone was not measured were left out.\n"
     ) in out
     assert "REGRESSION: content-similarity-scorer" in out
     fails = [line for line in out.splitlines() if line.startswith("FAIL: ")]

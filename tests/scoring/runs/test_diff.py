@@ -158,3 +158,19 @@ def test_row_deltas_of_warmth_read_the_tone_scorers_average_sentiment() -> None:
     colder = _rows([0.9, 0.9, 0.9]).assign(**{"tone-scorer.avgSentiment": [0.5, -0.4, 0.3]})
     deltas = item_deltas(base, colder, "warmth")
     assert deltas["row_b"].iloc[0] == 2 and deltas["regression"].iloc[0] == pytest.approx(0.8)
+
+
+def test_rows_whose_tone_was_not_measured_take_no_part_in_runs_compare() -> None:
+    from scoring.batch.result import warnings_column
+
+    note = (
+        "output has only 1 sentence with words: stability compares sentences with each other, so there is not "
+        "enough text to measure it (its perfect score is the formula's value, not a finding)."
+    )
+    base, cand = _rows([0.8] * 12), _rows([0.6] * 10 + [1.0, 1.0])  # the two 1.0s measured nothing
+    base[warnings_column("tone-scorer")] = ""
+    cand[warnings_column("tone-scorer")] = [""] * 10 + [note] * 2
+    (verdict,) = compare_runs(base, cand).verdicts
+    c = verdict.comparison
+    assert (c.n_pairs, c.unmeasured, c.means) == (10, 2, pytest.approx((0.8, 0.6), abs=1e-12))
+    assert "2 rows whose tone was not measured were left out." in c.verdict
