@@ -33,6 +33,8 @@ if engine != "judge":
     model_name = E5_MODEL if engine == "e5" else CLASSIFIER_MODEL
     used = "measured defaults, a threshold per language" if settings.threshold is None else settings.threshold
     st.caption(f"Engine in use: **{TOXICITY.engine_name(engine)}**: {model_name}; threshold: {used}.")
+    if engine == "e5":  # a long new reply: say what is happening, show progress, and how to stop
+        ui.attempt(ui.toxicity_e5_progress, reply)
     result = ui.attempt(ui.toxicity_classified, question, reply, settings.threshold, engine)
 else:
     result = ui.judge_panel(question, reply, settings)

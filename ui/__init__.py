@@ -13,6 +13,7 @@ from ui.cached import (
     tone_result,
     toxicity_classified,
     toxicity_classifier,
+    toxicity_e5_progress,
     toxicity_engines,
     toxicity_judged,
 )
@@ -96,6 +97,7 @@ __all__ = [
     "toxicity_classified",
     "toxicity_classifier",
     "toxicity_default_engine",
+    "toxicity_e5_progress",
     "toxicity_engines",
     "toxicity_judged",
     "toxicity_known_gaps",

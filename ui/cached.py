@@ -7,7 +7,7 @@ by entries: a million-character text's result is not kept as cheaply as a senten
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -197,7 +197,19 @@ def e5_progress(text: str, splitter: str, *, what: str = "sentences") -> None:
     missing = getattr(engine, "missing", None)
     if missing is None:
         return
-    todo = missing(get_sentence_texts(splitter)(text))
+    _read_in_steps(missing(get_sentence_texts(splitter)(text)), engine.polarities, what)
+
+
+def toxicity_e5_progress(text: str) -> None:
+    """:func:`e5_progress` for the toxicity e5 engine: embed the reply's new sentences (its opinions, as the scorer
+    splits them) in steps, so that the scorer finds them in the encoder's cache."""
+    from scoring.text.embeddings import embed, missing
+    from scoring.text.splitters import split_smart
+
+    _read_in_steps(missing([s.text for s in split_smart(text)]), embed, "sentences")
+
+
+def _read_in_steps(todo: list[str], read: Callable[[list[str]], object], what: str) -> None:
     if len(todo) <= E5_STEP_SENTENCES:
         return
     box = st.empty()
@@ -206,7 +218,7 @@ def e5_progress(text: str, splitter: str, *, what: str = "sentences") -> None:
         st.caption("A long text takes e5 a while (about 0.03 to 0.1 s per sentence). To stop, press **Stop** at the "
                    "top right of the page; the sentences read so far are kept for next time.")  # fmt: skip
     for start in range(0, len(todo), E5_STEP_SENTENCES):
-        engine.polarities(todo[start : start + E5_STEP_SENTENCES])
+        read(todo[start : start + E5_STEP_SENTENCES])
         done = min(start + E5_STEP_SENTENCES, len(todo))
         bar.progress(done / len(todo), text=f"e5 has read {done:,} of {len(todo):,} new {what}…")
     box.empty()

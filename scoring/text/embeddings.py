@@ -44,6 +44,7 @@ __all__ = [
     "clear_cache",
     "embed",
     "encoder_available",
+    "missing",
     "require_encoder",
 ]
 
@@ -139,6 +140,16 @@ def _check_texts(texts: object) -> list[str]:
         if not isinstance(t, str):
             raise InputTypeError(f"texts[{i}] must be a string; got {type(t).__name__}.")
     return out
+
+
+def missing(texts: Sequence[str], *, prefix: str = "passage") -> list[str]:
+    """The distinct ``texts`` not in the cache with ``prefix``: what :func:`embed` would embed now.
+
+    >>> missing(["a never seen text", "a never seen text"])
+    ['a never seen text']
+    """
+    with _cache_lock:
+        return [t for t in dict.fromkeys(texts) if (prefix, t) not in _cache]
 
 
 def embed(

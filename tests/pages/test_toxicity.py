@@ -215,3 +215,29 @@ def test_toxicity_page_judge_pass_has_no_recall_of_the_classifier(open_page: Ope
     at.button(key="toxicity.ask").click().run()
     assert metrics(at)["Toxicity score"] == "0.00"
     assert not any("Recall" in c.value for c in at.main.caption)
+
+
+@needs_e5
+def test_a_long_new_reply_read_by_e5_shows_progress_and_how_to_stop(
+    open_page: Open, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import streamlit as st
+
+    from scoring.text.embeddings import missing
+    from scoring.text.splitters import split_smart
+
+    shown: list[str] = []
+    real = st.progress
+
+    def progress(value: float, text: str | None = None) -> Any:  # every message the bar shows, in order
+        shown.append(str(text))
+        return real(value, text=text)
+
+    monkeypatch.setattr(st, "progress", progress)
+    reply = " ".join(f"Toxicity check {i}: your parcel came {'late' if i % 3 else 'early'}." for i in range(70))
+    at = open_page(TOXICITY, state={"toxicity.output": reply, "toxicity.engine": "e5"})
+    assert not at.exception, [e.value for e in at.exception]
+    assert shown == ["e5 is reading 70 new sentences of this text…"]  # then it moves: 64 of 70, 70 of 70
+    assert missing([s.text for s in split_smart(reply)]) == []  # the scorer found every sentence read
+    at.run()  # the same reply again: every sentence is known, nothing to wait for
+    assert shown == ["e5 is reading 70 new sentences of this text…"]
