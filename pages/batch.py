@@ -3,6 +3,7 @@
 import streamlit as st
 
 import ui
+from scoring.text.display import one_line
 from ui import batch_input as batch_ui
 from ui import batch_results as results_ui
 from ui import labels as labels_ui
@@ -19,7 +20,7 @@ if loaded is None:
     st.info("Upload a file of responses, or pick the bundled sample, to start.", icon=":material/upload_file:")
     st.stop()
 columns = escape_markdown(", ".join(map(str, loaded.table.columns)))
-st.caption(f"**{escape_markdown(loaded.name)}** · {len(loaded.table):,} rows · columns: {columns}")
+st.caption(f"**{escape_markdown(one_line(loaded.name))}** · {len(loaded.table):,} rows · columns: {columns}")
 for warning in loaded.warnings:
     st.warning(escape_markdown(warning), icon=":material/text_format:")
 
