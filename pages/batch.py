@@ -67,4 +67,4 @@ with ab:
         found, summary = results_ui.comparisons(run_key, group, a, b, pair_on, result.table)
         figs = [*figs, results_ui.show_comparisons(found, summary)]
 with downloads:
-    results_ui.show_downloads(result, loaded, figs, found, problems)
+    results_ui.show_downloads(result, loaded, figs, found, problems, saved_id)
