@@ -32,6 +32,7 @@ from scoring.runs.review import with_run_labels
 from ui.batch_input import NONE, Loaded, plan_text
 from ui.markdown import escape_markdown
 from ui.runs import guard, store
+from ui.widgets import measure_name
 
 
 def show_status(result: Any) -> list[str]:
@@ -127,12 +128,12 @@ def comparisons(
 
 def show_comparisons(found: list[Comparison], summary: pd.DataFrame) -> go.Figure:
     """The verdicts in plain language, the group means chart, then the numbers; returns the chart."""
-    for c in found:
-        (st.success if c.significant else st.info)(escape_markdown(c.verdict))  # group names come from the file
+    for c in found:  # the measure's name for people, then the verdict (group names come from the file: escaped)
+        (st.success if c.significant else st.info)(f"**{measure_name(c.score)}** · {escape_markdown(c.verdict)}")
         st.caption(escape_markdown(c.detail()))
     for warning in dict.fromkeys(w for c in found for w in c.warnings):
         st.warning(escape_markdown(warning[0].upper() + warning[1:]), icon=":material/info:")
-    fig = group_means_figure(summary)
+    fig = group_means_figure(summary.assign(score=summary["score"].map(measure_name)))
     st.plotly_chart(fig, key="batch.ab.means")
     st.dataframe(comparisons_frame(found, labels=True), hide_index=True, key="batch.ab.table")
     return fig
