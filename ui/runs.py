@@ -298,7 +298,7 @@ def drill_down(row: pd.Series, scorer: str, rows_a: pd.DataFrame, rows_b: pd.Dat
             st.text(found["output"])
             measure = find_measure(scorer)  # warmth reads the tone scorer's average sentiment
             column = measure.column if measure is not None else scorer
-            scores = {scorer: float(found[column])} if pd.notna(found.get(column)) else {}
+            scores = {measure_name(scorer): float(found[column])} if pd.notna(found.get(column)) else {}
             if scores:
                 ui.metric_row(scores)
             if scorer == TONE.id or measure is not None:

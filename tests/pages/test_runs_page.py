@@ -80,6 +80,7 @@ def test_comparing_the_other_way_shows_regressions_and_a_row_drill_down(open_pag
     texts = [t.value for t in at.text]
     assert worst["input"] in texts and worst["output_a"] in texts and worst["output_b"] in texts
     assert len([c for c in at.get("plotly_chart")]) == 3  # the trend, and each reply's sentences
+    assert [m.label for m in at.metric] == ["Tone", "Tone"]  # each reply's score, named for people
 
 
 def test_changed_only_and_filters(open_page: Open, two_bots: RunStore) -> None:
