@@ -3,6 +3,7 @@
 import streamlit as st
 
 import ui
+from scoring.text.display import one_line
 from ui import batch_input as batch_ui
 from ui import batch_results as results_ui
 from ui import labels as labels_ui
@@ -19,7 +20,7 @@ if loaded is None:
     st.info("Upload a file of responses, or pick the bundled sample, to start.", icon=":material/upload_file:")
     st.stop()
 columns = escape_markdown(", ".join(map(str, loaded.table.columns)))
-st.caption(f"**{escape_markdown(loaded.name)}** · {len(loaded.table):,} rows · columns: {columns}")
+st.caption(f"**{escape_markdown(one_line(loaded.name))}** · {len(loaded.table):,} rows · columns: {columns}")
 for warning in loaded.warnings:
     st.warning(escape_markdown(warning), icon=":material/text_format:")
 
@@ -66,4 +67,4 @@ with ab:
         found, summary = results_ui.comparisons(run_key, group, a, b, pair_on, result.table)
         figs = [*figs, results_ui.show_comparisons(found, summary)]
 with downloads:
-    results_ui.show_downloads(result, loaded, figs, found, problems)
+    results_ui.show_downloads(result, loaded, figs, found, problems, saved_id)

@@ -45,7 +45,7 @@ with st.container(border=True):
                "a scorer on the labels.")  # fmt: skip
     by_id = {i.id: i for i in infos}
     label_run = st.selectbox("Run to label", list(by_id), key="runs.label_run",
-                             format_func=lambda i: f"{by_id[i].label} · {by_id[i].source_name}")  # fmt: skip
+                             format_func=lambda i: runs_ui.run_choice(by_id[i]))  # fmt: skip
     labels_ui.label_editor(label_run, key="runs.labels")
     st.markdown("**Agreement with people's labels**")
     labels_ui.agreement_section(label_run)

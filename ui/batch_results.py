@@ -28,8 +28,11 @@ from scoring.batch.views import (
 from scoring.charts import group_means_figure
 from scoring.io.export import FORMATS, to_csv_bytes, to_excel_bytes, to_jsonl_bytes, to_parquet_bytes
 from scoring.registry import TONE, display_name
+from scoring.runs.review import with_run_labels
 from ui.batch_input import NONE, Loaded, plan_text
 from ui.markdown import escape_markdown
+from ui.runs import guard, store
+from ui.widgets import measure_name
 
 
 def show_status(result: Any) -> list[str]:
@@ -125,12 +128,12 @@ def comparisons(
 
 def show_comparisons(found: list[Comparison], summary: pd.DataFrame) -> go.Figure:
     """The verdicts in plain language, the group means chart, then the numbers; returns the chart."""
-    for c in found:
-        (st.success if c.significant else st.info)(escape_markdown(c.verdict))  # group names come from the file
+    for c in found:  # the measure's name for people, then the verdict (group names come from the file: escaped)
+        (st.success if c.significant else st.info)(f"**{measure_name(c.score)}** · {escape_markdown(c.verdict)}")
         st.caption(escape_markdown(c.detail()))
     for warning in dict.fromkeys(w for c in found for w in c.warnings):
         st.warning(escape_markdown(warning[0].upper() + warning[1:]), icon=":material/info:")
-    fig = group_means_figure(summary)
+    fig = group_means_figure(summary.assign(score=summary["score"].map(measure_name)))
     st.plotly_chart(fig, key="batch.ab.means")
     st.dataframe(comparisons_frame(found, labels=True), hide_index=True, key="batch.ab.table")
     return fig
@@ -220,12 +223,24 @@ def drill_down(row: pd.Series, name: str, spec: BatchSpec) -> None:
 
 
 def show_downloads(
-    result: Any, loaded: Loaded, figs: list[go.Figure], found: list[Comparison], problems: list[str]
+    result: Any,
+    loaded: Loaded,
+    figs: list[go.Figure],
+    found: list[Comparison],
+    problems: list[str],
+    saved_id: int | None = None,
 ) -> None:
-    """Results as CSV, Excel, JSONL and Parquet, and the HTML report; partial runs say so in the file name."""
+    """Results as CSV, Excel, JSONL and Parquet, and the HTML report; partial runs say so in the file name.
+
+    Once the run is saved (``saved_id``), they carry its labels as ``label.<measure>[@rater]`` columns, as the
+    Runs page's downloads and ``runs export`` do.
+    """
     stem = loaded.name.rsplit(".", 1)[0].replace(" ", "_") + ("-scored" if result.complete else "-scored-PARTIAL")
     table = result.table
-    report = partial(batch_report, result, file=loaded.name, figures=figs, comparisons=found, problems=problems)
+    if saved_id is not None and (labelled := guard(with_run_labels, store(), saved_id, table)) is not None:
+        table = labelled
+    report = partial(batch_report, result, file=loaded.name, figures=figs, comparisons=found, problems=problems,
+                     table=table)  # fmt: skip
     files = [
         ("CSV", partial(to_csv_bytes, table), f"{stem}.csv", "text/csv"),
         ("Excel", partial(to_excel_bytes, table), f"{stem}.xlsx", FORMATS["xlsx"][1]),

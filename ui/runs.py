@@ -29,6 +29,7 @@ from scoring.runs import (
 )
 from scoring.runs.diff import RunComparison
 from scoring.runs.teach import load_taught_columns
+from scoring.text.display import one_line
 from scoring.text.splitters import DEFAULT_SPLITTER
 from ui.markdown import escape_markdown
 from ui.widgets import measure_name, show_verdict
@@ -85,11 +86,11 @@ def save_box(result: Any, source_name: str, source_sha256: str, run_key: str) ->
     """Offer "Save this run" (a name, a button); after saving, say which run it became."""
     saved: dict[str, str] = st.session_state.setdefault("batch.saved", {})
     if run_key in saved:
-        st.success(f"Saved as **{escape_markdown(saved[run_key])}**: see the **Runs** page.",
+        st.success(f"Saved as **{escape_markdown(one_line(saved[run_key]))}**: see the **Runs** page.",
                    icon=":material/bookmark_added:")  # fmt: skip
         return
     name_col, button_col = st.columns([3, 1], vertical_alignment="bottom")
-    st.session_state.setdefault("batch.save_name", Path(source_name).stem.replace(" ", "_") or "run")
+    st.session_state.setdefault("batch.save_name", one_line(Path(source_name).stem).replace(" ", "_") or "run")
     name = name_col.text_input("Run name", key="batch.save_name", help="Runs with the same name form a trend on the "
                                "Runs page; the newest one is what the name stands for.")  # fmt: skip
     if button_col.button("Save this run", key="batch.save", icon=":material/bookmark_add:", width="stretch"):
@@ -126,6 +127,8 @@ def runs_table() -> list[RunInfo] | None:
         return []
     # For people: no file hash, no "complete" box (unticked for a run that only skipped empty rows): the counts.
     table = table.drop(columns=["sha256", "complete"], errors="ignore")
+    # A line feed or carriage return in a file or run name is shown as \n / \r, as the CLI shows it.
+    table = table.assign(**{c: table[c].map(one_line) for c in ("name", "source") if c in table})
     config = {
         c: st.column_config.NumberColumn(f"{measure_name(str(c)[: -len(' mean')])}: mean", format="%.3f")
         for c in table.columns
@@ -148,12 +151,14 @@ def manage_section(infos: list[RunInfo]) -> None:
     if rename_col.button("Rename", key="runs.rename", width="stretch", disabled=not new_name.strip()):
         renamed = guard(store().rename, run_id, new_name)
         if renamed is not None:
-            _done(f"Renamed {info.label} to {renamed.label}.")
-    sure = st.checkbox(f"Delete {info.label} with its {info.row_count:,} rows, for good", key=f"runs.sure.{run_id}")
+            _done(f"Renamed {one_line(info.label)} to {one_line(renamed.label)}.")
+    label = one_line(info.label)
+    sure = st.checkbox(f"Delete {label} with its {info.row_count:,} rows, for good", key=f"runs.sure.{run_id}")
     if st.button("Delete", key="runs.delete", type="primary", disabled=not sure, icon=":material/delete:"):
         deleted = guard(store().delete, run_id)
         if deleted is not None:
-            _done(f"Deleted {deleted.label} ({deleted.row_count:,} rows from {deleted.source_name}).")
+            source = one_line(deleted.source_name)
+            _done(f"Deleted {one_line(deleted.label)} ({deleted.row_count:,} rows from {source}).")
     if note := st.session_state.pop("runs.done", None):
         st.success(escape_markdown(note), icon=":material/check:")
 
@@ -186,7 +191,12 @@ def trend_section() -> None:
 
 
 def _label(info: RunInfo) -> str:
-    return f"{info.label} · {info.created_at:%Y-%m-%d %H:%M} · {info.source_name}"
+    return f"{one_line(info.label)} · {info.created_at:%Y-%m-%d %H:%M} · {one_line(info.source_name)}"
+
+
+def run_choice(info: RunInfo) -> str:
+    """A run in a list to choose from: its label and source file, each on one line."""
+    return f"{one_line(info.label)} · {one_line(info.source_name)}"
 
 
 @st.cache_data(max_entries=16, show_spinner="Comparing the runs…")
@@ -279,7 +289,7 @@ def drill_down(row: pd.Series, scorer: str, rows_a: pd.DataFrame, rows_b: pd.Dat
         with col:
             found = _side(side, number)
             st.markdown(
-                f"**{'A' if info is a else 'B'}: {escape_markdown(info.label)}**"
+                f"**{'A' if info is a else 'B'}: {escape_markdown(one_line(info.label))}**"
                 + (f" · row {number}" if found is not None else "")
             )
             if found is None or not isinstance(found["output"], str):
@@ -288,7 +298,7 @@ def drill_down(row: pd.Series, scorer: str, rows_a: pd.DataFrame, rows_b: pd.Dat
             st.text(found["output"])
             measure = find_measure(scorer)  # warmth reads the tone scorer's average sentiment
             column = measure.column if measure is not None else scorer
-            scores = {scorer: float(found[column])} if pd.notna(found.get(column)) else {}
+            scores = {measure_name(scorer): float(found[column])} if pd.notna(found.get(column)) else {}
             if scores:
                 ui.metric_row(scores)
             if scorer == TONE.id or measure is not None:

@@ -217,15 +217,19 @@ def batch_report(
     comparisons: Sequence[Comparison] = (),
     problems: Sequence[str] = (),
     generated: datetime | None = None,
+    table: pd.DataFrame | None = None,
 ) -> str:
     """Return the HTML report of a batch run: :func:`render_report` with the run's settings, texts and scores.
 
-    The rows table shows the input, output and reference columns the run used, then the scores.
+    The rows table shows the input, output and reference columns the run used, then the scores, then the columns
+    ``table`` (default: the result's own) adds to the result's (a saved run's labels).
     """
     spec = result.spec
     text = [c for c in (spec.input, spec.output, spec.reference) if c] if spec is not None else []
+    table = result.table if table is None else table
+    added = [c for c in table.columns if c not in result.table.columns]
     return render_report(
-        title=f"Batch evaluation: {file}", table=result.table, scores=list(result.summary.index), figures=figures,
+        title=f"Batch evaluation: {file}", table=table, scores=list(result.summary.index), figures=figures,
         comparisons=comparisons, problems=problems, meta=run_meta(result, file=file, generated=generated),
-        columns=[*text, *score_columns(result.table)],
+        columns=[*text, *score_columns(result.table), *added],
     )  # fmt: skip

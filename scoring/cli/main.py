@@ -39,11 +39,12 @@ from scoring.cli.labels import add_teach_parsers, load_taught_scorers, teach_com
 from scoring.cli.runs import History, add_history_options, add_runs_parser, run_command
 from scoring.cli.serve import add_serve_parser, serve
 from scoring.cli.sink import OUT_FORMATS, Sink
-from scoring.cli.terminal import TerminalSafe, one_line
+from scoring.cli.terminal import TerminalSafe
 from scoring.errors import InputError, ScoringError
 from scoring.io.columns import ColumnGuess, ColumnMap, guess_columns
 from scoring.io.loaders import ACCEPTED, iter_table_chunks, require_rows
 from scoring.registry import SCORER_INFO, TONE, TOXICITY, find_scorer
+from scoring.text.display import one_line
 from scoring.text.splitters import DEFAULT_SPLITTER, SPLITTERS
 
 __all__ = ["console", "main"]

@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, TextIO
 from scoring.batch.compare import MIN_ROWS
 from scoring.batch.rows import BatchSpec, ChunkResult, uses_judge
 from scoring.cli.labels import add_label_options, add_label_verbs, run_label_verb, save_file_labels
-from scoring.cli.terminal import one_line
 from scoring.errors import InputError
 from scoring.registry import MEASURES, SCORER_INFO, find_scorer, gated_name
+from scoring.text.display import one_line
 
 if TYPE_CHECKING:  # the store's modules (SQLAlchemy, SciPy) load only when a command uses them
     import pandas as pd

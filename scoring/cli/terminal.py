@@ -5,7 +5,7 @@ rewrites the screen, sets the window title or hides what follows) or a bidirecti
 shows text in another order than it is stored. The CLI writes stdout and stderr through
 :class:`TerminalSafe`, which shows each such character as a visible ``\\uXXXX`` escape (in JSON strings
 that escape is the same character). Line feed, carriage return (the progress bar) and tab stay as they
-are.
+are (:func:`scoring.text.display.one_line` escapes line feeds and carriage returns in the names a message quotes).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import TextIO
 
-__all__ = ["TerminalSafe", "for_terminal", "one_line"]
+__all__ = ["TerminalSafe", "for_terminal"]
 
 # C0 controls but tab, line feed and carriage return; DEL and C1 controls; bidi marks, embeddings,
 # overrides and isolates; the line and paragraph separators.
@@ -29,17 +29,6 @@ def for_terminal(text: str) -> str:
     'name\\u202egnp.exe'
     """
     return _UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
-
-
-def one_line(text: object) -> str:
-    r"""Return ``text`` with line feeds and carriage returns shown as ``\n`` and ``\r``: a file name or message
-    holding one would otherwise print a fake line (a made-up row in ``runs list``) or overwrite the line's start
-    (the ``error:`` prefix).
-
-    >>> one_line("a.csv\rerror: fine\nok")
-    'a.csv\\rerror: fine\\nok'
-    """
-    return str(text).replace("\r", "\\r").replace("\n", "\\n")
 
 
 class TerminalSafe:

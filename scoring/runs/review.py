@@ -5,16 +5,18 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from scoring.batch.report import render_report
 from scoring.charts import agreement_figure
+from scoring.errors import InputError
 from scoring.runs.agreement import TOP_DISAGREEMENTS, MeasureAgreement, agreement, agreement_html, chart_points
 from scoring.runs.labels import labelled_rows, labels_frame, measure_of
 from scoring.runs.store import RunStore
 from scoring.runs.teach import taught_hashes
 
-__all__ = ["export_frame", "run_agreement", "run_report"]
+__all__ = ["export_frame", "run_agreement", "run_report", "with_run_labels"]
 
 
 def run_agreement(
@@ -36,6 +38,21 @@ def export_frame(store: RunStore, ref: str | int) -> pd.DataFrame:
     """The run's rows with a ``label.<measure>[@rater]`` column per measure and rater."""
     info = store.resolve(ref)
     return labelled_rows(store.rows(info.id), labels_frame(store, info.id))
+
+
+def with_run_labels(store: RunStore, ref: str | int, table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` (the scored rows of run ``ref`` as ``evaluate`` returned them, before saving: row *n* of the run is
+    its *n*-th row) with the saved run's ``label.<measure>[@rater]`` columns, as :func:`export_frame` gives them
+    (the same :func:`~scoring.runs.labels.labelled_rows`); ``table`` itself when the run has no labels."""
+    info = store.resolve(ref)
+    if len(table) != info.row_count:
+        raise InputError(f"table: {len(table):,} rows, but {info.label} has {info.row_count:,}: not that run's rows")
+    labels = labels_frame(store, info.id)
+    if labels.empty:
+        return table
+    numbered = pd.DataFrame({"row": np.arange(1, len(table) + 1)})
+    added = labelled_rows(numbered, labels).drop(columns="row").set_axis(table.index)
+    return table.assign(**{str(c): added[c] for c in added.columns})
 
 
 def run_report(store: RunStore, ref: str | int) -> str:

@@ -84,10 +84,13 @@ def test_sample_run_shows_table_charts_and_ab_verdict(open_page: Open, runs: lis
     assert len(at.get("plotly_chart")) >= 4  # two histograms, the scatter, the group means
     verdicts = [plain(s.value) for s in at.success]
     assert (
-        "support-bot-v2 is more on-tone than support-bot-v1: support-bot-v2 minus support-bot-v1 over 72 pairs = "
-        "0.920 - 0.674 = +0.246 (95% CI +0.170 to +0.322), p=0.0001. 14 rows whose tone was not measured were "
-        "left out." in verdicts
+        "**Tone** · support-bot-v2 is more on-tone than support-bot-v1: support-bot-v2 minus support-bot-v1 over 72 "
+        "pairs = 0.920 - 0.674 = +0.246 (95% CI +0.170 to +0.322), p=0.0001. 14 rows whose tone was not measured "
+        "were left out." in verdicts
     )
+    (means,) = [c for c in at.get("plotly_chart") if "Mean score per group" in c.proto.spec]
+    bars = json.loads(means.proto.spec)["data"]
+    assert [b["x"] for b in bars] == [["Tone", "Content similarity"]] * 2  # names for people, not scorer ids
     labels = [b.proto.label for b in at.get("download_button")]
     assert labels == ["CSV", "Excel", "JSONL", "Parquet", "HTML report"]  # Excel: people asked for it
 

@@ -3,11 +3,14 @@ teaching refused with too few labels, and taught scorers offered on the Batch pa
 
 from __future__ import annotations
 
+import io
 import os
 from collections.abc import Callable
 from datetime import UTC, datetime
+from typing import Any
 
 import pandas as pd
+from streamlit.elements.widgets.button import ButtonMixin
 from streamlit.testing.v1 import AppTest
 
 from scoring.batch import evaluate
@@ -15,7 +18,7 @@ from scoring.io.columns import ColumnMap
 from scoring.runs import RunStore
 from scoring.runs.db import taught
 from scoring.runs.labels import add_labels
-from scoring.runs.review import run_agreement
+from scoring.runs.review import export_frame, run_agreement
 from scoring.text.embeddings import EMBEDDING_DIM
 from ui.markdown import escape_markdown
 
@@ -95,3 +98,44 @@ def test_the_labelled_run_downloads_with_its_labels(open_page: Open) -> None:
     assert not at.exception, [e.value for e in at.exception]
     labels = [b.label for b in at.get("download_button")]
     assert labels[-3:] == ["CSV", "Excel", "HTML report"]
+
+
+def test_the_batch_page_downloads_carry_the_saved_runs_labels(open_page: Open, monkeypatch: Any) -> None:
+    """After "Save this run" and labelling, the Batch page's CSV/JSONL/Parquet/Excel and HTML report hold the
+    run's ``label.<measure>@<rater>`` columns: the same values as the Runs page's export (export_frame)."""
+    offered: dict[str, Any] = {}
+    original = ButtonMixin.download_button
+
+    def recording(self: Any, label: str, data: Any, *args: Any, **kwargs: Any) -> bool:
+        offered[label] = data
+        return original(self, label, data, *args, **kwargs)
+
+    monkeypatch.setattr(ButtonMixin, "download_button", recording)
+    data = pd.DataFrame({"input": ["q"] * len(REPLIES), "output": REPLIES}).to_csv(index=False).encode()
+    at = open_page(BATCH, state={"batch.source": "file", "batch.scorers": ["tone"]})
+    at.file_uploader(key="batch.upload").set_value(("replies.csv", data, "text/csv")).run()
+    at.button(key="batch.run_button").click().run()
+    offered.clear()
+    at.run()
+    assert not any(str(c).startswith("label.") for c in pd.read_csv(io.BytesIO(offered["CSV"]())).columns)
+    at.button(key="batch.save").click().run()
+    store = RunStore(os.environ["TONE_EXPLORER_DB"])
+    (info,) = store.list_runs()
+    add_labels(store, info.id, "tone", {1: 1, 2: 0, 4: 0}, rater="ana")  # as the page's editor saves them
+    add_labels(store, info.id, "tone", {1: 1, 2: 1}, rater=None)
+    offered.clear()
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    expected = export_frame(store, info.id)
+    columns = [c for c in expected.columns if str(c).startswith("label.")]
+    assert columns == ["label.tone-scorer", "label.tone-scorer@ana"]
+    frames = {
+        "CSV": pd.read_csv(io.BytesIO(offered["CSV"]())),
+        "JSONL": pd.read_json(io.BytesIO(offered["JSONL"]()), lines=True),
+        "Parquet": pd.read_parquet(io.BytesIO(offered["Parquet"]())),
+        "Excel": pd.read_excel(io.BytesIO(offered["Excel"]())),
+    }
+    for kind, frame in frames.items():
+        assert frame[columns].equals(expected[columns].astype(float)), kind
+    report = offered["HTML report"]()
+    assert "label.tone-scorer@ana" in report and "label.tone-scorer" in report

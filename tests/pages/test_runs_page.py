@@ -81,6 +81,7 @@ def test_comparing_the_other_way_shows_regressions_and_a_row_drill_down(open_pag
     texts = [t.value for t in at.text]
     assert worst["input"] in texts and worst["output_a"] in texts and worst["output_b"] in texts
     assert len([c for c in at.get("plotly_chart")]) == 3  # the trend, and each reply's sentences
+    assert [m.label for m in at.metric] == ["Tone", "Tone"]  # each reply's score, named for people
 
 
 def test_changed_only_and_filters(open_page: Open, two_bots: RunStore) -> None:
@@ -154,3 +155,30 @@ def test_a_database_url_never_shows_a_query_password(open_page: Open, monkeypatc
     at = open_page(RUNS)
     shown = " ".join(str(e.value) for kind in (at.caption, at.error, at.info, at.markdown) for e in kind)
     assert "password\\=\\*\\*\\*" in shown and "hunter2" not in shown, shown
+
+
+def test_line_breaks_in_a_file_name_are_shown_escaped_on_batch_and_runs(open_page: Open) -> None:
+    """A file named with a line feed and a carriage return: every place the pages show it reads ``\\n`` / ``\\r``
+    (scoring.text.display.one_line, the function the CLI uses), never a raw break or a fake second line."""
+    name = "replies\nrun 9 (fake)\rerror.csv"
+    data = pd.DataFrame({"input": ["q"] * 3, "output": ["Thanks!", "Fine.", "Great, thank you."]})
+    at = open_page("pages/batch.py", state={"batch.source": "file", "batch.scorers": ["tone"]})
+    at.file_uploader(key="batch.upload").set_value((name, data.to_csv(index=False).encode(), "text/csv")).run()
+    caption = next(c.value for c in at.caption if "rows · columns" in c.value)
+    assert "\n" not in caption and "\r" not in caption
+    assert plain(caption).startswith("**replies\\nrun 9 (fake)\\rerror.csv** · 3 rows")
+    at.button(key="batch.run_button").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.text_input(key="batch.save_name").value == "replies\\nrun_9_(fake)\\rerror"
+    at.button(key="batch.save").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    (info,) = _store().list_runs()
+    assert info.source_name == name  # stored as given; escaped where shown
+    at.switch_page(RUNS).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.dataframe[0].value["source"].tolist() == ["replies\\nrun 9 (fake)\\rerror.csv"]
+    shown = "run 1 (replies\\nrun_9_(fake)\\rerror)"
+    for key in ("runs.manage", "runs.label_run"):
+        (option,) = at.selectbox(key=key).options
+        assert "\n" not in option and "\r" not in option and option.startswith(shown), option
+    assert at.selectbox(key="runs.label_run").options[0] == f"{shown} · replies\\nrun 9 (fake)\\rerror.csv"

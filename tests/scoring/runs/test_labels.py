@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 import sqlalchemy as sa
 
+from scoring.errors import InputError
 from scoring.runs import RunStore
 from scoring.runs import db as rundb
 from scoring.runs.labels import (
@@ -21,6 +22,7 @@ from scoring.runs.labels import (
     parse_label,
     read_labels,
 )
+from scoring.runs.review import with_run_labels
 from tests.scoring.runs.conftest import scored
 
 SHA = "0" * 64
@@ -105,6 +107,18 @@ def test_an_export_has_a_label_column_per_measure_and_rater(store: RunStore) -> 
     assert out["label.tone-scorer"].iloc[:2].tolist() == [1.0, 0.0] and out["label.tone-scorer"].isna().sum() == 10
     assert out["label.content-similarity-scorer@bo"].tolist()[1] == 4.0
     assert len(out) == 12
+
+
+def test_a_scored_table_gains_its_saved_runs_label_columns(store: RunStore) -> None:
+    result = scored()
+    store.save(result, name="kept", source_name="a.csv", source_sha256=SHA)
+    assert with_run_labels(store, "kept", result.table) is result.table  # no labels yet: the table as it is
+    add_labels(store, "kept", "tone", {1: 1.0, 3: 0.0}, rater="ana")
+    out = with_run_labels(store, "kept", result.table)
+    assert list(out.columns) == [*result.table.columns, "label.tone-scorer@ana"]
+    assert out.index.equals(result.table.index) and out["label.tone-scorer@ana"].iloc[:3].tolist()[::2] == [1.0, 0.0]
+    with pytest.raises(InputError, match="table: 11 rows, but run 1 \\(kept\\) has 12"):
+        with_run_labels(store, "kept", result.table.iloc[1:])
 
 
 def test_a_version_1_store_gains_the_label_tables(store_url: str) -> None:
