@@ -27,6 +27,7 @@ from scoring.batch.ordered import in_order
 from scoring.batch.result import DEFAULT_THRESHOLD, BatchResult, SummaryBuilder, combine
 from scoring.batch.retry import retry_errors
 from scoring.batch.rows import BatchSpec, ChunkResult, make_spec, one_reference, reports_rows, score_frame, uses_judge
+from scoring.batch.watch import watched_submit
 from scoring.errors import InputError, InputTypeError
 from scoring.io.columns import ColumnMap, guess_columns
 from scoring.registry import DEFAULT_TONE_ENGINE, runtime_scorer
@@ -148,7 +149,7 @@ def _in_pool(jobs: Iterator[Job], workers: int) -> Iterator[ChunkResult]:
     """Run jobs in a process pool, at most 2 per worker in flight (memory stays flat), results in order."""
     pool = worker_pool(workers)
     try:
-        yield from scored_elsewhere(pool.submit, jobs, 2 * workers)
+        yield from scored_elsewhere(watched_submit(pool), jobs, 2 * workers)  # a worker killed mid-send too
     finally:  # also on Ctrl-C, an error or an early close: drop what has not started, let the rest finish
         pool.shutdown(wait=True, cancel_futures=True)
 
