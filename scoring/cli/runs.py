@@ -251,9 +251,12 @@ def _pairing(comparison: object) -> str:
     verdicts = getattr(comparison, "verdicts", ())
     if not verdicts:
         return "no scorer in common."
-    c = verdicts[0].comparison
-    shared = max(v.comparison.n_pairs for v in verdicts)  # a scorer's own pairs may be fewer (not measured rows)
-    return f"paired on {shared:,} shared inputs." if c.paired else "unpaired (the runs did not answer the same inputs)."
+    paired = [v for v in verdicts if v.comparison.paired]
+    if not paired:
+        return "unpaired (the runs did not answer the same inputs)."
+    shared = max(v.comparison.n_pairs for v in paired)  # a scorer's own pairs may be fewer (not measured rows)
+    alone = [v.scorer for v in verdicts if not v.comparison.paired]  # too few of its own rows pair up
+    return f"paired on {shared:,} shared inputs" + (f"; {', '.join(alone)} unpaired (see its line)." if alone else ".")
 
 
 # -- python -m scoring runs ... -------------------------------------------------------------------------

@@ -35,6 +35,8 @@ def test_curt_agent_fails_the_gate_on_courtesy_and_warmth_one_line_each(db: str)
     code, out, err = _main("evaluate", AGENTS / "v2.csv", *ARGS, "--baseline", "v1", "--fail-on-regression")
     assert code == 1, err
     assert "improved: tone-scorer" in out  # Mastra's stability: short flat replies are stable
+    # the same questions: paired; tone alone is unpaired (8 one-sentence replies measure nothing), and says so
+    assert "paired on 20 shared inputs; tone-scorer unpaired (see its line)." in out
     assert "this run is curter (less courteous) than run 1 (v1)" in out
     assert "this run is colder than run 1 (v1)" in out
     fails = [line for line in out.splitlines() if line.startswith("FAIL: ")]
