@@ -15,10 +15,14 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
+import json
+import math
 import os
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -188,3 +192,28 @@ if __name__ == "__main__":  # python -m tools.e5_data [passage|query [SET ...]]:
     for name, prefix in todo:
         ds = load_set(name)
         print(name, prefix, ds.sha256, cached_embeddings(ds, prefix=prefix).shape)  # type: ignore[union-attr]
+
+
+def dumps(head: dict[str, Any]) -> str:
+    """The file's text: indented JSON with each list of numbers on one line."""
+    text = json.dumps(head, ensure_ascii=False, indent=1)
+    return (
+        re.sub(r"\[\s*(-?[0-9][^\[\]{}\"]*?)\s*\]", lambda m: "[" + re.sub(r"\s+", " ", m.group(1)) + "]", text) + "\n"
+    )
+
+
+def differences(a: Any, b: Any, path: str = "", tol: float = 1e-4) -> list[str]:
+    """Where two heads differ (numbers within ``tol`` are equal); empty when they match."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        out = [f"{path}/{k}: only in one" for k in sorted(set(a) ^ set(b))]
+        for k in sorted(a.keys() & b.keys()):
+            out += differences(a[k], b[k], f"{path}/{k}", tol)
+        return out
+    if isinstance(a, list) and isinstance(b, list):
+        if len(a) != len(b):
+            return [f"{path}: lengths {len(a)} != {len(b)}"]
+        return [d for i, (x, y) in enumerate(zip(a, b, strict=True)) for d in differences(x, y, f"{path}[{i}]", tol)]
+    numbers = (int, float)
+    if isinstance(a, numbers) and isinstance(b, numbers) and not isinstance(a, bool) and not isinstance(b, bool):
+        return [] if math.isclose(a, b, abs_tol=tol) else [f"{path}: {a} != {b}"]
+    return [] if a == b else [f"{path}: {a!r} != {b!r}"]

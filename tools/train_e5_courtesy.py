@@ -42,9 +42,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import math
 import os
-import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -52,6 +50,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
+from tools.e5_data import differences, dumps
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "tests" / "scoring" / "data"
@@ -331,31 +331,6 @@ def search(cache: Path | None) -> None:
     for c in (1.0, 4.0, 16.0):
         for w in (0.0, 8.0):
             print(f"C={c:<5g} support weight={w:<4g} {cross_validate(frame, x, c, w)}", flush=True)
-
-
-def dumps(head: dict[str, Any]) -> str:
-    """The file's text: indented JSON with each list of numbers on one line."""
-    text = json.dumps(head, ensure_ascii=False, indent=1)
-    return (
-        re.sub(r"\[\s*(-?[0-9][^\[\]{}\"]*?)\s*\]", lambda m: "[" + re.sub(r"\s+", " ", m.group(1)) + "]", text) + "\n"
-    )
-
-
-def differences(a: Any, b: Any, path: str = "", tol: float = 1e-4) -> list[str]:
-    """Where two heads differ (numbers within ``tol`` are equal); empty when they match."""
-    if isinstance(a, dict) and isinstance(b, dict):
-        out = [f"{path}/{k}: only in one" for k in sorted(set(a) ^ set(b))]
-        for k in sorted(a.keys() & b.keys()):
-            out += differences(a[k], b[k], f"{path}/{k}", tol)
-        return out
-    if isinstance(a, list) and isinstance(b, list):
-        if len(a) != len(b):
-            return [f"{path}: lengths {len(a)} != {len(b)}"]
-        return [d for i, (x, y) in enumerate(zip(a, b, strict=True)) for d in differences(x, y, f"{path}[{i}]", tol)]
-    numbers = (int, float)
-    if isinstance(a, numbers) and isinstance(b, numbers) and not isinstance(a, bool) and not isinstance(b, bool):
-        return [] if math.isclose(a, b, abs_tol=tol) else [f"{path}: {a} != {b}"]
-    return [] if a == b else [f"{path}: {a!r} != {b!r}"]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

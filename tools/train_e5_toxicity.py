@@ -48,9 +48,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import math
 import os
-import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -58,6 +56,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
+from tools.e5_data import differences, dumps
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "tests" / "scoring" / "data"
@@ -306,31 +306,6 @@ def train(cache: Path | None) -> dict[str, Any]:
         head["data"][_rel(FRESH)] = {"sha256": _sha256(FRESH), "rows": len(fresh), "use": "test only"}
         head["fresh"] = _scores(prob, fresh, fresh_kinds, THRESHOLD)
     return head
-
-
-def dumps(head: dict[str, Any]) -> str:
-    """The file's text: indented JSON with each list of numbers on one line."""
-    text = json.dumps(head, ensure_ascii=False, indent=1)
-    return (
-        re.sub(r"\[\s*(-?[0-9][^\[\]{}\"]*?)\s*\]", lambda m: "[" + re.sub(r"\s+", " ", m.group(1)) + "]", text) + "\n"
-    )
-
-
-def differences(a: Any, b: Any, path: str = "", tol: float = 1e-4) -> list[str]:
-    """Where two heads differ (numbers within ``tol`` are equal); empty when they match."""
-    if isinstance(a, dict) and isinstance(b, dict):
-        out = [f"{path}/{k}: only in one" for k in sorted(set(a) ^ set(b))]
-        for k in a.keys() & b.keys():
-            out += differences(a[k], b[k], f"{path}/{k}", tol)
-        return out
-    if isinstance(a, list) and isinstance(b, list):
-        if len(a) != len(b):
-            return [f"{path}: lengths {len(a)} != {len(b)}"]
-        return [d for i, (x, y) in enumerate(zip(a, b, strict=True)) for d in differences(x, y, f"{path}[{i}]", tol)]
-    numbers = (int, float)
-    if isinstance(a, numbers) and isinstance(b, numbers) and not isinstance(a, bool) and not isinstance(b, bool):
-        return [] if math.isclose(a, b, abs_tol=tol) else [f"{path}: {a} != {b}"]
-    return [] if a == b else [f"{path}: {a!r} != {b!r}"]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
