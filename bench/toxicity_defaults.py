@@ -1,15 +1,18 @@
 """The toxicity scorer's defaults, measured: seeds, rubric sentences, other languages, positive texts, speed.
 
-Run ``python -m bench.toxicity_defaults [--rows 2000] [--skip-speed] [--cache DIR]`` (docs/toxicity.md's speed
-table: ``--rows 10000``, 23 minutes on a busy machine; the default 2,000 rows keeps the bench to a few minutes).
+Run ``python -m bench.toxicity_defaults [--fresh PATH | --no-fresh] [--rows 2000] [--skip-speed] [--cache DIR]``
+(docs/toxicity.md's speed table: ``--rows 10000``; the default 2,000 rows keeps the bench to a few minutes).
+``--fresh`` names the fresh test set (default ``tests/scoring/data/toxicity_defaults_fresh3.csv``, written blind
+after the third round froze the head and the rule); the bench stops with a message if it is missing, unless
+``--no-fresh`` asks for the development numbers only.
 Prints markdown tables (docs/toxicity.md, "Defaults"):
 
 1. **the seed's and the rubric's examples** through the default scorer (``create_toxicity_scorer()``), the CLI and
    ``score_many``: each example's expected verdict and the score each path gives;
-2. **the fresh defaults test set** (``tests/scoring/data/toxicity_defaults_fresh2.csv``, written after the second
-   round's rule was frozen): English rubric sentences per kind (recall) and clean (false alarms), precision; Chinese,
-   Korean and Japanese sentences right; then the same tables on the first round's fresh set
-   (``tests/scoring/data/toxicity_defaults_dev.csv``), which the second round tuned on, so development data now;
+2. **the fresh defaults test set** (``--fresh``, columns ``text,kind,toxic,lang``): English rubric sentences per
+   kind (recall) and clean (false alarms), precision; Chinese, Korean and Japanese sentences right; then the same
+   tables on the two earlier rounds' fresh sets, development data since a later round tuned on them
+   (``tests/scoring/data/toxicity_defaults_dev.csv``, ``toxicity_defaults_dev2.csv``);
 3. **the development sets** the defaults were chosen on (the multilingual fresh set of the head's training run,
    per language, and the labelled English sentences), against single thresholds on the head;
 4. **false alarms on real positive text**: the share of VADER ground-truth texts people rated clearly positive
@@ -41,17 +44,20 @@ import pandas as pd
 from bench.toxicity_e5 import FRESH as DEV_MULTILINGUAL
 from bench.toxicity_e5 import LABELLED, load_vader_positive
 from scoring.text.splitters import split_smart
-from scoring.toxicity.defaults import decide, describe_defaults, sentence_language
+from scoring.toxicity.defaults import decide, describe_defaults, pattern_settles, sentence_language
 from scoring.toxicity.e5 import default_flags, head_probabilities
 from scoring.toxicity.rules import KINDS, match_rules
 from scoring.toxicity.scorer import create_toxicity_scorer
 from tools.train_e5_toxicity import default_cache, embeddings
 
 ROOT = Path(__file__).resolve().parents[1]
-#: Written after the second round's rule was frozen (issue 24b): the test set of the defaults.
-FRESH = ROOT / "tests" / "scoring" / "data" / "toxicity_defaults_fresh2.csv"
+#: The third round's fresh test set: written blind after the head and the rule were frozen (issue 24c).
+FRESH = ROOT / "tests" / "scoring" / "data" / "toxicity_defaults_fresh3.csv"
 #: The first round's fresh set: the second round tuned the rule on it, so it is development data now.
 DEV_DEFAULTS = ROOT / "tests" / "scoring" / "data" / "toxicity_defaults_dev.csv"
+#: The second round's fresh set (``toxicity_defaults_fresh2.csv`` until scored): the third round tuned on it.
+DEV2_DEFAULTS = ROOT / "tests" / "scoring" / "data" / "toxicity_defaults_dev2.csv"
+COLUMNS = ("text", "kind", "toxic", "lang")
 SAMPLE = ROOT / "scoring" / "data" / "sample_responses.csv"
 CJK = ("zh", "ko", "ja")
 
@@ -132,7 +138,7 @@ def seeds_table(cache: Path | None) -> str:
 def fresh_tables(cache: Path | None, path: Path = FRESH) -> str:
     """A defaults set (``FRESH`` or ``DEV_DEFAULTS``): English per kind, precision and recall; zh/ko/ja right; and
     the head alone."""
-    df = pd.read_csv(path, keep_default_na=False)
+    df = read_defaults_set(path)
     texts = df["text"].tolist()
     df["flag"] = cached_flags(texts, cache)
     engine = default_flags(texts)  # the engine's own path (embeds these sentences unless cached in process)
@@ -174,6 +180,22 @@ def fresh_tables(cache: Path | None, path: Path = FRESH) -> str:
     return "\n".join(rows)
 
 
+def read_defaults_set(path: Path) -> pd.DataFrame:
+    """A defaults set (``text,kind,toxic,lang``); a clear error naming the file and what is wrong."""
+    if not path.is_file():
+        raise SystemExit(
+            f"error: the fresh set {path} does not exist. Pass its path with --fresh PATH (columns "
+            f"{','.join(COLUMNS)}), or --no-fresh for the development numbers only."
+        )
+    df = pd.read_csv(path, keep_default_na=False)
+    missing = [c for c in COLUMNS if c not in df.columns]
+    if missing:
+        raise SystemExit(f"error: {path} lacks the column(s) {missing}; a defaults set has {','.join(COLUMNS)}.")
+    if not set(df["toxic"].astype(str)) <= {"0", "1"}:
+        raise SystemExit(f"error: {path}: 'toxic' must be 0 or 1; got {sorted(set(df['toxic'].astype(str)))}.")
+    return df.assign(toxic=df["toxic"].astype(int))
+
+
 def dev_table(cache: Path | None) -> str:
     """Development sets, per language: the defaults against single thresholds on the head."""
     multi = pd.read_csv(DEV_MULTILINGUAL, keep_default_na=False)
@@ -183,7 +205,8 @@ def dev_table(cache: Path | None) -> str:
         "| --- | ---: | ---: | ---: | ---: |",
     ]
     sets = [(f"multilingual, {lang}", g) for lang, g in multi.groupby("lang", sort=False)]
-    sets.append(("labelled English (all splits)", lab))
+    sets.append(("labelled English (all splits; dev and heldout are the head's training data)", lab))
+    sets.append(("labelled English, split fresh only (not trained on)", lab[lab["split"] == "fresh"]))
     for name, g in sets:
         texts = g["text"].tolist()
         truth = (g["toxic"] == 1).to_numpy()
@@ -244,7 +267,7 @@ def speed_table(rows: int) -> str:
     """Rows/s of the CLI's default toxicity run, one and two processes, each a cold new process."""
     df = realistic_rows(rows)
     sentences = {s.text for t in df["output"] for s in split_smart(t)}
-    settled = sum(1 for s in sentences if any(t.confidence >= 0.8 for t in match_rules(s)) and
+    settled = sum(1 for s in sentences if pattern_settles(s, match_rules(s)) and
                   sentence_language(s) == "en")  # fmt: skip
     lines = [
         f"{rows:,} rows of three sentences; {len(sentences):,} distinct sentences, {settled} of them settled by a "
@@ -272,14 +295,23 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--rows", type=int, default=2_000, help="rows in the speed test (2000; the docs: 10000)")
     parser.add_argument("--skip-speed", action="store_true", help="only the accuracy tables")
     parser.add_argument("--cache", type=Path, default=None, help="embedding cache folder (the training script's)")
+    parser.add_argument("--fresh", type=Path, default=FRESH, help=f"the fresh set (default {FRESH.relative_to(ROOT)})")
+    parser.add_argument("--no-fresh", action="store_true", help="skip the fresh set: development numbers only")
     args = parser.parse_args(argv)
     cache = args.cache or default_cache()
+    fresh = None if args.no_fresh else read_defaults_set(args.fresh)  # fails first, with a message, if missing
     print(f"# Toxicity defaults\n\nThe default: engine e5 with {describe_defaults()}.\n")
     print(f"## The seed's and the rubric's examples\n\n{seeds_table(cache)}\n")
-    print(f"## Fresh sentences written after the defaults were frozen\n\n{fresh_tables(cache)}\n")
+    if fresh is not None:
+        print(f"## Fresh sentences written after the defaults were frozen ({args.fresh.name})\n\n"
+              f"{fresh_tables(cache, args.fresh)}\n")  # fmt: skip
     print(
-        "## The first round's fresh sentences (development data since the second round tuned on them)\n\n"
-        f"{fresh_tables(cache, DEV_DEFAULTS)}\n"
+        "## The second round's fresh sentences (toxicity_defaults_dev2.csv: development data since the third round "
+        f"tuned on them)\n\n{fresh_tables(cache, DEV2_DEFAULTS)}\n"
+    )
+    print(
+        "## The first round's fresh sentences (toxicity_defaults_dev.csv: development data since the second round "
+        f"tuned on them)\n\n{fresh_tables(cache, DEV_DEFAULTS)}\n"
     )
     print(f"## Development sets (the defaults were chosen on these)\n\n{dev_table(cache)}\n")
     print(f"## Real texts people rated clearly positive (VADER ground truth, rating >= 2)\n\n{vader_table(cache)}\n")

@@ -1,25 +1,26 @@
 """The e5 engine's measured defaults: which sentences it flags when no threshold is chosen.
 
 One threshold on the learned head cannot meet every target at once (``docs/toxicity.md``, "Defaults"): on English,
-the head at 0.75 flags 0.93% of real texts people rated clearly positive but catches only about half the toxic
-sentences, and any lower single threshold flags more than 1% of those texts. So the default combines what the
+the head (third round) at 0.75 flags 0.32% of real texts people rated clearly positive but catches about 0.6 of the
+toxic development sentences, and at 0.65 or lower it flags more than 1% of those texts. So the default combines what the
 engine already has, per sentence:
 
 - **English** (and text with no detectable language): toxic when the head gives at least ``ENGLISH_THRESHOLD``;
   or at least ``ADDRESSED_THRESHOLD`` and the sentence addresses the reader (``you``, ``your``, ...: praise of a
   film or a product rarely does, an insult usually does); or a rubric pattern (:mod:`.rules`) of confidence at
-  least ``PATTERN_ALONE`` fires; or a weaker pattern fires and the head gives at least ``PATTERN_WITH_HEAD``.
+  least ``PATTERN_ALONE`` fires outside quotation marks; or a weaker (or quoted) pattern fires and the head gives
+  at least ``PATTERN_WITH_HEAD``.
 - **Any other language**: toxic when the head gives at least ``OTHER_THRESHOLD`` (the rubric patterns are
   English; no positive-text set in those languages binds the threshold). Measured on Chinese, Korean, Japanese,
   German, Spanish and French (``MEASURED_LANGUAGES``); for others the verdict says it was not measured.
 
-The values were chosen on development sets (the multilingual fresh set of the head's training run, the labelled
-English sentences, the VADER positive texts and, in the second round, the first round's fresh set
-``tests/scoring/data/toxicity_defaults_dev.csv``, whose misses gave the rubric patterns new forms) and then tested
-on sentences written after they were frozen (``tests/scoring/data/toxicity_defaults_fresh2.csv``);
-``python -m bench.toxicity_defaults`` prints every number.
-A sentence that a strong pattern decides is toxic needs no embedding (:func:`decided_by_patterns`), which the batch
-path uses to skip the encoder.
+The values were chosen on development sets only (the multilingual fresh set of the head's training run, the
+labelled English sentences, the VADER positive texts, and the first two rounds' fresh sets
+``tests/scoring/data/toxicity_defaults_dev.csv`` and ``toxicity_defaults_dev2.csv``, whose misses gave the rubric
+patterns and, in the third round, the head's training data new forms), then frozen in a commit before a fresh set
+(``tests/scoring/data/toxicity_defaults_fresh3.csv``) was written blind by another engineer;
+``python -m bench.toxicity_defaults`` prints every number. A sentence that a strong pattern decides is toxic needs
+no embedding (:func:`decided_by_patterns`), which the batch path uses to skip the encoder.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from scoring.toxicity.rules import Trigger, match_rules
+from scoring.toxicity.rules import Trigger, match_rules, normalise
 
 __all__ = [
     "ADDRESSED_THRESHOLD",
@@ -45,16 +46,18 @@ __all__ = [
     "decide",
     "decided_by_patterns",
     "describe_defaults",
+    "pattern_settles",
+    "quoted",
     "recall_cell",
     "recall_note",
     "sentence_language",
 ]
 
-ENGLISH_THRESHOLD = 0.8  #: English: the head alone
-ADDRESSED_THRESHOLD = 0.72  #: English: the head, on a sentence that addresses the reader
+ENGLISH_THRESHOLD = 0.7  #: English: the head alone
+ADDRESSED_THRESHOLD = 0.66  #: English: the head, on a sentence that addresses the reader
 PATTERN_ALONE = 0.8  #: English: a rubric pattern at least this confident flags on its own (no embedding needed)
 PATTERN_WITH_HEAD = 0.2  #: English: a weaker pattern flags when the head gives at least this
-OTHER_THRESHOLD = 0.45  #: every other language: the head alone
+OTHER_THRESHOLD = 0.4  #: every other language: the head alone
 #: Languages the defaults were measured on (development and fresh test sentences).
 MEASURED_LANGUAGES = ("en", "zh", "ko", "ja", "de", "es", "fr")
 LANGUAGE_NAMES = {"en": "English", "zh": "Chinese", "ko": "Korean", "ja": "Japanese", "de": "German",
@@ -64,6 +67,18 @@ _READER_RE = re.compile(r"\b(?:you|your|yours|yourself|yourselves|ya|u|ur)\b", r
 _HANGUL_RE = re.compile(r"[\uac00-\ud7a3\u1100-\u11ff\u3130-\u318f]")
 _KANA_RE = re.compile(r"[\u3040-\u30ff]")
 _HAN_RE = re.compile(r"[\u4e00-\u9fff\u3400-\u4dbf]")
+_QUOTED_RE = re.compile(r'"[^"]+"|\u201c[^\u201d]+\u201d')
+
+
+def quoted(sentence: str, trigger: Trigger) -> bool:
+    """Whether the text ``trigger`` matched lies inside double quotation marks in ``sentence``: reported or fictional
+    speech ("The villain snarls "you'll pay for this"."), which a pattern alone must not call toxic.
+
+    >>> quoted('He snarls "watch your back" and leaves.', Trigger("threat", "t", 0.85, "watch your back"))
+    True
+    """
+    found = trigger.match.lower()
+    return any(found in normalise(m.group()).lower() for m in _QUOTED_RE.finditer(sentence))
 
 
 def addresses_reader(sentence: str) -> bool:
@@ -118,7 +133,18 @@ def decided_by_patterns(sentence: str, triggers: Sequence[Trigger] | None = None
     (True, False)
     """
     found = match_rules(sentence) if triggers is None else triggers
-    return any(t.confidence >= PATTERN_ALONE for t in found) and sentence_language(sentence) == "en"
+    return pattern_settles(sentence, found) and sentence_language(sentence) == "en"
+
+
+def pattern_settles(sentence: str, triggers: Sequence[Trigger]) -> bool:
+    """Whether one of ``triggers`` (the patterns that fired on the English ``sentence``) decides it alone: confidence
+    >= ``PATTERN_ALONE`` and not inside quotation marks (quoted speech goes to the head like a weaker pattern).
+
+    >>> from scoring.toxicity.rules import match_rules
+    >>> [pattern_settles(s, match_rules(s)) for s in ("You will regret this.", 'She said "you will regret this".')]
+    [True, False]
+    """
+    return any(t.confidence >= PATTERN_ALONE and not quoted(sentence, t) for t in triggers)
 
 
 def decide(sentence: str, probability: float, triggers: Sequence[Trigger], language: str | None) -> Decision:
@@ -127,8 +153,7 @@ def decide(sentence: str, probability: float, triggers: Sequence[Trigger], langu
         toxic = probability >= OTHER_THRESHOLD
         name = LANGUAGE_NAMES.get(language or "", f"language '{language}'")
         return Decision(toxic, OTHER_THRESHOLD, language, f"for a {name} sentence")
-    strongest = max((t.confidence for t in triggers), default=0.0)
-    if strongest >= PATTERN_ALONE:
+    if pattern_settles(sentence, triggers):
         return Decision(True, None, language, "a rubric pattern alone")
     if triggers:
         return Decision(probability >= PATTERN_WITH_HEAD, PATTERN_WITH_HEAD, language, "when a rubric pattern matches")
@@ -144,7 +169,9 @@ class LanguageRecall:
     """Recall of the defaults on one language's toxic sentences: on fresh sentences (written after the defaults were
     frozen) where there are any, and on the development sets they were chosen on."""
 
-    fresh: tuple[int, int] | None  #: (flagged, toxic) on tests/scoring/data/toxicity_defaults_fresh2.csv
+    #: (flagged, toxic) on the fresh set scored once after the freeze (tests/scoring/data/toxicity_defaults_fresh3.csv);
+    #: None until it is scored
+    fresh: tuple[int, int] | None
     development: tuple[int, int]  #: (flagged, toxic) on tests/scoring/data/toxicity_multilingual_fresh.csv
 
     def short(self, name: str) -> str:
@@ -162,17 +189,16 @@ class LanguageRecall:
         return f"Measured recall of the defaults on {name}: {k / n:.2f} on fresh sentences ({k} of {n}); {dev}."
 
 
-#: ``python -m bench.toxicity_defaults`` prints these counts (tables 2 and 4). Fresh: the second round's fresh set
-#: (toxicity_defaults_fresh2.csv, scored once after the rule was frozen); its zh/ko/ja sentences are few (8 toxic in
-#: all: 3 Chinese, 3 Korean, 2 Japanese).
+#: ``python -m bench.toxicity_defaults`` prints these counts ("Development sets"). Fresh: None until the third
+#: round's fresh set (toxicity_defaults_fresh3.csv, written blind after the freeze) is scored once.
 MEASURED_RECALL: dict[str, LanguageRecall] = {
-    "en": LanguageRecall((28, 50), (52, 75)),
-    "zh": LanguageRecall((3, 3), (25, 30)),
-    "ko": LanguageRecall((3, 3), (23, 30)),
-    "ja": LanguageRecall((1, 2), (27, 30)),
-    "de": LanguageRecall(None, (22, 30)),
+    "en": LanguageRecall(None, (58, 75)),
+    "zh": LanguageRecall(None, (27, 30)),
+    "ko": LanguageRecall(None, (23, 30)),
+    "ja": LanguageRecall(None, (28, 30)),
+    "de": LanguageRecall(None, (24, 30)),
     "es": LanguageRecall(None, (22, 30)),
-    "fr": LanguageRecall(None, (22, 30)),
+    "fr": LanguageRecall(None, (24, 30)),
 }
 
 
@@ -180,7 +206,7 @@ def recall_cell(language: str | None) -> str:
     """The defaults' measured recall on ``language`` as a table cell.
 
     >>> recall_cell("en"), recall_cell("de"), recall_cell("ru")
-    ('0.56 (28 of 50 fresh, English)', '0.73 (22 of 30 development, German)', 'not measured (ru)')
+    ('0.77 (58 of 75 development, English)', '0.80 (24 of 30 development, German)', 'not measured (ru)')
     """
     if language is None or language not in MEASURED_RECALL:
         return f"not measured ({language})"
@@ -191,8 +217,8 @@ def recall_note(language: str | None) -> str:
     """What is known of the defaults' recall on ``language`` (a code from :func:`sentence_language`).
 
     >>> print(recall_note("en"))  # doctest: +NORMALIZE_WHITESPACE
-    Measured recall of the defaults on English: 0.56 on fresh sentences (28 of 50); 0.69 on the development
-    sentences (52 of 75).
+    Measured recall of the defaults on English: 0.77 on the development sentences (58 of 75) (no fresh test in
+    English).
     >>> recall_note("ru")
     "The defaults were not measured on language 'ru': their recall there is unknown."
     """
@@ -205,7 +231,7 @@ def describe_defaults() -> str:
     """The default rule in one paragraph, for the page, the CLI and the docs.
 
     >>> describe_defaults()[:60]
-    'English: the head at 0.8, 0.72 for a sentence addressed to t'
+    'English: the head at 0.7, 0.66 for a sentence addressed to t'
     """
     return (
         f"English: the head at {ENGLISH_THRESHOLD:g}, {ADDRESSED_THRESHOLD:g} for a sentence addressed to the reader "

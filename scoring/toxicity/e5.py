@@ -28,8 +28,8 @@ from scoring.errors import InputError
 from scoring.toxicity.classifier import MeasuredRecall
 from scoring.toxicity.defaults import (
     MEASURED_LANGUAGES,
-    PATTERN_ALONE,
     decide,
+    pattern_settles,
     recall_cell,
     recall_note,
     sentence_language,
@@ -76,7 +76,7 @@ SPEED = (
 #: Measured at the head's own threshold (0.75, the one-threshold mode) on the head's fresh test set (written after the
 #: head was frozen), as the head file records it (``fresh.recall`` x ``fresh.toxic``); a test checks the two agree.
 MEASURED_RECALL = MeasuredRecall(
-    flagged=114, toxic=255, split="fresh", source="tests/scoring/data/toxicity_multilingual_fresh.csv"
+    flagged=126, toxic=255, split="fresh", source="tests/scoring/data/toxicity_multilingual_fresh.csv"
 )
 
 #: What the e5 engine is known to miss or get wrong (measured by ``python -m bench.toxicity_eval --engine e5``).
@@ -302,8 +302,8 @@ def default_flags(sentences: Sequence[str]) -> list[bool]:
     """
     triggers = [tuple(match_rules(s)) for s in sentences]
     languages = [sentence_language(s) for s in sentences]
-    settled = [lang == "en" and any(t.confidence >= PATTERN_ALONE for t in found) for lang, found in
-               zip(languages, triggers, strict=True)]  # fmt: skip
+    settled = [lang == "en" and pattern_settles(s, found) for s, lang, found in
+               zip(sentences, languages, triggers, strict=True)]  # fmt: skip
     todo = list(dict.fromkeys(s for s, done in zip(sentences, settled, strict=True) if not done))
     probability = dict(zip(todo, probabilities(todo), strict=True))
     return [
