@@ -38,10 +38,12 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_THRESHOLD",
+    "POOL_ROWS",
     "BatchResult",
     "BatchSpec",
     "ChunkResult",
     "SummaryBuilder",
+    "auto_workers",
     "combine",
     "evaluate",
     "iter_scored",
@@ -224,6 +226,26 @@ def _guessed(df: pd.DataFrame, reference: str | None) -> ColumnMap:
 #: Rows per piece of a slow engine's run (e5) in a process pool: a pool reports progress per piece, so a piece of
 #: e5 rows (seconds per sentence on a busy machine) is kept small; each process still embeds a sentence once.
 SLOW_PIECE_ROWS = 128
+
+
+#: A run with a slow engine (e5: the default toxicity engine, courtesy, the e5 tone engine) of more rows than this
+#: uses both CPUs when no --workers is given (docs/toxicity.md, "Speed": 1.6x on two processes for 10,000 rows).
+POOL_ROWS = 500
+
+
+def auto_workers(spec: BatchSpec, rows: int, cpus: int) -> int:
+    """Processes for a run when none were asked for: up to 2 (``cpus`` bounds it) for a slow engine's run of more
+    than ``POOL_ROWS`` rows, else 1. Fast engines stay in one process: their rows take microseconds, so a second
+    process's start-up and the rows' trip through a pipe cost more than they save; the LLM judge and taught scorers
+    run in this process whatever the count.
+
+    >>> fast = make_spec(["output"], scorers=["tone", "toxicity"], toxicity={"engine": "classifier"})
+    >>> auto_workers(fast, 10_000, 2)
+    1
+    """
+    if rows <= POOL_ROWS or uses_judge(spec) or any(map(runtime_scorer, spec.scorers)) or not reports_rows(spec):
+        return 1
+    return max(1, min(2, cpus))
 
 
 def piece_rows(rows: int, workers: int, spec: BatchSpec) -> int:

