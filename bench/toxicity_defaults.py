@@ -193,6 +193,9 @@ def read_defaults_set(path: Path) -> pd.DataFrame:
         raise SystemExit(f"error: {path} lacks the column(s) {missing}; a defaults set has {','.join(COLUMNS)}.")
     if not set(df["toxic"].astype(str)) <= {"0", "1"}:
         raise SystemExit(f"error: {path}: 'toxic' must be 0 or 1; got {sorted(set(df['toxic'].astype(str)))}.")
+    kinds = set(KINDS) | {"clean", "toxic"}  # "toxic": a non-English sentence of no named kind
+    if unknown := sorted(set(df["kind"]) - kinds):
+        raise SystemExit(f"error: {path}: unknown 'kind' {unknown}; accepted: {sorted(kinds)}.")
     return df.assign(toxic=df["toxic"].astype(int))
 
 
