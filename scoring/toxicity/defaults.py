@@ -236,5 +236,5 @@ def describe_defaults() -> str:
     return (
         f"English: the head at {ENGLISH_THRESHOLD:g}, {ADDRESSED_THRESHOLD:g} for a sentence addressed to the reader "
         f"(you, your), {PATTERN_WITH_HEAD:g} when a rubric pattern matches, and a pattern of confidence "
-        f">= {PATTERN_ALONE:g} flags alone; other languages: the head at {OTHER_THRESHOLD:g}"
+        f">= {PATTERN_ALONE:g} outside quotation marks flags alone; other languages: the head at {OTHER_THRESHOLD:g}"
     )
