@@ -122,6 +122,21 @@ def test_the_development_sets_have_the_promised_shape_and_the_recall_denominator
         assert recall.development[1] == ((multi["lang"] == lang) & (multi["toxic"] == 1)).sum(), lang
 
 
+def test_the_fresh_set_has_the_promised_shape_and_repeats_no_training_or_development_sentence() -> None:
+    # The lead's blind set for the rule frozen in 152b2fa (issue 24c); this reads it, it does not score it.
+    data = ROOT / "tests" / "scoring" / "data"
+    fresh = pd.read_csv(data / "toxicity_defaults_fresh3.csv", keep_default_na=False)
+    assert list(fresh.columns) == ["text", "kind", "toxic", "lang"]
+    en = fresh[fresh["lang"] == "en"]
+    assert en[en["toxic"] == 1]["kind"].value_counts().to_dict() == {k: 10 for k in KINDS}
+    assert (en["kind"] == "clean").sum() == 40 and len(fresh[fresh["lang"].isin(["zh", "ko", "ja"])]) == 16
+    seen: set[str] = set()
+    for name in ("toxicity_multilingual_train.csv", "toxicity_multilingual_fresh.csv", "toxicity_labelled.csv",
+                 "toxicity_defaults_dev.csv", "toxicity_defaults_dev2.csv"):  # fmt: skip
+        seen |= set(pd.read_csv(data / name, keep_default_na=False)["text"])
+    assert not set(fresh["text"]) & seen
+
+
 def test_recall_note_names_fresh_and_development_counts_or_says_unmeasured() -> None:
     assert "0.77 on the development sentences (58 of 75)" in d.recall_note("en")
     assert "no fresh test in German" in d.recall_note("de")
