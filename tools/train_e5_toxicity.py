@@ -38,7 +38,9 @@ clearly positive are flagged (VADER ground truth, human rating >= 2: 3,745 texts
 ``python -m bench.toxicity_eval --engine e5 --sweep``). The rule was fixed before the fresh test existed; a first,
 exploratory computation put the step at 0.76, and the bench, scoring texts exactly as the engine does, at 0.75.
 Its cross-validated precision, 0.99, is far above the 0.90 the threshold must keep; the run fails if it drops
-below ``MIN_PRECISION``.
+below ``MIN_PRECISION``. After the third round's data (issue 24c) the 1% rule would give 0.66 for the retrained
+head (0.65 flags 1.01%, 0.75 flags 0.32%); 0.75 is kept, frozen with the head (commit 152b2fa): only the
+one-threshold mode uses it, and the measured defaults (:mod:`scoring.toxicity.defaults`) have their own.
 
 **Cross-validation**: 5 folds; a sentence and its translations share a fold (``item``), so no fold is scored by
 a head that saw the same sentence in another language.
