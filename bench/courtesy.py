@@ -9,7 +9,10 @@ applied as the scorer applies it) on
 - TyDiP's English test set (binary: the top and bottom quarter of politeness scores; target >= 0.93);
 - TyDiP's eight other test languages (target: their mean >= 0.88);
 
-then the two required cases: a polite apology carrying bad news must score courteous, "Stop asking." must not.
+then the two required cases: a polite apology carrying bad news must score courteous, "Stop asking." must not;
+and, for reference, the development figures the head's settings were chosen on (cross-validated, read from the
+head file: TyDiP's English training requests translated by hand into the eight languages,
+``tests/scoring/data/courtesy_requests_dev.csv``; no target).
 Embeddings come from the training script's cache (``tools.train_e5_courtesy``; the same vectors the encoder
 gives) unless ``--no-cache``; the data folder is ``$TONE_DATA`` or ``../shared/data``. Exit 1 when a target
 is missed.
@@ -78,6 +81,11 @@ def main(argv: Sequence[str] | None = None) -> int:
           + ", ".join(f"{k} {scores[k]:.3f}" for k in tr.TYDIP_LANGS[1:]))  # fmt: skip
     missed += ["en"] if scores["en"] < TARGETS["en"] else []
     missed += ["others"] if others < TARGETS["others"] else []
+    cv = head.meta.get("crossValidation")
+    if isinstance(cv, dict) and "translatedRequestsRocAuc" in cv:
+        print(f"development (chosen on; 5-fold cross-validated, from the head file): translated TyDiP training "
+              f"requests, mean {cv['translatedRequestsMeanRocAuc']:.4f}: "
+              + ", ".join(f"{k} {v:.3f}" for k, v in cv["translatedRequestsRocAuc"].items()))  # fmt: skip
     apology, dismissive = probabilities([APOLOGY, DISMISSIVE])
     print(f"\n{APOLOGY!r}: {apology:.3f} ({'courteous' if apology >= head.threshold else 'NOT courteous'})")
     print(f"{DISMISSIVE!r}: {dismissive:.3f} ({'courteous' if dismissive >= head.threshold else 'not courteous'})")
