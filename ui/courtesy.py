@@ -50,10 +50,17 @@ def agent_comparison() -> tuple[pd.DataFrame, list[ScorerVerdict]]:
         rows.append(rows_frame(result))
     comparison = compare_runs(rows[0], rows[1], labels=AGENT_LABELS)
     side = pd.DataFrame({"question": rows[0]["input"]})
-    for column, name in (("output", "reply"), (COURTESY.id, "courtesy"), (WARMTH.column, "warmth")):
+    for name in ("reply", "courtesy", "warmth"):
         for label, frame in zip(AGENT_LABELS, rows, strict=True):
-            side[f"{label}: {name}"] = frame[column] if column == "output" else frame[column].round(2)
+            side[f"{label}: {name}"] = _agent_column(frame, name)
     return side, list(comparison.verdicts)
+
+
+def _agent_column(rows: pd.DataFrame, name: str) -> pd.Series:
+    """One agent's replies, courtesy or warmth (:meth:`scoring.registry.Measure.values`), for the side-by-side."""
+    if name == "reply":
+        return rows["output"]
+    return (rows[COURTESY.id] if name == "courtesy" else WARMTH.values(rows)).round(2)
 
 
 def show_agent_comparison() -> None:

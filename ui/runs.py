@@ -296,9 +296,9 @@ def drill_down(row: pd.Series, scorer: str, rows_a: pd.DataFrame, rows_b: pd.Dat
                 st.info("No reply in this run.", icon=":material/block:")
                 continue
             st.text(found["output"])
-            measure = find_measure(scorer)  # warmth reads the tone scorer's average sentiment
-            column = measure.column if measure is not None else scorer
-            scores = {measure_name(scorer): float(found[column])} if pd.notna(found.get(column)) else {}
+            measure = find_measure(scorer)  # warmth: the reply's sentiment, with or without a reference
+            value = measure.value(found) if measure is not None else found.get(scorer)
+            scores = {measure_name(scorer): float(value)} if value is not None and pd.notna(value) else {}
             if scores:
                 ui.metric_row(scores)
             if scorer == TONE.id or measure is not None:

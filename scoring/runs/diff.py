@@ -6,8 +6,9 @@ Rows are paired on their input text when both runs answered the same inputs (eac
 at least 80% matched, as the A/B comparison requires); otherwise the test is unpaired and the row
 deltas match rows by number. A scorer *regressed* when the candidate is significantly worse (p < 0.05),
 where worse means lower, or higher for a lower-is-better scorer (toxicity). Beside the scores, the measures
-of :data:`scoring.registry.MEASURES` (warmth: the tone scorer's average sentiment) are compared the same way,
-under their names, when both runs have their column.
+of :data:`scoring.registry.MEASURES` (warmth: the reply's own sentiment, with or without a reference) are
+compared the same way, under their names, when both runs have values for them
+(:meth:`scoring.registry.Measure.values`, which also reads runs saved before a measure read more columns).
 """
 
 from __future__ import annotations
@@ -130,11 +131,14 @@ def scorers_of(rows: pd.DataFrame) -> list[str]:
 
 def measures_of(rows: pd.DataFrame) -> list[str]:
     """The names of the measures (:data:`scoring.registry.MEASURES`) whose column ``rows`` has with a value."""
-    return [
-        m.name
-        for m in MEASURES
-        if m.column in rows.columns and pd.to_numeric(rows[m.column], errors="coerce").notna().any()
-    ]
+    return [m.name for m in MEASURES if m.present(rows)]
+
+
+def _with_score(frame: pd.DataFrame, scorer: str) -> pd.DataFrame:
+    """``frame`` with a column named ``scorer``: a measure's values (:meth:`scoring.registry.Measure.values`)
+    under its name; a scorer's own column as it is."""
+    measure = find_measure(scorer)
+    return frame.assign(**{scorer: measure.values(frame)}) if measure is not None else frame
 
 
 def paired_on_input(baseline: pd.DataFrame, candidate: pd.DataFrame) -> bool:
@@ -168,12 +172,11 @@ def compare_runs(
     verdicts = []
     for scorer in (s for s in wanted if s in both):
         measure = find_measure(scorer)
-        column = measure.column if measure is not None else scorer
         notes = warnings_column(scorer)  # tone's "not measured" rows are left out of the comparison
-        kept = ["input", column] + ([notes] if notes in baseline.columns and notes in candidate.columns else [])
+        kept = ["input", scorer] + ([notes] if notes in baseline.columns and notes in candidate.columns else [])
         stacked = pd.concat(
             [
-                frame[kept].rename(columns={column: scorer}).assign(run=label)
+                _with_score(frame, scorer)[kept].assign(run=label)
                 for frame, label in ((baseline, labels[0]), (candidate, labels[1]))
             ],
             ignore_index=True,
@@ -196,14 +199,15 @@ def item_deltas(baseline: pd.DataFrame, candidate: pd.DataFrame, scorer: str) ->
     text differs, or a side is missing).
     """
     measure = find_measure(scorer)
-    column = measure.column if measure is not None else scorer  # a measure (warmth) reads its scorer's column
     for side, frame in (("baseline", baseline), ("candidate", candidate)):
-        if column not in frame.columns:
-            raise InputError(f"the {side} run has no {scorer!r} scores; it has {scorers_of(frame)}.")
+        if scorer not in (measures_of(frame) if measure is not None else frame.columns):
+            found = [*scorers_of(frame), *measures_of(frame)]
+            raise InputError(f"the {side} run has no {scorer!r} scores; it has {found}.")
     key = "input" if paired_on_input(baseline, candidate) else "row"
-    keep = ["row", "input", "output", column]
-    left = baseline[keep].rename(columns={"row": "row_a", "output": "output_a", column: "score_a"})
-    right = candidate[keep].rename(columns={"row": "row_b", "output": "output_b", column: "score_b"})
+    keep = ["row", "input", "output", scorer]
+    renamed = {side: {"row": f"row_{side}", "output": f"output_{side}", scorer: f"score_{side}"} for side in "ab"}
+    left = _with_score(baseline, scorer)[keep].rename(columns=renamed["a"])
+    right = _with_score(candidate, scorer)[keep].rename(columns=renamed["b"])
     if key == "input":
         left, right = left.dropna(subset=["input"]), right.dropna(subset=["input"])
         merged = left.merge(right, on="input", how="outer")
