@@ -241,6 +241,8 @@ class Measure:
     about: str  #: one line: what it measures in each mode and its range
     #: a regular expression finding, in the scorer's warnings cell, that the row's value measures nothing ("" none)
     unmeasured_note: str = ""
+    #: column -> what a value read from it is, in words (a comparison of runs read from different columns says so)
+    read_as: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def scorer(self) -> str:
@@ -266,6 +268,23 @@ class Measure:
             found = found.mask(unread.to_numpy(dtype=bool))
         return found
 
+    def sources(self, table: pd.DataFrame) -> tuple[str, ...]:
+        """The columns of :attr:`columns` that give some row of ``table`` its value, in order of preference.
+
+        >>> WARMTH.sources(pd.DataFrame({"tone-scorer.avgSentiment": [0.1, 0.2],
+        ...                              "tone-scorer.responseSentiment": [None, 0.3]}))
+        ('tone-scorer.avgSentiment',)
+        """
+        missing = pd.Series(True, index=table.index)
+        found = []
+        for column in self.columns:
+            if column in table.columns:
+                has = pd.to_numeric(table[column], errors="coerce").notna()
+                if (has & missing).any():
+                    found.append(column)
+                missing &= ~has
+        return tuple(found)
+
     def value(self, row: Mapping[str, object]) -> float | None:
         """The measure of one row (a mapping of column -> value, as :meth:`values` reads), or None."""
         found = float(self.values(pd.DataFrame([dict(row)])).iloc[0])
@@ -290,6 +309,10 @@ WARMTH = Measure(
     "sentence sentiment (avgSentiment), with one the whole reply's sentiment (responseSentiment), never the "
     "reference's",
     unmeasured_note=tone.OUTPUT_NOT_READ_NOTE,
+    read_as={
+        f"{TONE.id}.avgSentiment": "the average sentence sentiment (scored without a reference)",
+        f"{TONE.id}.responseSentiment": "the whole reply's sentiment (scored with a reference)",
+    },
 )
 #: Every measure compared beside the scorers' scores.
 MEASURES: tuple[Measure, ...] = (WARMTH,)

@@ -14,7 +14,7 @@ compared the same way, under their names, when both runs have values for them
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -22,7 +22,7 @@ import pandas as pd
 from scoring.batch.compare import MIN_ROWS, Comparison, compare_groups
 from scoring.batch.result import warnings_column
 from scoring.errors import InputError
-from scoring.registry import MEASURES, SCORER_INFO, find_measure, registered_scorers, scorer_info
+from scoring.registry import MEASURES, SCORER_INFO, Measure, find_measure, registered_scorers, scorer_info
 
 __all__ = [
     "RunComparison",
@@ -115,7 +115,7 @@ class RunComparison:
         for v in self.verdicts:
             c = v.comparison
             rows.append({
-                "scorer": v.scorer, "status": v.status, "better": scorer_info(v.scorer).better,
+                "scorer": v.scorer, "status": v.status, "better": "lower" if v.lower_is_better else "higher",
                 "baseline mean": c.a.mean, "candidate mean": c.b.mean, "difference": c.difference,
                 "ci low": c.diff_ci[0], "ci high": c.diff_ci[1], "p": c.p_value, "effect": c.effect_size,
                 "effect name": c.effect_name, "paired": c.paired, "n pairs": c.n_pairs, "verdict": c.verdict,
@@ -185,8 +185,23 @@ def compare_runs(
             stacked, score=scorer, group="run", a=labels[0], b=labels[1], pair_on=pair_on, seed=seed
         )
         lower = measure.lower_is_better if measure is not None else scorer_info(scorer).lower_is_better
+        if measure is not None and (note := _read_apart(measure, (baseline, candidate), labels)):
+            comparison = replace(comparison, verdict=f"{comparison.verdict} {note}")  # the CLI and the Runs page
         verdicts.append(ScorerVerdict(scorer, comparison, lower))
     return RunComparison(labels[0], labels[1], tuple(verdicts), missing)
+
+
+def _read_apart(measure: Measure, runs: tuple[pd.DataFrame, pd.DataFrame], labels: tuple[str, str]) -> str:
+    """A note when the two runs' values of ``measure`` come from different columns (warmth: one run scored
+    without a reference, the other with one): the same reply can differ between them; "" when they do not."""
+    read = [measure.sources(frame) for frame in runs]
+    if read[0] == read[1]:
+        return ""
+    said = [" and ".join(measure.read_as.get(c, c) for c in columns) for columns in read]
+    return (
+        f"The two runs' {measure.name} is not read the same way: {labels[0]} has {said[0]}, {labels[1]} {said[1]}; "
+        "these differ for the same reply, so part of this difference may be how the runs were scored."
+    )
 
 
 def item_deltas(baseline: pd.DataFrame, candidate: pd.DataFrame, scorer: str) -> pd.DataFrame:

@@ -226,6 +226,15 @@ def test_a_run_saved_in_stability_mode_compares_its_warmth_with_one_scored_with_
     after = _compared_with_a_reference([w - 0.4 for w in warm])
     comparison = compare_runs(before, after, labels=("v1", "v2"))
     assert comparison.regressions == ["tone-scorer", "warmth"]
+    assert comparison.verdicts[1].comparison.verdict.endswith(
+        "The two runs' warmth is not read the same way: v1 has the average sentence sentiment (scored without a "
+        "reference), v2 the whole reply's sentiment (scored with a reference); these differ for the same reply, so "
+        "part of this difference may be how the runs were scored."
+    )
+    assert comparison.frame()[["scorer", "better"]].values.tolist() == [["tone-scorer", "higher"], ["warmth", "higher"]]
+    # runs read the same way carry no such note
+    same = compare_runs(before, before.assign(**{"tone-scorer.avgSentiment": [w - 0.4 for w in warm]}))
+    assert "not read the same way" not in same.verdicts[1].comparison.verdict
     assert item_deltas(before, after, "warmth")["regression"].round(6).tolist() == [0.4] * 15
     with pytest.raises(ValueError, match="the baseline run has no 'warmth' scores; it has \\['tone-scorer'\\]"):
         item_deltas(_rows([0.9] * 15), after, "warmth")
