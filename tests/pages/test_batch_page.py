@@ -404,3 +404,39 @@ def test_the_ab_of_agents_scored_with_a_reference_column_says_the_curt_one_is_co
     shown = [plain(m.value) for m in (*at.success, *at.info)]
     (warmth,) = [v for v in shown if v.startswith("**Warmth** · ")]
     assert warmth.startswith("**Warmth** · v2 is colder than v1: v2 minus v1 over 20 pairs = ")
+
+
+def test_a_stopped_run_says_so_and_is_not_started_again_unasked(
+    open_page: Open, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Streamlit's Stop ends the script inside the run (a StopException at the progress bar's next update): the
+    next rerun says how far it got and waits for the button, rather than scoring the whole file again."""
+    from streamlit.runtime.scriptrunner_utils.exceptions import StopException
+
+    starts: list[int] = []
+    real = batch_ui.run_spec
+
+    def stopped(df: pd.DataFrame, spec: BatchSpec, *, on_progress: Any, **kwargs: object) -> object:
+        starts.append(len(df))
+        on_progress(32, len(df))
+        raise StopException
+
+    monkeypatch.setattr(batch_ui, "run_spec", stopped)
+    at = open_page(BATCH)
+    at.button(key="batch.run_button").click().run()
+    assert starts == [162] and not at.exception
+    at.run()  # any rerun, e.g. a widget touched
+    assert starts == [162]  # not scored again
+    (warning,) = [plain(w.value) for w in at.warning if "Stopped" in w.value]
+    assert warning.startswith("**Stopped** at 32 of 162 rows, before the run finished: nothing of it was kept.")
+    monkeypatch.setattr(batch_ui, "run_spec", real)
+    at.button(key="batch.run_button").click().run()  # pressed again: it runs
+    assert not at.exception and "Tone · mean" in metrics(at)
+    assert not any("Stopped" in w.value for w in at.warning)
+
+
+def test_the_page_says_how_long_a_courtesy_run_of_the_file_takes_before_it_runs(open_page: Open) -> None:
+    at = open_page(BATCH, state={"batch.scorers": ["tone", "courtesy"]})
+    (estimate,) = [c.value for c in at.caption if "Before you start (courtesy)" in c.value]
+    assert "162 rows hold 160 distinct replies with words: 406 distinct texts to embed" in estimate
+    assert "seconds on one process (at the 23 texts/s measured" in estimate
