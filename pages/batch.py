@@ -13,8 +13,9 @@ from ui.markdown import escape_markdown
 ui.under_router()  # a link straight to this page on a fresh server runs it under app.py too
 ui.init_state()  # the judge settings share the Toxicity page's keys
 st.title("Batch evaluation")
-st.caption("Score every response in a file with the tone, similarity, toxicity and courtesy scorers; compare versions "
-           "A and B.")
+st.caption(
+    "Score every response in a file with the tone, similarity, toxicity and courtesy scorers; compare versions A and B."
+)
 
 loaded = ui.attempt(batch_ui.pick_data)
 if loaded is None:

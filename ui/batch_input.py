@@ -257,9 +257,9 @@ def plan(loaded: Loaded, options: RunOptions) -> BatchSpec | None:
                "reference exactly as the library and the command line do.")  # fmt: skip
     if TOXICITY.short_name in options.scorers and options.toxicity_engine == "e5" and options.columns.output:
         estimate = _e5_estimate(loaded.digest, options.columns.output, loaded.table, workers(options, loaded))
-        st.caption(f"**Before you start (toxicity):** {escape_markdown(estimate.sentence())}", help="e5 embeds each distinct "
-                   "sentence once per run; a rubric pattern settles some without embedding. The rate was measured "
-                   "by python -m bench.toxicity_defaults (docs/toxicity.md).")  # fmt: skip
+        st.caption(f"**Before you start (toxicity):** {escape_markdown(estimate.sentence())}", help="e5 embeds each "
+                   "distinct sentence once per run; a rubric pattern settles some without embedding. The rate was "
+                   "measured by python -m bench.toxicity_defaults (docs/toxicity.md).")  # fmt: skip
     if COURTESY.short_name in options.scorers and options.columns.output:
         said = _courtesy_estimate(loaded.digest, options.columns.output, loaded.table, workers(options, loaded))
         st.caption(f"**Before you start (courtesy):** {escape_markdown(said)}", help="Courtesy embeds each "

@@ -437,6 +437,6 @@ def test_a_stopped_run_says_so_and_is_not_started_again_unasked(
 
 def test_the_page_says_how_long_a_courtesy_run_of_the_file_takes_before_it_runs(open_page: Open) -> None:
     at = open_page(BATCH, state={"batch.scorers": ["tone", "courtesy"]})
-    (estimate,) = [c.value for c in at.caption if "Before you start (courtesy)" in c.value]
+    (estimate,) = [plain(c.value) for c in at.caption if "Before you start (courtesy)" in c.value]
     assert "162 rows hold 160 distinct replies with words: 406 distinct texts to embed" in estimate
     assert "seconds on one process (at the 23 texts/s measured" in estimate
