@@ -19,13 +19,13 @@ from scoring.batch.compare import stack_files
 from scoring.batch.rows import BatchSpec, make_spec, with_toxicity
 from scoring.batch.runner import retry_errors, run_spec
 from scoring.cli.main import available_cpus
-from scoring.courtesy.estimate import courtesy_estimate
 from scoring.errors import InputError, ScoringError
 from scoring.io.columns import HOW, ColumnGuess, ColumnMap, guess_columns
 from scoring.io.formats import UPLOAD_TYPES
 from scoring.io.loaders import read_table, require_rows
 from scoring.limits import check_e5_batch, check_row_count, check_upload_size, get_limits
 from scoring.registry import COURTESY, SCORER_INFO, TONE, TOXICITY, scorer_info
+from scoring.text.e5_estimate import e5_work
 from scoring.toxicity.batch import E5Estimate, e5_estimate
 from scoring.toxicity.judge.access import JudgeAccess
 from ui.markdown import escape_markdown
@@ -260,12 +260,15 @@ def plan(loaded: Loaded, options: RunOptions) -> BatchSpec | None:
         st.caption(f"**Before you start (toxicity):** {escape_markdown(estimate.sentence())}", help="e5 embeds each "
                    "distinct sentence once per run; a rubric pattern settles some without embedding. The rate was "
                    "measured by python -m bench.toxicity_defaults (docs/toxicity.md).")  # fmt: skip
-    if COURTESY.short_name in options.scorers and options.columns.output:
-        said = _courtesy_estimate(loaded.digest, options.columns.output, loaded.table, workers(options, loaded))
-        st.caption(f"**Before you start (courtesy):** {escape_markdown(said)}", help="Courtesy embeds each "
-                   "distinct reply whole and each of its sentences once per run. The rate was measured by python -m "
-                   "scoring.courtesy.estimate (docs/courtesy.md). Once it runs, the progress bar says how long is "
-                   "left, and Streamlit's Stop button (top right) stops it.")  # fmt: skip
+    courtesy = COURTESY.short_name in options.scorers
+    tone_e5 = TONE.short_name in options.scorers and options.engine in TONE.slow_engines
+    if (courtesy or tone_e5) and options.columns.output:
+        said = _e5_work(loaded.digest, options, loaded.table, workers(options, loaded), courtesy, tone_e5)
+        st.caption(f"**Before you start (e5):** {escape_markdown(said)}", help="Courtesy embeds each distinct "
+                   "reply whole and each of its sentences once per run; tone's e5 engine each distinct sentence (or "
+                   "the reply and its reference). The rate was measured by python -m bench.e5_batch_speed "
+                   "(docs/courtesy.md). Once it runs, the progress bar says how long is left, and Streamlit's Stop "
+                   "button (top right) stops it.")  # fmt: skip
     if (chars := _e5_chars(loaded.table, options)) > (limit := get_limits().max_e5_batch_chars):  # any e5 engine
         st.warning(f"This run's e5 engines would read {chars:,} characters, more than this server's {limit:,}: "
                    "it will be refused. Choose the classifier, split the file, or use the command line "
@@ -280,9 +283,15 @@ def _e5_estimate(digest: str, column: str, _table: pd.DataFrame, processes: int)
 
 
 @st.cache_data(max_entries=16, show_spinner="Counting the sentences…")
-def _courtesy_estimate(digest: str, column: str, _table: pd.DataFrame, processes: int) -> str:
-    """What a courtesy run of this file's ``column`` embeds and how long it takes (cached per file and column)."""
-    return courtesy_estimate(_table[column].tolist(), processes).sentence()
+def _e5_work(digest: str, options: RunOptions, _table: pd.DataFrame, processes: int, courtesy: bool, tone: bool) -> str:
+    """What the run's courtesy and tone-e5 work embeds and how long it takes (cached per file and options)."""
+    column, refs = options.columns.output, None
+    if tone and options.reference_tone:  # one reference tone for every row, as the run
+        refs = [options.reference_tone] * len(_table)
+    elif tone and options.columns.reference:
+        refs = _table[options.columns.reference].tolist()
+    work = e5_work(_table[column].tolist(), courtesy=courtesy, tone=tone, references=refs, workers=processes)
+    return work.sentence()
 
 
 def workers(options: RunOptions, loaded: Loaded) -> int:

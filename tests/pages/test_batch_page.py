@@ -435,8 +435,18 @@ def test_a_stopped_run_says_so_and_is_not_started_again_unasked(
     assert not any("Stopped" in w.value for w in at.warning)
 
 
-def test_the_page_says_how_long_a_courtesy_run_of_the_file_takes_before_it_runs(open_page: Open) -> None:
+def test_the_page_says_how_long_the_e5_work_of_a_file_takes_before_it_runs(open_page: Open) -> None:
     at = open_page(BATCH, state={"batch.scorers": ["tone", "courtesy"]})
-    (estimate,) = [plain(c.value) for c in at.caption if "Before you start (courtesy)" in c.value]
-    assert "162 rows hold 160 distinct replies with words: 406 distinct texts to embed" in estimate
-    assert "seconds on one process (at the 23 texts/s measured" in estimate
+    (estimate,) = [plain(c.value) for c in at.caption if "Before you start (e5)" in c.value]
+    assert estimate.startswith(
+        "**Before you start (e5):** 162 rows: 406 distinct texts for courtesy (each reply "
+        "whole and each of its sentences): about 18 seconds on one process (at the 23 texts/s"
+    )
+    at.radio(key="batch.engine").set_value("e5").run()  # tone's e5 too: each reply and its reference (the column)
+    (estimate,) = [plain(c.value) for c in at.caption if "Before you start (e5)" in c.value]
+    assert "406 distinct texts for courtesy (each reply whole and each of its sentences) and " in estimate
+    assert "distinct texts for tone's e5 engine" in estimate
+    assert "(at most: a text both read is embedded once)" in estimate
+    at.pills(key="batch.scorers").set_value(["tone"]).run()  # no courtesy, and VADER: nothing for e5 to do
+    at.radio(key="batch.engine").set_value("vader").run()
+    assert not any("Before you start" in c.value for c in at.caption)
