@@ -18,10 +18,7 @@ import math
 from collections.abc import Callable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
-from typing import Literal
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING, Literal
 
 from scoring.courtesy import scorer as courtesy
 from scoring.errors import InputError
@@ -30,6 +27,9 @@ from scoring.similarity import scorer as similarity
 from scoring.tone import engines as tone_engines
 from scoring.tone import scorer as tone
 from scoring.toxicity import scorer as toxicity
+
+if TYPE_CHECKING:  # pandas is imported where a table is read: `import scoring` leaves it out (a second)
+    import pandas as pd
 
 __all__ = [
     "COURTESY",
@@ -253,12 +253,15 @@ class Measure:
         """The measure of each row of ``table`` (a batch table or a saved run's rows), as floats: the first of
         :attr:`columns` with a number, NaN where none has one or the scorer's warnings say it measured nothing.
 
+        >>> import pandas as pd
         >>> t = pd.DataFrame({"tone-scorer.avgSentiment": [0.4, None, None],
         ...                   "tone-scorer.responseSentiment": [None, -0.2, None]})
         >>> WARMTH.values(t).tolist()
         [0.4, -0.2, nan]
         """
-        found = pd.Series(np.nan, index=table.index, dtype=float)
+        import pandas as pd
+
+        found = pd.Series(math.nan, index=table.index, dtype=float)
         for column in self.columns:
             if column in table.columns:
                 found = found.fillna(pd.to_numeric(table[column], errors="coerce").astype(float))
@@ -271,10 +274,13 @@ class Measure:
     def sources(self, table: pd.DataFrame) -> tuple[str, ...]:
         """The columns of :attr:`columns` that give some row of ``table`` its value, in order of preference.
 
+        >>> import pandas as pd
         >>> WARMTH.sources(pd.DataFrame({"tone-scorer.avgSentiment": [0.1, 0.2],
         ...                              "tone-scorer.responseSentiment": [None, 0.3]}))
         ('tone-scorer.avgSentiment',)
         """
+        import pandas as pd
+
         missing = pd.Series(True, index=table.index)
         found = []
         for column in self.columns:
@@ -287,6 +293,8 @@ class Measure:
 
     def value(self, row: Mapping[str, object]) -> float | None:
         """The measure of one row (a mapping of column -> value, as :meth:`values` reads), or None."""
+        import pandas as pd
+
         found = float(self.values(pd.DataFrame([dict(row)])).iloc[0])
         return None if math.isnan(found) else found
 
