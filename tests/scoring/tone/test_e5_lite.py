@@ -66,11 +66,12 @@ def _by_hand(text: str) -> float:
     coef, negated = np.array(part["coef"]), np.array(part["negated_coef"])
     num = den = 0.0
     scope = False
-    pieces = [lite.tokenizer.pieces[i] for i in lite.tokenizer.ids(text)]
+    ids = lite.tokenizer.ids(text)
+    pieces = [lite.tokenizer.pieces[i] for i in ids]
     for i, piece in enumerate(pieces):
         word = piece.replace("\u2581", "").lower()
         ends = word == "but" or any(c in word for c in SCOPE_ENDS)
-        row = lite.row_of[lite.tokenizer._ids[piece]] if piece in lite.tokenizer._ids else -1
+        row = lite.row_of[ids[i]]
         if ends:
             scope = False
         if row >= 0:
