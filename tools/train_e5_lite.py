@@ -1,6 +1,6 @@
 """Train e5-lite's heads: the e5 heads' training protocol, run on e5-lite's static token table instead of e5.
 
-Usage (deterministic; nothing is embedded by the transformer: about 8 minutes of CPU on the busy 2-core machine,
+Usage (deterministic; nothing is embedded by the transformer: 8-11 minutes on the busy 2-core machine,
 most of it the token corrections' conjugate gradients)::
 
     python -m tools.train_e5_lite [tone|toxicity ...] [--check]
