@@ -229,23 +229,29 @@ SLOW_PIECE_ROWS = 128
 
 
 #: A run with a slow engine (e5: the default toxicity engine, courtesy, the e5 tone engine) of more rows than this
-#: uses both CPUs when no --workers is given (docs/toxicity.md, "Speed": 1.6x on two processes for 10,000 rows).
+#: may use both CPUs when no --workers is given (docs/toxicity.md, "Speed").
 POOL_ROWS = 500
 
 
-def auto_workers(spec: BatchSpec, rows: int, cpus: int) -> int:
-    """Processes for a run when none were asked for: up to 2 (``cpus`` bounds it) for a slow engine's run of more
-    than ``POOL_ROWS`` rows, else 1. Fast engines stay in one process: their rows take microseconds, so a second
-    process's start-up and the rows' trip through a pipe cost more than they save; the LLM judge and taught scorers
-    run in this process whatever the count.
+def auto_workers(spec: BatchSpec, rows: int, cpus: int, load: float) -> int:
+    """Processes for a run when none were asked for: 2 (at most ``cpus``) for a slow engine's run of more than
+    ``POOL_ROWS`` rows on a busy machine (1-minute ``load`` average at least ``cpus``), else 1.
+
+    Measured on 10,000 three-sentence rows with the default toxicity engine (docs/toxicity.md, "Speed"): at a load
+    average of 10 on 2 CPUs two processes scored 36.0 rows/s against 26.0 on one (1.6x in an earlier run at 11 to
+    13); on the quiet machine (load about 2, the run itself) one process already keeps both CPUs busy in the
+    encoder's batches, and two were no faster (129.3 and 129.4 rows/s; 88.4 and 107.9 in another pair) and hold a
+    second model in memory. Fast engines stay in one process (their rows take microseconds); the LLM judge and
+    taught scorers run in this process whatever the count.
 
     >>> fast = make_spec(["output"], scorers=["tone", "toxicity"], toxicity={"engine": "classifier"})
-    >>> auto_workers(fast, 10_000, 2)
+    >>> auto_workers(fast, 10_000, 2, 10.0)
     1
     """
-    if rows <= POOL_ROWS or uses_judge(spec) or any(map(runtime_scorer, spec.scorers)) or not reports_rows(spec):
+    busy = load >= cpus
+    if not busy or rows <= POOL_ROWS or uses_judge(spec) or any(map(runtime_scorer, spec.scorers)):
         return 1
-    return max(1, min(2, cpus))
+    return max(1, min(2, cpus)) if reports_rows(spec) else 1
 
 
 def piece_rows(rows: int, workers: int, spec: BatchSpec) -> int:

@@ -163,8 +163,8 @@ def build_parser(prog: str = "python -m scoring") -> argparse.ArgumentParser:
     ev.add_argument("--fail-over", metavar="ID=X", type=_threshold, action="append", default=[],
                     help="exit 1 if the mean is above X, for lower-is-better scores (toxicity-scorer=0.1)")  # fmt: skip
     ev.add_argument("--workers", type=_positive, default=None, help="processes to score in (default: both CPUs "
-                    "for a run with a slow engine, e5, of more than 500 rows, else 1; at most the CPUs this process "
-                    "may use)")  # fmt: skip
+                    "for a run with a slow engine, e5, of more than 500 rows on a busy machine, else 1; at most the "
+                    "CPUs this process may use)")  # fmt: skip
     ev.add_argument("--force-workers", action="store_true", help="use --workers even when it is more than the CPUs")
     ev.add_argument("--chunksize", type=_positive, default=20_000, help="rows read and scored at a time (20000)")
     ev.add_argument("--dask", nargs="?", const="local", metavar="ADDRESS",
@@ -319,10 +319,11 @@ def _open_input(args: argparse.Namespace, err: TextIO) -> tuple[BatchSpec, Itera
         raise InputError("--dask does not run the LLM judge (it waits on the network, not the CPU): drop --dask.")
     if args.workers is None:  # not asked for: both CPUs where measured faster (a slow engine, a large file)
         rows = len(first) if len(first) < args.chunksize else POOL_ROWS + 1  # a full first chunk: more follow
-        args.workers = auto_workers(spec, rows, available_cpus())
+        cpus, load = available_cpus(), load_average()
+        args.workers = auto_workers(spec, rows, cpus, load)
         if args.workers > 1 and args.dask is None:
-            err.write(f"note: scoring in {args.workers} processes (a slow engine and more than {POOL_ROWS} rows; "
-                      "--workers 1 for one).\n")  # fmt: skip
+            err.write(f"note: scoring in {args.workers} processes (a slow engine, more than {POOL_ROWS} rows, and a "
+                      f"busy machine: load average {load:.1f} on {cpus} CPUs; --workers 1 for one).\n")  # fmt: skip
     if uses_judge(spec) and args.workers > 1:
         err.write("note: the LLM judge runs in this process; --workers does not apply to it.\n")
     return spec, itertools.chain([first], reader)
@@ -353,6 +354,14 @@ def available_cpus() -> int:
         return len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         return os.cpu_count() or 1
+
+
+def load_average() -> float:
+    """The 1-minute load average (0 where the system does not report one)."""
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return 0.0
 
 
 def _cap_workers(args: argparse.Namespace, err: TextIO) -> None:

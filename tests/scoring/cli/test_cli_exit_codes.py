@@ -88,8 +88,9 @@ def test_workers_are_capped_at_the_cpus_unless_forced(tmp_path: Path, monkeypatc
 def test_without_workers_a_slow_engine_on_a_large_file_uses_both_cpus_and_says_so(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Issue 24c: --workers defaults to both CPUs where measured faster (e5 on more than POOL_ROWS rows,
-    # docs/toxicity.md "Speed"), else 1. Every row's sentence is one a rubric pattern settles: nothing is embedded.
+    # Issue 24c: --workers defaults to both CPUs where measured faster (e5 on more than POOL_ROWS rows on a busy
+    # machine, docs/toxicity.md "Speed"), else 1. Every row's sentence is one a rubric pattern settles: nothing is
+    # embedded.
     asked: list[int] = []
     real = cli.iter_scored
 
@@ -97,7 +98,9 @@ def test_without_workers_a_slow_engine_on_a_large_file_uses_both_cpus_and_says_s
         asked.append(workers)
         return real(chunks, spec, workers=1, **kwargs)  # type: ignore[arg-type]
 
+    load = [10.0]
     monkeypatch.setattr(cli, "available_cpus", lambda: 2)
+    monkeypatch.setattr(cli, "load_average", lambda: load[0])
     monkeypatch.setattr(cli, "iter_scored", record)
     big, small = tmp_path / "big.csv", tmp_path / "small.csv"
     pd.DataFrame({"output": ["You'll regret this."] * (POOL_ROWS + 1)}).to_csv(big, index=False)
@@ -112,6 +115,10 @@ def test_without_workers_a_slow_engine_on_a_large_file_uses_both_cpus_and_says_s
         code, _, err = _run("evaluate", src, *argv, "--no-progress")
         assert code == 0 and asked[-1] == workers, (argv, err)
         assert ("note: scoring in 2 processes" in err) == (workers == 2 and "--workers" not in argv), err
+    assert "load average 10.0 on 2 CPUs" in _run("evaluate", big, "--scorers", "toxicity", "--no-progress")[2]
+    load[0] = 1.5  # a quiet machine: one process already keeps both CPUs busy in the encoder's batches
+    code, _, err = _run("evaluate", big, "--scorers", "toxicity", "--no-progress")
+    assert code == 0 and asked[-1] == 1 and "note: scoring in" not in err
 
 
 def test_an_unexpected_error_exits_3_with_its_traceback_never_1(
