@@ -62,6 +62,14 @@ def _linear(
     return result
 
 
+def _subset(rows: Rows, keep: npt.NDArray[np.bool_]) -> Rows:
+    """The (rows, owner) of the texts ``keep`` marks, from those of all texts (each text's rows in their order)."""
+    flat, owner = rows
+    mine = keep[owner]
+    renumber = np.cumsum(keep) - 1
+    return flat[mine], renumber[owner[mine]]
+
+
 def lite_raw(head: E5Head, texts: Sequence[str]) -> npt.NDArray[np.float64]:
     """The polarity of each text before the clip to [-1, 1], with ``head``'s heads as :meth:`E5Head.raw` picks them."""
     texts = list(texts)
@@ -73,14 +81,14 @@ def lite_raw(head: E5Head, texts: Sequence[str]) -> npt.NDArray[np.float64]:
         rows = lexicon_rows(scores, texts)
         if rows.any():
             picked = [t for t, r in zip(texts, rows, strict=True) if r]
-            out[rows] = _linear(head.lexical, picked, scores[rows])
+            out[rows] = _linear(head.lexical, picked, scores[rows], _subset(tokens, rows))
     if head.hangul is not None and texts:
         korean = np.array([not t.isascii() and mostly_hangul(t) for t in texts], dtype=bool)  # ASCII has no Hangul
         if korean.any():
             han = head.hangul
             picked = [t for t, k in zip(texts, korean, strict=True) if k]
             grams = np.array([han.ngrams.score(t) for t in picked], dtype=np.float64)
-            out[korean] = (lite.linear(picked, han.coef) + grams + han.intercept) * han.gain
+            out[korean] = (lite.linear(picked, han.coef, _subset(tokens, korean)) + grams + han.intercept) * han.gain
     return out
 
 
