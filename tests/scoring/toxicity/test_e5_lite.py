@@ -1,4 +1,4 @@
-"""The e5-lite toxicity engine: its head file, its stated facts, and the same bits in run(), score_many, the CLI, Dask."""
+"""The e5-lite toxicity engine: its head file, its facts, and the same bits in run(), score_many, the CLI, Dask."""
 
 from __future__ import annotations
 
