@@ -18,7 +18,8 @@ trainer's refusal of a head under 0.90 cross-validated precision is lifted: the 
 its measured precision and recall shown where it is offered).
 
 ``courtesy`` runs ``tools.train_e5_courtesy``'s training the same way (TyDiP English and the support replies,
-the same folds, C, weights and threshold) and writes ``scoring/courtesy/data/e5_lite_courtesy_head.json``
+the same folds and threshold; C and the support weight chosen for e5-lite's vectors by cross-validation,
+``COURTESY_C``; ``--search`` prints the grid) and writes ``scoring/courtesy/data/e5_lite_courtesy_head.json``
 with its TyDiP test and fresh support-reply scores.
 
 Both reuse those trainers' functions, so after either e5 trainer changes (data, C, rule), re-running
@@ -50,6 +51,11 @@ TOXICITY_HEAD = REPO / "scoring" / "toxicity" / "data" / "e5_lite_head.json"
 COURTESY_HEAD = REPO / "scoring" / "courtesy" / "data" / "e5_lite_courtesy_head.json"
 TARGET_PRECISION, TARGET_RECALL = 0.90, 0.75  # issue 25: toxicity recall >= 0.75 at precision >= 0.90 (fresh test)
 TARGET_AUC = 0.92  # issue 25: courtesy ROC AUC >= 0.92 on the fresh support replies
+#: The courtesy head's C and support-reply weight on e5-lite vectors: the best cross-validated ROC AUC on the training
+#: support replies over ``courtesy_search``'s grid (0.871; e5's C = 4, weight 8 give 0.803 here: e5-lite's vectors
+#: are short, weighted means, and want less regularisation). Chosen on training data only, before the fresh test
+#: was read with them.
+COURTESY_C, COURTESY_SUPPORT_WEIGHT = 64.0, 32.0
 MODEL = (
     "e5-lite: the weighted mean of static token vectors distilled from multilingual-e5-small "
     "(scoring/text/data/e5_lite.npz, python -m tools.build_e5_lite)"
@@ -109,21 +115,41 @@ def toxicity_head() -> dict[str, Any]:
 
 
 def courtesy_head() -> dict[str, Any]:
-    """``tools.train_e5_courtesy``'s training on e5-lite vectors (the same data, folds, C, weights, threshold)."""
+    """``tools.train_e5_courtesy``'s training on e5-lite vectors (the same data, folds and threshold; its own C and
+    support weight, ``COURTESY_C`` and ``COURTESY_SUPPORT_WEIGHT``, chosen by cross-validation: ``courtesy_search``)."""
     from tools import train_e5_courtesy as court
 
-    saved = court.embeddings
+    saved = court.embeddings, court.C, court.SUPPORT_WEIGHT
     court.embeddings = lambda texts, cache: lite_vectors(texts)  # type: ignore[assignment]
+    court.C, court.SUPPORT_WEIGHT = COURTESY_C, COURTESY_SUPPORT_WEIGHT
     try:
         head = court.train(None)
     finally:
-        court.embeddings = saved  # type: ignore[assignment]
+        court.embeddings, court.C, court.SUPPORT_WEIGHT = saved  # type: ignore[assignment]
     head["about"] = (
         "Learned courtesy head (P(courteous)) on e5-lite's static text vectors; written by the command below."
     )
     head["command"] = f"{COMMAND} courtesy"
     head["features"] = {"encoder": "e5-lite", "prefix": "", "dimensions": EMBEDDING_DIM, "model": MODEL}
     return head
+
+
+def courtesy_search() -> list[str]:
+    """The cross-validated ROC AUCs (training data only: TyDiP English, the training support replies) over a grid of C
+    and support weights, on e5-lite vectors: how ``COURTESY_C`` and ``COURTESY_SUPPORT_WEIGHT`` were chosen."""
+    from tools import train_e5_courtesy as court
+
+    saved = court.embeddings
+    court.embeddings = lambda texts, cache: lite_vectors(texts)  # type: ignore[assignment]
+    try:
+        frame, x = court._training(None)
+    finally:
+        court.embeddings = saved  # type: ignore[assignment]
+    return [
+        f"C={c:<5g} support weight={w:<4g} {court.cross_validate(frame, x, c, w)}"
+        for c in (1.0, 4.0, 16.0, 64.0, 256.0)
+        for w in (1.0, 8.0, 32.0)
+    ]
 
 
 def best_at_precision(curve: list[dict[str, float]], precision: float = TARGET_PRECISION) -> dict[str, float] | None:
@@ -206,7 +232,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("heads", nargs="*", choices=["tone", "toxicity", "courtesy"], default=["tone"])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="the shared data folder")
     parser.add_argument("--check", action="store_true", help="compare with the shipped files instead of writing")
+    parser.add_argument("--search", action="store_true", help="print the courtesy head's cross-validation grid only")
     args = parser.parse_args(argv)
+    if args.search:
+        print("\n".join(courtesy_search()), file=sys.stderr)
+        return 0
     failed = False
     if "tone" in args.heads:
         run = tone_training(args.data)
