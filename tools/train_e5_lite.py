@@ -47,6 +47,7 @@ from tools.e5_data import DEFAULT_DATA, HELD_OUT, REPO, TRAINING_SETS, differenc
 COMMAND = "python -m tools.train_e5_lite"
 TONE_HEAD = REPO / "scoring" / "tone" / "data" / "e5_lite_head.json"
 TONE_NGRAMS = REPO / "scoring" / "tone" / "data" / "e5_lite_hangul_ngrams.json"
+COURTESY_FRESH2 = REPO / "tests" / "scoring" / "data" / "courtesy_support_fresh2.csv"
 TOXICITY_HEAD = REPO / "scoring" / "toxicity" / "data" / "e5_lite_head.json"
 COURTESY_HEAD = REPO / "scoring" / "courtesy" / "data" / "e5_lite_courtesy_head.json"
 TARGET_PRECISION, TARGET_RECALL = 0.90, 0.75  # issue 25: toxicity recall >= 0.75 at precision >= 0.90 (fresh test)
@@ -131,6 +132,13 @@ def courtesy_head() -> dict[str, Any]:
     )
     head["command"] = f"{COMMAND} courtesy"
     head["features"] = {"encoder": "e5-lite", "prefix": "", "dimensions": EMBEDDING_DIM, "model": MODEL}
+    if COURTESY_FRESH2.is_file():  # a second fresh set, written after C and the weight were chosen: test only
+        fresh2 = court.load_support(COURTESY_FRESH2)
+        coef, intercept = np.asarray(head["head"]["coef"]), float(head["head"]["intercept"])
+        head["data"][court._rel(COURTESY_FRESH2)] = {
+            "sha256": court._sha256(COURTESY_FRESH2), "rows": len(fresh2), "use": "test only (second fresh set)"
+        }  # fmt: skip
+        head["fresh2"] = court._support_scores(fresh2, court.predict(coef, intercept, lite_vectors(fresh2["text"])))
     return head
 
 
@@ -179,12 +187,13 @@ def courtesy_report(head: dict[str, Any]) -> list[str]:
         f"{cv['supportRocAuc']}; TyDiP test English {test['en']['rocAuc']}, other languages mean "
         f"{test['otherLanguagesMeanRocAuc']}"
     ]
-    if "fresh" in head:
-        fr = head["fresh"]
-        lines.append(
-            f"  fresh support replies ({fr['n']}): ROC AUC {fr['rocAuc']}, accuracy {fr['accuracy']} (issue 25's "
-            f"target: ROC AUC >= {TARGET_AUC})"
-        )
+    for key in ("fresh", "fresh2"):
+        if key in head:
+            fr = head[key]
+            lines.append(
+                f"  {key} support replies ({fr['n']}): ROC AUC {fr['rocAuc']}, accuracy {fr['accuracy']} "
+                f"(issue 25's target: ROC AUC >= {TARGET_AUC})"
+            )
     return lines
 
 
