@@ -3,13 +3,18 @@
 Prints ROC AUC (courteous against not) of the shipped head (``scoring/courtesy/data/e5_courtesy_head.json``,
 applied as the scorer applies it) on
 
-- the fresh support replies (``tests/scoring/data/courtesy_support_fresh.csv``, never read by the fit or the
-  choice of its settings; target >= 0.95), the scorer's reply score on them (the mean of the whole reply's
-  and its least courteous sentence's), and VADER's compound on the same replies for comparison;
+- the fresh support replies (``tests/scoring/data/courtesy_support_fresh2.csv``, written blind after the head
+  was frozen, never read by the fit or the choice of its settings; target >= 0.95), the scorer's reply score on
+  them (the mean of the whole reply's and its least courteous sentence's), and VADER's compound on the same
+  replies for comparison; the same for the first fresh set (``courtesy_support_fresh.csv``), fresh for the
+  previous head but looked at since (no target);
 - TyDiP's English test set (binary: the top and bottom quarter of politeness scores; target >= 0.93);
 - TyDiP's eight other test languages (target: their mean >= 0.88);
 
-then the two required cases: a polite apology carrying bad news must score courteous, "Stop asking." must not.
+then the two required cases: a polite apology carrying bad news must score courteous, "Stop asking." must not;
+and, for reference, the development figures the head's settings were chosen on (cross-validated, read from the
+head file: TyDiP's English training requests translated by hand into the eight languages,
+``tests/scoring/data/courtesy_requests_dev.csv``; no target).
 Embeddings come from the training script's cache (``tools.train_e5_courtesy``; the same vectors the encoder
 gives) unless ``--no-cache``; the data folder is ``$TONE_DATA`` or ``../shared/data``. Exit 1 when a target
 is missed.
@@ -24,6 +29,8 @@ from pathlib import Path
 
 import numpy as np
 
+#: The fresh test of the head frozen in a0da700: written blind after that freeze, scored once.
+FRESH = Path(__file__).resolve().parents[1] / "tests" / "scoring" / "data" / "courtesy_support_fresh2.csv"
 TARGETS = {"fresh": 0.95, "en": 0.93, "others": 0.88}
 APOLOGY = "I'm really sorry about the damaged item; a new one ships today."
 DISMISSIVE = "Stop asking."
@@ -48,13 +55,18 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     missed = []
     print(f"courtesy head: {head.meta.get('command')} ({head.encoder}, {head.prefix}: prefix)\n")
-    if tr.SUPPORT_FRESH.is_file():
-        fresh = tr.load_support(tr.SUPPORT_FRESH)
+    for path, role in ((FRESH, "the fresh test"), (tr.SUPPORT_FRESH, "the first fresh set, looked at since")):
+        if not path.is_file():
+            print(f"no {role} ({path.name} missing)")
+            missed += ["fresh"] if path == FRESH else []
+            continue
+        fresh = tr.load_support(path)
         truth = fresh["courteous"].to_numpy()
         value = auc(fresh["text"].tolist(), truth)
         vader = float(roc_auc_score(truth, get_engine("vader").polarities(fresh["text"].tolist())))
-        print(f"fresh support replies ({len(fresh)}, {fresh['lang'].nunique()} languages): ROC AUC {value:.4f} "
-              f"(target >= {TARGETS['fresh']}); VADER compound on the same: {vader:.4f}")  # fmt: skip
+        target = f" (target >= {TARGETS['fresh']})" if path == FRESH else " (no target: not fresh for this head)"
+        print(f"{role}: {path.name} ({len(fresh)} replies, {fresh['lang'].nunique()} languages): ROC AUC "
+              f"{value:.4f}{target}; VADER compound on the same: {vader:.4f}")  # fmt: skip
         from scoring.courtesy import create_courtesy_scorer
 
         replies = create_courtesy_scorer().score_many(outputs=fresh["text"].tolist())["score"]
@@ -64,10 +76,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for lang, part in fresh.groupby("lang"):
             if part["courteous"].nunique() == 2:
                 print(f"  {lang}: {auc(part['text'].tolist(), part['courteous'].to_numpy()):.4f} ({len(part)})")
-        missed += ["fresh"] if value < TARGETS["fresh"] else []
-    else:
-        print(f"no fresh support replies ({tr.SUPPORT_FRESH.name} missing)")
-        missed.append("fresh")
+        missed += ["fresh"] if path == FRESH and value < TARGETS["fresh"] else []
     scores = {}
     for lang in tr.TYDIP_LANGS:
         test = tr.load_tydip_test(lang)
@@ -78,6 +87,11 @@ def main(argv: Sequence[str] | None = None) -> int:
           + ", ".join(f"{k} {scores[k]:.3f}" for k in tr.TYDIP_LANGS[1:]))  # fmt: skip
     missed += ["en"] if scores["en"] < TARGETS["en"] else []
     missed += ["others"] if others < TARGETS["others"] else []
+    cv = head.meta.get("crossValidation")
+    if isinstance(cv, dict) and "translatedRequestsRocAuc" in cv:
+        print(f"development (chosen on; 5-fold cross-validated, from the head file): translated TyDiP training "
+              f"requests, mean {cv['translatedRequestsMeanRocAuc']:.4f}: "
+              + ", ".join(f"{k} {v:.3f}" for k, v in cv["translatedRequestsRocAuc"].items()))  # fmt: skip
     apology, dismissive = probabilities([APOLOGY, DISMISSIVE])
     print(f"\n{APOLOGY!r}: {apology:.3f} ({'courteous' if apology >= head.threshold else 'NOT courteous'})")
     print(f"{DISMISSIVE!r}: {dismissive:.3f} ({'courteous' if dismissive >= head.threshold else 'not courteous'})")

@@ -130,7 +130,10 @@ def korean(training: object | None, lite: object | None = None) -> str:
     for name, run in (("e5", training), ("e5-lite", lite)):
         if run is not None:
             engines[f"{name} with the Hangul head, nested 5-fold CV"] = run.cv_predictions["nsmc"]  # type: ignore[attr-defined]
-            engines[f"{name} heads trained on English only"] = fit_on(run, ["tweets", "movies", "amazon"], "nsmc")  # type: ignore[arg-type]
+            english = getattr(run, "english_only", None)  # e5-lite's heads have their own fit (tools.train_e5_lite)
+            engines[f"{name} heads trained on English only"] = (
+                english("nsmc") if english else fit_on(run, ["tweets", "movies", "amazon"], "nsmc")  # type: ignore[arg-type]
+            )
     engines |= {
         "VADER": np.array(get_engine("vader").polarities(frame["text"].tolist())),
         "AFINN": np.array(get_engine("afinn").polarities(frame["text"].tolist())),

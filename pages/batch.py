@@ -13,7 +13,9 @@ from ui.markdown import escape_markdown
 ui.under_router()  # a link straight to this page on a fresh server runs it under app.py too
 ui.init_state()  # the judge settings share the Toxicity page's keys
 st.title("Batch evaluation")
-st.caption("Score every response in a file with the tone, similarity and toxicity scorers; compare versions A and B.")
+st.caption(
+    "Score every response in a file with the tone, similarity, toxicity and courtesy scorers; compare versions A and B."
+)
 
 loaded = ui.attempt(batch_ui.pick_data)
 if loaded is None:
@@ -30,6 +32,7 @@ with st.container(border=True):
     if st.button("Score the file", type="primary", icon=":material/play_arrow:", key="batch.run_button",
                  disabled=spec is None):  # fmt: skip
         st.session_state["batch.run"] = (loaded.digest, options, spec)  # the spec shown is the spec run
+        st.session_state.pop(batch_ui.STOPPED, None)  # pressed again after a stop: run it
 
 if st.session_state.get("batch.run") is None or st.session_state["batch.run"][0] != loaded.digest:
     st.info("Check the columns and options, then press **Score the file**.", icon=":material/tune:")

@@ -8,16 +8,17 @@ and nowhere else. A scorer is built by its factory; every scorer follows
 ('toxicity-scorer', True)
 >>> [info.short_name for info in SCORER_INFO]
 ['tone', 'similarity', 'toxicity', 'courtesy']
->>> find_measure("warmth").column
-'tone-scorer.avgSentiment'
+>>> find_measure("warmth").columns
+('tone-scorer.avgSentiment', 'tone-scorer.responseSentiment')
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from scoring.courtesy import scorer as courtesy
 from scoring.errors import InputError
@@ -26,6 +27,9 @@ from scoring.similarity import scorer as similarity
 from scoring.tone import engines as tone_engines
 from scoring.tone import scorer as tone
 from scoring.toxicity import scorer as toxicity
+
+if TYPE_CHECKING:  # pandas is imported where a table is read: `import scoring` leaves it out (a second)
+    import pandas as pd
 
 __all__ = [
     "COURTESY",
@@ -221,34 +225,110 @@ def runtime_scorer(name: object) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class Measure:
-    """A measure compared and gated beside the scores: one metric column of a scorer, named for what it is."""
+    """A measure compared and gated beside the scores, read from a scorer's metric columns, named for what it is.
+
+    Every reader of a batch table or a saved run's rows takes a measure's values from :meth:`values` (or
+    :meth:`value` for one row), never from a column of its own choosing.
+    """
 
     name: str  #: what ``--gate``, A/B verdicts and run comparisons call it
-    column: str  #: its column in a batch table (``<scorer id>.<metric>``)
+    #: the ``<scorer id>.<metric>`` columns it reads, in order of preference: row by row, the first with a number
+    columns: tuple[str, ...]
     label: str  #: how the dashboard names it
     lower_is_better: bool
     higher_means: str  #: "B is <higher_means> than A"
     lower_means: str  #: "B is <lower_means> than A"
-    about: str  #: one line: what it measures and its range
+    about: str  #: one line: what it measures in each mode and its range
+    #: a regular expression finding, in the scorer's warnings cell, that the row's value measures nothing ("" none)
+    unmeasured_note: str = ""
+    #: column -> what a value read from it is, in words (a comparison of runs read from different columns says so)
+    read_as: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def scorer(self) -> str:
+        """The id of the scorer whose metric columns it reads."""
+        return self.columns[0].split(".", 1)[0]
+
+    def values(self, table: pd.DataFrame) -> pd.Series:
+        """The measure of each row of ``table`` (a batch table or a saved run's rows), as floats: the first of
+        :attr:`columns` with a number, NaN where none has one or the scorer's warnings say it measured nothing.
+
+        >>> import pandas as pd
+        >>> t = pd.DataFrame({"tone-scorer.avgSentiment": [0.4, None, None],
+        ...                   "tone-scorer.responseSentiment": [None, -0.2, None]})
+        >>> WARMTH.values(t).tolist()
+        [0.4, -0.2, nan]
+        """
+        import pandas as pd
+
+        found = pd.Series(math.nan, index=table.index, dtype=float)
+        for column in self.columns:
+            if column in table.columns:
+                found = found.fillna(pd.to_numeric(table[column], errors="coerce").astype(float))
+        notes = f"{self.scorer}.warnings"  # scoring.batch.result.warnings_column, a layer above
+        if self.unmeasured_note and notes in table.columns:
+            unread = table[notes].astype("string").fillna("").str.contains(self.unmeasured_note, regex=True)
+            found = found.mask(unread.to_numpy(dtype=bool))
+        return found
+
+    def sources(self, table: pd.DataFrame) -> tuple[str, ...]:
+        """The columns of :attr:`columns` that give some row of ``table`` its value, in order of preference.
+
+        >>> import pandas as pd
+        >>> WARMTH.sources(pd.DataFrame({"tone-scorer.avgSentiment": [0.1, 0.2],
+        ...                              "tone-scorer.responseSentiment": [None, 0.3]}))
+        ('tone-scorer.avgSentiment',)
+        """
+        import pandas as pd
+
+        missing = pd.Series(True, index=table.index)
+        found = []
+        for column in self.columns:
+            if column in table.columns:
+                has = pd.to_numeric(table[column], errors="coerce").notna()
+                if (has & missing).any():
+                    found.append(column)
+                missing &= ~has
+        return tuple(found)
+
+    def value(self, row: Mapping[str, object]) -> float | None:
+        """The measure of one row (a mapping of column -> value, as :meth:`values` reads), or None."""
+        import pandas as pd
+
+        found = float(self.values(pd.DataFrame([dict(row)])).iloc[0])
+        return None if math.isnan(found) else found
+
+    def present(self, table: pd.DataFrame) -> bool:
+        """Whether any row of ``table`` has the measure."""
+        return bool(self.values(table).notna().any())
 
 
-#: The tone scorer's average sentence sentiment (stability mode), -1..1: higher is warmer.
+#: The reply's own sentiment, -1..1, higher is warmer: the tone scorer's average sentence sentiment without a
+#: reference (stability mode, ``avgSentiment``), the whole reply's sentiment with one (comparison mode,
+#: ``responseSentiment``), row by row; a row whose output the tone engine cannot read has none.
 WARMTH = Measure(
     name="warmth",
-    column=f"{TONE.id}.avgSentiment",
+    columns=(f"{TONE.id}.avgSentiment", f"{TONE.id}.responseSentiment"),
     label="Warmth",
     lower_is_better=False,
     higher_means="warmer",
     lower_means="colder",
-    about="the tone scorer's average sentence sentiment (avgSentiment), -1..1: higher is warmer",
+    about="the reply's own sentiment, -1..1, higher is warmer: without a reference the tone scorer's average "
+    "sentence sentiment (avgSentiment), with one the whole reply's sentiment (responseSentiment), never the "
+    "reference's",
+    unmeasured_note=tone.OUTPUT_NOT_READ_NOTE,
+    read_as={
+        f"{TONE.id}.avgSentiment": "the average sentence sentiment (scored without a reference)",
+        f"{TONE.id}.responseSentiment": "the whole reply's sentiment (scored with a reference)",
+    },
 )
 #: Every measure compared beside the scorers' scores.
 MEASURES: tuple[Measure, ...] = (WARMTH,)
 
 
 def find_measure(name: object) -> Measure | None:
-    """Return the measure called ``name`` (its name or its column), or None."""
-    return next((m for m in MEASURES if name in (m.name, m.column)), None)
+    """Return the measure called ``name`` (its name or one of its columns), or None."""
+    return next((m for m in MEASURES if name == m.name or name in m.columns), None)
 
 
 def gated_name(name: str) -> str:

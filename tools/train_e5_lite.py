@@ -1,14 +1,26 @@
-"""Train e5-lite's heads: the e5 heads' training, run on e5-lite's static text vectors instead of e5's.
+"""Train e5-lite's heads: the e5 heads' training protocol, run on e5-lite's static token table instead of e5.
 
-Usage (deterministic; nothing is embedded by the transformer: about a minute of CPU, most of it the Hangul head)::
+Usage (deterministic; nothing is embedded by the transformer: 8-11 minutes on the busy 2-core machine,
+most of it the token corrections' conjugate gradients)::
 
-    python -m tools.train_e5_lite [tone|toxicity|courtesy ...] [--check]
+    python -m tools.train_e5_lite [tone|toxicity|courtesy ...] [--check] [--search]
 
-``tone`` runs ``tools.train_e5_tone``'s training unchanged (the same data, row weights, hash folds, nested CV,
-alpha grid, gains, lexicon head on VADER's and AFINN's scores, Hangul head with its character n-grams and
-naive-Bayes blend; the NYT editorials held out) with each text's vector from :mod:`scoring.text.e5_lite` in
-place of its e5 embedding, and writes ``scoring/tone/data/e5_lite_head.json`` and
-``e5_lite_hangul_ngrams.json``.
+``tone`` follows ``tools.train_e5_tone``'s protocol (the same data, row weights, hash folds, nested CV with alpha
+chosen inside each outer fold, gains, lexicon head on VADER's and AFINN's scores, Hangul head with its character
+n-grams and naive-Bayes blend; the NYT editorials held out, never trained or tuned on) with e5-lite's inputs:
+
+* the plain and the lexicon head (``fit_lite_head``) are ridge regressions on a text's weighted mean token vector
+  outside and inside negation scopes (``scoring.tone.e5_lite.marked_rows``), the lexicon head's two standardised
+  lexicon scores, and the bag of tokens (the same weighted mean, one column per token and per negated token)
+  times ``TOKEN_SCALE``: each token's value is then ``coef . token vector + correction``, still one number per
+  token at scoring time;
+* the lexicon head scores every mostly-Latin text (``scoring.tone.e5_lite.lexical_rows``), not only those in
+  which a lexicon finds a word;
+* the Hangul head is ``tools.train_e5_tone.fit_hangul`` on each text's e5-lite vector.
+
+It writes ``scoring/tone/data/e5_lite_head.json``, ``e5_lite_hangul_ngrams.json`` and ``e5_lite_tokens.json`` (the
+corrections, by e5 piece id). TOKEN_SCALE, the table's token weights, negation scopes and the lexicon head's rows
+were chosen by cross-validation on the training sets (docs/engines.md, "e5-lite's tone heads").
 
 ``toxicity`` runs ``tools.train_e5_toxicity``'s training the same way (its data, folds, one logistic head per
 rubric kind, C), with its threshold chosen by the e5 head's rule (the smallest 0.01 step flagging at most 1% of
@@ -25,24 +37,41 @@ with its TyDiP test and fresh support-reply scores.
 Both reuse those trainers' functions, so after either e5 trainer changes (data, C, rule), re-running
 ``python -m tools.train_e5_lite toxicity courtesy`` regenerates the e5-lite heads from the same recipe.
 
-``--check`` trains the named heads again and compares with the shipped files (exit 1 on a difference).
+``--check`` trains the named heads again and compares with the shipped files (exit 1 on a difference; the tone
+heads' numbers to 1e-6, the toxicity and courtesy heads' to 1e-4).
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import hashlib
 import json
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from scipy import sparse
+from scipy.sparse import linalg
+from threadpoolctl import threadpool_limits
 
 from scoring.text.e5_lite import EMBEDDING_DIM, model
+from scoring.tone.hangul import mostly_hangul
 from tools import train_e5_tone as tone
-from tools.e5_data import DEFAULT_DATA, HELD_OUT, REPO, TRAINING_SETS, differences, dumps, load_set
+from tools.e5_data import (
+    DEFAULT_DATA,
+    HANGUL_PREFIX,
+    HELD_OUT,
+    NSMC_TARGET_SCALE,
+    REPO,
+    TRAINING_SETS,
+    differences,
+    dumps,
+    load_set,
+)
 
 COMMAND = "python -m tools.train_e5_lite"
 TONE_HEAD = REPO / "scoring" / "tone" / "data" / "e5_lite_head.json"
@@ -68,26 +97,338 @@ def lite_vectors(texts: Sequence[str]) -> np.ndarray:
     return model().vectors(list(texts))
 
 
+# The plain and the lexicon head (``fit_lite_head``): a weighted ridge on the text's mean token vector (its mean
+# over the tokens outside a negation scope, and over those inside: ``scoring.tone.e5_lite.marked_rows``), the
+# lexicon head's standardised VADER/AFINN scores, and the bag of tokens (the same weighted mean, one column per
+# token and per token in a negation scope) times TOKEN_SCALE, so that each token's value is
+# ``coef . token vector + correction``. TOKEN_SCALE (the corrections' penalty is alpha / TOKEN_SCALE**2) and the
+# table's token weights (its smoothing) were chosen by cross-validation on the training sets (docs/engines.md);
+# alpha is chosen among LITE_ALPHAS by CV inside each outer fold (nested), as for e5.
+TOKEN_SCALE = 2.0
+LITE_ALPHAS = (0.1, 0.177828, 0.316228, 0.562341, 1.0)
+CG_RTOL = 1e-10  # conjugate gradients' relative residual: coefficients reproducible far below the 1e-6 --check
+TONE_TOKENS = REPO / "scoring" / "tone" / "data" / "e5_lite_tokens.json"
+TOKEN_COLUMNS = ("plain", "plain, negated", "lexicon", "lexicon, negated")
+
+
+def bag(texts: Sequence[str]) -> sparse.csr_matrix:
+    """Each text's weighted mean over its tokens as a row over ``2 * table rows`` columns (negated tokens after)."""
+    from scoring.tone.e5_lite import marked_rows
+
+    lite = model()
+    size = len(lite.token_ids)
+    flat, owner = marked_rows(lite.batch_rows(list(texts)))
+    w = lite.weight[flat % size]
+    den = np.bincount(owner, weights=w, minlength=len(texts))
+    matrix = sparse.csr_matrix((w / den[owner], (owner, flat)), shape=(len(texts), 2 * size))
+    matrix.sum_duplicates()
+    return matrix
+
+
+@dataclass
+class LiteFit:
+    """One of e5-lite's linear heads: nested-CV output and the shipped weights."""
+
+    cv_pred: np.ndarray  # before gain, training rows stacked in TRAINING_SETS order
+    cv_alphas: list[float]
+    alpha: float
+    dense: np.ndarray  # coef (DIM), negated coef (DIM), lexicon coefs; rounded as shipped
+    tokens: np.ndarray  # the correction of each column of ``bag`` (already times TOKEN_SCALE); rounded
+    intercept: float
+    gain: float
+
+    def raw(self, dense: np.ndarray, tokens: sparse.csr_matrix) -> np.ndarray:
+        return (dense @ self.dense + tokens @ self.tokens + self.intercept) * self.gain
+
+
+def _ridge(
+    xd: np.ndarray, xb: sparse.csr_matrix, y: np.ndarray, w: np.ndarray, alphas: Sequence[float]
+) -> list[tuple[np.ndarray, np.ndarray, float]]:
+    """Weighted ridge with an unpenalised intercept on [xd, TOKEN_SCALE * xb] for each alpha (conjugate gradients
+    on the centred normal equations, Jacobi-preconditioned, each alpha started from the previous solution):
+    (dense coefs, token corrections times TOKEN_SCALE, intercept)."""
+    k, columns = xd.shape[1], xb.shape[1]
+    used = np.flatnonzero(xb.getnnz(0) > 0)
+    b = (xb[:, used] * TOKEN_SCALE).tocsr()
+    bt = b.T.tocsr()
+    total = w.sum()
+    md, mb, my = w @ xd / total, np.asarray(bt @ w).ravel() / total, float(w @ y / total)
+    xc = xd - md
+    yc = (y - my) * w
+    rhs = np.concatenate([xc.T @ yc, bt @ yc - mb * yc.sum()])
+    diag = np.concatenate(
+        [(xc * xc).T @ w, np.asarray(b.multiply(b).T @ w).ravel() - 2 * mb * np.asarray(bt @ w).ravel() + mb**2 * total]
+    )
+    out, start = [], None
+    for alpha in sorted(alphas, reverse=True):
+
+        def product(v: np.ndarray, alpha: float = alpha) -> np.ndarray:
+            r = (xc @ v[:k] + b @ v[k:] - mb @ v[k:]) * w
+            return np.concatenate([xc.T @ r + alpha * v[:k], bt @ r - mb * r.sum() + alpha * v[k:]])
+
+        shape = (k + len(used), k + len(used))
+        solution, info = linalg.cg(
+            linalg.LinearOperator(shape, matvec=product),
+            rhs,
+            x0=start,
+            rtol=CG_RTOL,
+            maxiter=20_000,
+            M=linalg.LinearOperator(shape, matvec=lambda v, d=diag + alpha: v / d),
+        )
+        if info != 0:
+            raise RuntimeError(f"conjugate gradients did not converge (alpha {alpha}, info {info})")
+        start = solution
+        tokens = np.zeros(columns)
+        tokens[used] = solution[k:] * TOKEN_SCALE
+        out.append((solution[:k], tokens, my - float(md @ solution[:k]) - float(mb @ solution[k:])))
+    order = sorted(range(len(alphas)), key=lambda i: -alphas[i])
+    result: list[tuple[np.ndarray, np.ndarray, float]] = [None] * len(alphas)  # type: ignore[list-item]
+    for solved, i in zip(out, order, strict=True):
+        result[i] = solved
+    return result
+
+
+class _Paths:
+    """Ridge solutions for every alpha of LITE_ALPHAS, fitted on all training rows but those of some folds.
+
+    Nested CV fits on "all folds but k and j" for the inner fold j of the outer fold k, which is also the inner
+    fold k of the outer fold j, and on "all folds but k" both to choose alpha over all rows and for the outer
+    fold k itself: each set of left-out folds is fitted once.
+    """
+
+    def __init__(self, xd: np.ndarray, xb: sparse.csr_matrix, y: np.ndarray, w: np.ndarray, fold: np.ndarray) -> None:
+        self.xd, self.xb, self.y, self.w, self.fold = xd, xb, y, w, fold
+        self._paths: dict[frozenset[int], list[tuple[np.ndarray, np.ndarray, float]]] = {}
+
+    def path(self, left_out: frozenset[int]) -> list[tuple[np.ndarray, np.ndarray, float]]:
+        if left_out not in self._paths:
+            rows = ~np.isin(self.fold, list(left_out))
+            self._paths[left_out] = _ridge(self.xd[rows], self.xb[rows], self.y[rows], self.w[rows], LITE_ALPHAS)
+        return self._paths[left_out]
+
+    def predict(self, solution: tuple[np.ndarray, np.ndarray, float], k: int) -> np.ndarray:
+        cd, cb, b0 = solution
+        test = self.fold == k
+        return self.xd[test] @ cd + self.xb[test] @ cb + b0
+
+    def choose(self, use: Sequence[int]) -> float:
+        """The alpha of LITE_ALPHAS with the least weighted squared error in CV over the folds ``use``."""
+        outside = frozenset(range(tone.FOLDS)) - set(use)
+        errors = np.zeros(len(LITE_ALPHAS))
+        for k in use:
+            test = self.fold == k
+            for a, solution in enumerate(self.path(outside | {k})):
+                errors[a] += float(self.w[test] @ (self.y[test] - self.predict(solution, k)) ** 2)
+        return LITE_ALPHAS[int(np.argmin(errors))]
+
+
+def fit_lite_head(xd: np.ndarray, xb: sparse.csr_matrix, y: np.ndarray, w: np.ndarray, fold: np.ndarray) -> LiteFit:
+    """Nested CV (alpha chosen inside each outer fold), then alpha by CV on all rows, weights, gain."""
+    folds = range(tone.FOLDS)
+    paths = _Paths(xd, xb, y, w, fold)
+    with threadpool_limits(1):  # one BLAS thread: the same sums in the same order on every run
+        pred, alphas = np.empty(len(y)), []
+        for k in folds:
+            alpha = paths.choose([j for j in folds if j != k])
+            alphas.append(alpha)
+            pred[fold == k] = paths.predict(paths.path(frozenset({k}))[LITE_ALPHAS.index(alpha)], k)
+        alpha = paths.choose(folds)
+        ((cd, cb, b0),) = _ridge(xd, xb, y, w, [alpha])
+    gain = tone._round(float(tone._weighted_std(y, w) / tone._weighted_std(pred, w)))
+    return LiteFit(
+        pred, alphas, alpha, np.array([tone._round(c) for c in cd]), np.array([tone._round(c) for c in cb]),
+        tone._round(b0), gain,
+    )  # fmt: skip
+
+
+def latin(texts: Sequence[str]) -> np.ndarray:
+    """The texts the lexicon head scores (``scoring.tone.e5_lite.lexical_rows``)."""
+    from scoring.tone.e5_lite import lexical_rows
+
+    return lexical_rows(texts)
+
+
+def _padded(values: np.ndarray) -> list[float]:
+    """``values`` (the table's dimensions) then zeros up to 384 (the e5 head format)."""
+    return [float(v) for v in values] + [0.0] * (384 - len(values))
+
+
 def tone_training(data: Path = DEFAULT_DATA) -> tone.Training:
-    """``tools.train_e5_tone``'s training run on e5-lite vectors."""
+    """e5's tone training protocol on e5-lite: the plain and the lexicon head by ``fit_lite_head``, the Hangul head
+    by ``tools.train_e5_tone.fit_hangul`` on e5-lite vectors; the run's ``tokens`` holds the corrections file."""
     from scoring.tone.e5 import LEXICON_ENGINES
+    from scoring.tone.e5_lite import NEGATIONS, SCOPE_ENDS
     from scoring.tone.lexicons import lexicon_scores
 
     sets = {name: load_set(name, data) for name in (*TRAINING_SETS, *HELD_OUT)}
     emb = {name: lite_vectors(ds.texts) for name, ds in sets.items()}
     lexicon = {name: lexicon_scores(LEXICON_ENGINES, ds.texts) for name, ds in sets.items()}
     run = tone.Training(sets, emb, {}, {}, {}, lexicon, hangul_embeddings=emb["nsmc"])  # type: ignore[arg-type]
-    tone.fit_heads(run, data)
-    head = run.head
-    head["model"] = MODEL
-    head["command"] = f"{COMMAND} tone"
-    head["prefix"] = tone.PREFIX  # the prefix the table's tokens were embedded with (tools.build_e5_lite)
-    if "hangul_head" in head:
-        han = head["hangul_head"]
-        assert isinstance(han, dict)
-        han["ngrams_file"] = TONE_NGRAMS.name
-        han["ngrams_sha256"] = hashlib.sha256(run.ngrams.encode("utf-8")).hexdigest()
+    lite = model()
+    dim, size = lite.dim, len(lite.token_ids)
+    bags = {name: bag(ds.texts) for name, ds in sets.items()}
+    means = {name: np.hstack([m[:, :size] @ lite.table, m[:, size:] @ lite.table]) for name, m in bags.items()}
+    run.standardise()
+    assert run.feature_mean is not None and run.feature_std is not None
+    z = {n: (run._lexicon(n) - run.feature_mean) / run.feature_std * run.feature_weight for n in sets}
+    _, y, w, fold = run.matrix(TRAINING_SETS)
+    xb = sparse.vstack([bags[n] for n in TRAINING_SETS]).tocsr()
+    plain = fit_lite_head(np.vstack([means[n] for n in TRAINING_SETS]), xb, y, w, fold)
+    lexical = fit_lite_head(np.vstack([np.hstack([means[n], z[n]]) for n in TRAINING_SETS]), xb, y, w, fold)
+    start = 0
+    for name in TRAINING_SETS:  # nested-CV polarity before the clip: the lexicon head on mostly-Latin text
+        part = slice(start, start + len(sets[name].frame))
+        run.cv_predictions[name] = np.where(latin(sets[name].texts), lexical.cv_pred[part] * lexical.gain,
+                                            plain.cv_pred[part] * plain.gain)  # fmt: skip
+        start = part.stop
+    korean = tone.fit_hangul(run)
+    run.cv_predictions["nsmc"][korean.rows] = korean.cv_pred * korean.gain
+    run.ngrams = tone.ngram_file(korean)
+    for name in HELD_OUT:
+        pred = plain.raw(means[name], bags[name])
+        lex_pred = lexical.raw(np.hstack([means[name], z[name]]), bags[name])
+        pred = np.where(latin(sets[name].texts), lex_pred, pred)
+        if (rows := np.array([mostly_hangul(t) for t in sets[name].texts])).any():
+            texts = [t for t, r in zip(sets[name].texts, rows, strict=True) if r]
+            pred[rows] = korean.raw(emb[name][rows], texts)
+        run.held_out_predictions[name] = pred
+    run.head = _head_json(run, data, plain, lexical, korean, dim)
+
+    def english_only(target: str) -> np.ndarray:
+        """Polarity (before the clip) of set ``target`` by the plain and lexicon heads fitted on the English sets only
+        (alpha chosen by CV on them; gain from the CV predictions at that alpha): e.g. to test Korean."""
+        names = ("tweets", "movies", "amazon")
+        _, y, w, fold = run.matrix(names)
+        xb = sparse.vstack([bags[n] for n in names]).tocsr()
+        out = np.zeros(len(sets[target].frame))
+        lexical_rows = latin(sets[target].texts)
+        for x, rows in ((means, ~lexical_rows), ({n: np.hstack([means[n], z[n]]) for n in sets}, lexical_rows)):
+            paths = _Paths(np.vstack([x[n] for n in names]), xb, y, w, fold)
+            with threadpool_limits(1):
+                a = LITE_ALPHAS.index(paths.choose(range(tone.FOLDS)))
+                pred = np.empty(len(y))
+                for k in range(tone.FOLDS):
+                    pred[fold == k] = paths.predict(paths.path(frozenset({k}))[a], k)
+                ((cd, cb, b0),) = _ridge(paths.xd, xb, y, w, [LITE_ALPHAS[a]])
+            gain = tone._weighted_std(y, w) / tone._weighted_std(pred, w)
+            out[rows] = ((x[target] @ cd + bags[target] @ cb + b0) * gain)[rows]
+        return out
+
+    run.english_only = english_only  # type: ignore[attr-defined]
+    tokens = {
+        str(int(lite.token_ids[r])): [float(v) for v in values]
+        for r in range(size)
+        if (values := (plain.tokens[r], plain.tokens[size + r], lexical.tokens[r], lexical.tokens[size + r]))
+        and any(values)
+    }
+    run.tokens = (  # type: ignore[attr-defined]
+        json.dumps(
+            {
+                "what": "e5-lite tone heads' correction of each token's value, by e5's piece id: "
+                + ", ".join(TOKEN_COLUMNS)
+                + " (scoring.tone.e5_lite)",
+                "command": f"{COMMAND} tone",
+                "negations": sorted(NEGATIONS),
+                "scope_ends": SCOPE_ENDS,
+                "columns": list(TOKEN_COLUMNS),
+                "tokens": tokens,
+            },
+            ensure_ascii=False,
+            sort_keys=True,
+            separators=(",", ":"),
+        )
+        + "\n"
+    )
+    run.head["tokens_sha256"] = hashlib.sha256(run.tokens.encode("utf-8")).hexdigest()  # type: ignore[attr-defined]
     return run
+
+
+def _head_json(
+    run: tone.Training, data: Path, plain: LiteFit, lexical: LiteFit, korean: tone.HangulFit, dim: int
+) -> dict[str, object]:
+    """The head file: e5's format (``tools.train_e5_tone.fit_heads``) with e5-lite's heads and their scores."""
+    sets = run.sets
+    y = {name: sets[name].frame["target"].to_numpy(float) for name in sets}
+    scores: dict[str, dict[str, object]] = {}
+    for name in TRAINING_SETS:
+        evaluation = {"evaluation": "nested 5-fold cross-validation"}
+        scores[name] = {**evaluation, **tone.set_scores(name, y[name], run.cv_predictions[name], sets[name].frame)}
+    for name in HELD_OUT:
+        evaluation = {"evaluation": "held out (never trained or tuned on)"}
+        pred = run.held_out_predictions[name]
+        scores[name] = {**evaluation, **tone.set_scores(name, y[name], pred, sets[name].frame)}
+
+    def record(n: str) -> dict[str, object]:
+        return {"file": sets[n].path.relative_to(data).as_posix(), "sha256": sets[n].sha256, "rows": len(sets[n].frame)}
+
+    assert run.feature_mean is not None and run.feature_std is not None
+    return {
+        "model": MODEL,
+        "prefix": tone.PREFIX,  # the prefix the table's tokens were embedded with (tools.build_e5_lite)
+        "command": f"{COMMAND} tone",
+        "formula": (
+            "polarity = clip(gain * (mean of the text's token values + intercept), -1, 1), a token's value "
+            "coef . token vector + its correction (tokens_file), or, in a negation scope, negated_coef . token "
+            "vector + its negated correction (scoring.tone.e5_lite.marked_rows), the mean weighted by the "
+            "table's token weights, for a text where no lexicon engine of lexicon_head.engines finds a sentiment "
+            "word; else the same with lexicon_head's weights, plus lexicon_head.lexicon_coef . z, z = (lexicon "
+            "score - lexicon_head.mean) / lexicon_head.std * lexicon_head.weight; mostly-Hangul text: hangul_head "
+            "(on the text's e5-lite vector)"
+        ),
+        "target": f"mean human rating / 4 (VADER sets); (stars - 5.5) / 4.5 * {NSMC_TARGET_SCALE} (NSMC)",
+        "weighting": tone.WEIGHTING,
+        "training_sets": {n: record(n) for n in TRAINING_SETS},
+        "held_out_sets": {n: record(n) for n in HELD_OUT},
+        "folds": tone.FOLDS,
+        "token_scale": TOKEN_SCALE,
+        "tokens_file": TONE_TOKENS.name,
+        "alphas_tried": list(LITE_ALPHAS),
+        "alpha": plain.alpha,
+        "alphas_nested_cv": plain.cv_alphas,
+        "gain": plain.gain,
+        "intercept": plain.intercept,
+        "coef": _padded(plain.dense[:dim]),
+        "negated_coef": _padded(plain.dense[dim : 2 * dim]),
+        "scores": scores,
+        "lexicon_head": {
+            "engines": list(run.features),
+            "what": "VADER compound, AFINN comparative (scoring.tone.lexicons.lexicon_scores)",
+            "weight": run.feature_weight,
+            "mean": [float(v) for v in run.feature_mean],
+            "std": [float(v) for v in run.feature_std],
+            "lexicon_coef": [float(c) for c in lexical.dense[2 * dim :]],
+            "alpha": lexical.alpha,
+            "alphas_nested_cv": lexical.cv_alphas,
+            "gain": lexical.gain,
+            "intercept": lexical.intercept,
+            "coef": _padded(lexical.dense[:dim]),
+            "negated_coef": _padded(lexical.dense[dim : 2 * dim]),
+        },
+        "hangul_head": {
+            "what": (
+                "scores mostly-Hangul text (scoring.tone.hangul.mostly_hangul): clip(gain * (coef . vector + ngram "
+                "score + intercept), -1, 1), vector = the text's e5-lite vector; the equal average of two models "
+                "fitted on NSMC's Hangul reviews only, each standardised by the mean and deviation of its "
+                "out-of-fold predictions (blend): a ridge on the vector times scale beside TF-IDF character "
+                "n-grams (scale and alpha chosen by CV) and naive Bayes on the same n-grams (the sum of their "
+                "log-count ratios), folded into coef, the n-grams' weights and ratios and intercept"
+            ),
+            "prefix": HANGUL_PREFIX,
+            "ngrams_file": TONE_NGRAMS.name,
+            "ngrams_sha256": hashlib.sha256(run.ngrams.encode("utf-8")).hexdigest(),
+            "ngrams": len(korean.ngrams),
+            "min_df": tone.HANGUL_MIN_DF,
+            "rows": int(korean.rows.sum()),
+            "scales_tried": list(tone.HANGUL_SCALES),
+            "scale": korean.scale,
+            "alpha": korean.alpha,
+            "choices_nested_cv": [list(c) for c in korean.cv_choices],
+            "blend": korean.blend,
+            "gain": korean.gain,
+            "intercept": korean.intercept,
+            "coef": [float(c) for c in korean.coef],
+        },
+    }
 
 
 def toxicity_head() -> dict[str, Any]:
@@ -222,6 +563,28 @@ def positive_threshold_for(tox: Any) -> float:
     return 0.99
 
 
+def _lite_parts_match(a: dict[str, Any], b: dict[str, Any], *, atol: float = 1e-6) -> list[str]:
+    """Compare, then remove, what e5-lite's head file adds to e5's: negated_coef (to ``atol``), tokens_sha256 (the
+    file itself is compared by ``tokens_match``)."""
+    diffs = []
+    for part, x, z in (("", a, b), ("lexicon_head.", a.get("lexicon_head", {}), b.get("lexicon_head", {}))):
+        na, nb = x.pop("negated_coef", None), z.pop("negated_coef", None)
+        if na is None or nb is None or not np.allclose(na, nb, rtol=0, atol=atol):
+            diffs.append(f"{part}negated_coef")
+    a.pop("tokens_sha256", None)
+    b.pop("tokens_sha256", None)
+    return diffs
+
+
+def tokens_match(a: dict[str, Any], b: dict[str, Any], *, atol: float = 1e-6) -> list[str]:
+    """Differences between two token corrections files (values compared to ``atol``); empty when they match."""
+    diffs = [f"tokens file {key}" for key in sorted(set(a) | set(b)) if key != "tokens" and a.get(key) != b.get(key)]
+    ta, tb = a.get("tokens", {}), b.get("tokens", {})
+    if set(ta) != set(tb) or not all(np.allclose(ta[k], tb[k], rtol=0, atol=atol) for k in ta):
+        diffs.append("tokens file tokens")
+    return diffs
+
+
 def write_or_check(
     head: dict[str, Any], report: Callable[[dict[str, Any]], list[str]], path: Path, *, check: bool
 ) -> bool:
@@ -252,14 +615,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         for name, s in run.head["scores"].items():  # type: ignore[attr-defined]
             print("tone", name, json.dumps(s), file=sys.stderr)
         if args.check:
-            diffs = tone.heads_match(json.loads(TONE_HEAD.read_text(encoding="utf-8")), run.head)
+            shipped, fresh = json.loads(TONE_HEAD.read_text(encoding="utf-8")), copy.deepcopy(run.head)
+            diffs = _lite_parts_match(shipped, fresh)  # the parts e5's heads_match does not know; removed from both
+            diffs += tone.heads_match(shipped, fresh)
             diffs += tone.ngrams_match(json.loads(TONE_NGRAMS.read_text(encoding="utf-8")), json.loads(run.ngrams))
+            diffs += tokens_match(json.loads(TONE_TOKENS.read_text(encoding="utf-8")), json.loads(run.tokens))  # type: ignore[attr-defined]
             print(f"{TONE_HEAD}: " + (f"differs in {diffs}" if diffs else "matches"), file=sys.stderr)
             failed |= bool(diffs)
         else:
             TONE_HEAD.write_text(json.dumps(run.head, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
             TONE_NGRAMS.write_text(run.ngrams, encoding="utf-8")
-            print(f"wrote {TONE_HEAD} and {TONE_NGRAMS}", file=sys.stderr)
+            TONE_TOKENS.write_text(run.tokens, encoding="utf-8")  # type: ignore[attr-defined]
+            print(f"wrote {TONE_HEAD}, {TONE_NGRAMS} and {TONE_TOKENS}", file=sys.stderr)
     for name, build, report, path in (
         ("toxicity", toxicity_head, toxicity_report, TOXICITY_HEAD),
         ("courtesy", courtesy_head, courtesy_report, COURTESY_HEAD),

@@ -25,6 +25,7 @@ from scoring.io.formats import UPLOAD_TYPES
 from scoring.io.loaders import read_table, require_rows
 from scoring.limits import check_e5_batch, check_row_count, check_upload_size, get_limits
 from scoring.registry import COURTESY, SCORER_INFO, TONE, TOXICITY, scorer_info
+from scoring.text.e5_estimate import e5_work
 from scoring.toxicity.batch import E5Estimate, e5_estimate
 from scoring.toxicity.e5_lite import measured_note as e5_lite_measured_note
 from scoring.toxicity.judge.access import JudgeAccess
@@ -282,13 +283,22 @@ def plan(loaded: Loaded, options: RunOptions) -> BatchSpec | None:
                "reference exactly as the library and the command line do.")  # fmt: skip
     if TOXICITY.short_name in options.scorers and options.toxicity_engine == "e5" and options.columns.output:
         estimate = _e5_estimate(loaded.digest, options.columns.output, loaded.table, workers(options, loaded))
-        st.caption(f"**Before you start:** {escape_markdown(estimate.sentence())}", help="e5 embeds each distinct "
-                   "sentence once per run; a rubric pattern settles some without embedding. The rate was measured "
-                   "by python -m bench.toxicity_defaults (docs/toxicity.md).")  # fmt: skip
-        if (chars := _e5_chars(loaded.table, options)) > (limit := get_limits().max_e5_batch_chars):
-            st.warning(f"This run's e5 engines would read {chars:,} characters, more than this server's {limit:,}: "
-                       "it will be refused. Choose the classifier, split the file, or use the command line "
-                       "(python -m scoring evaluate).", icon=":material/timer:")  # fmt: skip
+        st.caption(f"**Before you start (toxicity):** {escape_markdown(estimate.sentence())}", help="e5 embeds each "
+                   "distinct sentence once per run; a rubric pattern settles some without embedding. The rate was "
+                   "measured by python -m bench.toxicity_defaults (docs/toxicity.md).")  # fmt: skip
+    courtesy = COURTESY.short_name in options.scorers and options.courtesy_engine in COURTESY.slow_engines
+    tone_e5 = TONE.short_name in options.scorers and options.engine in TONE.slow_engines
+    if (courtesy or tone_e5) and options.columns.output:
+        said = _e5_work(loaded.digest, options, loaded.table, workers(options, loaded), courtesy, tone_e5)
+        st.caption(f"**Before you start (e5):** {escape_markdown(said)}", help="Courtesy embeds each distinct "
+                   "reply whole and each of its sentences once per run; tone's e5 engine each distinct sentence (or "
+                   "the reply and its reference). The rate was measured by python -m bench.e5_batch_speed "
+                   "(docs/courtesy.md). Once it runs, the progress bar says how long is left, and Streamlit's Stop "
+                   "button (top right) stops it.")  # fmt: skip
+    if (chars := _e5_chars(loaded.table, options)) > (limit := get_limits().max_e5_batch_chars):  # any e5 engine
+        st.warning(f"This run's e5 engines would read {chars:,} characters, more than this server's {limit:,}: "
+                   "it will be refused. Choose the classifier, split the file, or use the command line "
+                   "(python -m scoring evaluate).", icon=":material/timer:")  # fmt: skip
     return spec
 
 
@@ -296,6 +306,18 @@ def plan(loaded: Loaded, options: RunOptions) -> BatchSpec | None:
 def _e5_estimate(digest: str, column: str, _table: pd.DataFrame, processes: int) -> E5Estimate:
     """What an e5 run of this file's ``column`` has to embed (cached per file and column)."""
     return e5_estimate(_table[column].tolist(), processes)
+
+
+@st.cache_data(max_entries=16, show_spinner="Counting the sentences…")
+def _e5_work(digest: str, options: RunOptions, _table: pd.DataFrame, processes: int, courtesy: bool, tone: bool) -> str:
+    """What the run's courtesy and tone-e5 work embeds and how long it takes (cached per file and options)."""
+    column, refs = options.columns.output, None
+    if tone and options.reference_tone:  # one reference tone for every row, as the run
+        refs = [options.reference_tone] * len(_table)
+    elif tone and options.columns.reference:
+        refs = _table[options.columns.reference].tolist()
+    work = e5_work(_table[column].tolist(), courtesy=courtesy, tone=tone, references=refs, workers=processes)
+    return work.sentence()
 
 
 def workers(options: RunOptions, loaded: Loaded) -> int:
@@ -363,9 +385,12 @@ def _with_progress(label: str, rows: int, run: Any) -> Any:
     """Call ``run(progress)`` inside a status box with a progress bar; mark the box failed on bad input."""
     with st.status(label, expanded=True) as status:
         bar = st.progress(0.0, text="Starting…")
+        st.caption("**Stop** (top right, while it runs) stops the run; nothing of it is kept.")
         start = time.monotonic()
+        st.session_state[_PROGRESS] = (0, rows)
 
         def progress(done: int, total: int) -> None:
+            st.session_state[_PROGRESS] = (done, total)  # how far a stopped run got (no st call: it cannot stop)
             left = _left(done, total, time.monotonic() - start)
             bar.progress(done / max(total, 1), text=f"{done:,} of {total:,} rows{left}")
 
@@ -377,6 +402,11 @@ def _with_progress(label: str, rows: int, run: Any) -> Any:
         failed = f"; {len(result.errors):,} failed (see below)" if len(result.errors) else ""
         status.update(label=f"Scored {rows:,} rows{failed}", state="complete", expanded=False)
     return result
+
+
+#: session key: the run (its store key) that started and has not finished: Streamlit's Stop ended it mid-way
+STOPPED = "batch.stopped"
+_PROGRESS = "batch.progress"  # (rows done, rows) of the last run, for the "Stopped at" line
 
 
 def _left(done: int, total: int, elapsed: float) -> str:
@@ -401,15 +431,26 @@ def scored(loaded: Loaded, options: RunOptions, spec: BatchSpec) -> Any:
         if key in results:
             results.move_to_end(key)
             return results[key]
+    if st.session_state.get(STOPPED) == key:  # stopped (Stop, or a widget touched mid-run): not started again unasked
+        done, total = st.session_state.get(_PROGRESS, (0, len(loaded.table)))
+        st.warning(f"**Stopped** at {done:,} of {total:,} rows, before the run finished: nothing of it was kept. "
+                   "Press **Score the file** to run it again.", icon=":material/stop_circle:")  # fmt: skip
+        return None
     check_e5_batch(_e5_chars(loaded.table, options), loaded.name)
     toxicity = options.toxicity(ui.judge_access(options.judge_base_url))
     from ui.runs import judge_cache  # the judge's verdicts are kept in the run store: the same rows never pay twice
 
     cache = judge_cache() if options.uses_judge else None
-    result = _with_progress(f"Scoring {len(loaded.table):,} rows…", len(loaded.table), lambda progress: run_spec(
-        loaded.table, with_toxicity(spec, toxicity), on_progress=progress, judge_cache=cache,
-        workers=workers(options, loaded),
-    ))  # fmt: skip
+    st.session_state[STOPPED] = key  # until it finishes: Streamlit's Stop ends the script inside the run
+    try:
+        result = _with_progress(f"Scoring {len(loaded.table):,} rows…", len(loaded.table), lambda progress: run_spec(
+            loaded.table, with_toxicity(spec, toxicity), on_progress=progress, judge_cache=cache,
+            workers=workers(options, loaded),
+        ))  # fmt: skip
+    except Exception:  # an error is shown as one; only a stop (Streamlit's control exceptions) leaves the mark
+        st.session_state.pop(STOPPED, None)
+        raise
+    st.session_state.pop(STOPPED, None)
     _keep(key, result)
     return result
 

@@ -27,9 +27,10 @@ from scoring.batch.views import (
 )
 from scoring.charts import group_means_figure
 from scoring.io.export import FORMATS, to_csv_bytes, to_excel_bytes, to_jsonl_bytes, to_parquet_bytes
-from scoring.registry import TONE, display_name
+from scoring.registry import COURTESY, TONE, display_name
 from scoring.runs.review import with_run_labels
 from ui.batch_input import NONE, Loaded, plan_text
+from ui.courtesy import show_courtesy_sentences
 from ui.markdown import escape_markdown
 from ui.runs import guard, store
 from ui.widgets import measure_name
@@ -209,17 +210,19 @@ def drill_down(row: pd.Series, name: str, spec: BatchSpec) -> None:
         st.info("This row has no response text, so it was not scored.", icon=":material/block:")
         return
     st.text(output)
-    ui.metric_row({s: float(row[s]) for s in score_columns(row.to_frame().T) if pd.notna(row[s])})
-    if TONE.short_name not in spec.scorers and TONE.id not in spec.scorers:
-        return
+    shown, measures = with_measures(row.to_frame().T)  # warmth beside the scores, as the A/B compares it
+    ui.metric_row({measure_name(s): float(shown[s].iloc[0]) for s in measures if pd.notna(shown[s].iloc[0])})
     reference = spec.reference_tone  # as the run: one reference tone wins over the column
     if reference is None and spec.reference and isinstance(row.get(spec.reference), str):
         reference = str(row[spec.reference]) or None
-    result = ui.attempt(ui.tone_result, output, reference, spec.engine, spec.splitter)
-    if result is not None:
-        ui.show_warnings(result)
-        ui.tone_chart(output, reference, spec.engine, spec.splitter, key=f"batch.drill.{name}",
-                      title=f"Row {name}: sentiment per sentence")  # fmt: skip
+    if TONE.short_name in spec.scorers or TONE.id in spec.scorers:
+        result = ui.attempt(ui.tone_result, output, reference, spec.engine, spec.splitter)
+        if result is not None:
+            ui.show_warnings(result)
+            ui.tone_chart(output, reference, spec.engine, spec.splitter, key=f"batch.drill.{name}",
+                          title=f"Row {name}: sentiment per sentence")  # fmt: skip
+    if COURTESY.short_name in spec.scorers or COURTESY.id in spec.scorers:
+        show_courtesy_sentences(output, reference, spec.engine, spec.splitter, key=f"batch.drill.courtesy.{name}")
 
 
 def show_downloads(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 import streamlit as st
 
@@ -12,7 +14,7 @@ from ui.cached import courtesy_figure, courtesy_frame, courtesy_result
 from ui.markdown import escape_markdown
 from ui.widgets import attempt, show_verdict
 
-__all__ = ["AGENT_FILES", "agent_comparison", "show_agent_comparison", "show_courtesy"]
+__all__ = ["AGENT_FILES", "agent_comparison", "show_agent_comparison", "show_courtesy", "show_courtesy_sentences"]
 
 AGENT_FILES = tuple(CURT_AGENT_EXAMPLE / f"{v}.csv" for v in ("v1", "v2"))
 AGENT_LABELS = ("warm agent", "curt agent")
@@ -36,6 +38,15 @@ def show_courtesy(text: str, reference: str | None, engine: str, splitter: str) 
                "written support replies).")  # fmt: skip
 
 
+def show_courtesy_sentences(text: str, reference: str | None, engine: str, splitter: str, *, key: str) -> None:
+    """A scored reply's courtesy reason and its courtesy beside sentiment per sentence (a batch row's drill-down)."""
+    result = attempt(courtesy_result, text, splitter)
+    if result is None:
+        return
+    st.caption(escape_markdown(result["reason"]))
+    st.plotly_chart(courtesy_figure(text, reference, engine, splitter), key=key)
+
+
 @st.cache_data(max_entries=2, show_spinner="Scoring both agents (e5 embeds each reply and sentence)…")
 def agent_comparison() -> tuple[pd.DataFrame, list[ScorerVerdict]]:
     """Both agents' replies scored (tone, warmth, courtesy) side by side, and the paired verdicts of each measure."""
@@ -50,10 +61,17 @@ def agent_comparison() -> tuple[pd.DataFrame, list[ScorerVerdict]]:
         rows.append(rows_frame(result))
     comparison = compare_runs(rows[0], rows[1], labels=AGENT_LABELS)
     side = pd.DataFrame({"question": rows[0]["input"]})
-    for column, name in (("output", "reply"), (COURTESY.id, "courtesy"), (WARMTH.column, "warmth")):
-        for label, frame in zip(AGENT_LABELS, rows, strict=True):
-            side[f"{label}: {name}"] = frame[column] if column == "output" else frame[column].round(2)
+    for label, frame in zip(AGENT_LABELS, rows, strict=True):  # each agent's reply, then its measures
+        for name in ("reply", "courtesy", "warmth"):
+            side[f"{label}: {name}"] = _agent_column(frame, name)
     return side, list(comparison.verdicts)
+
+
+def _agent_column(rows: pd.DataFrame, name: str) -> pd.Series:
+    """One agent's replies, courtesy or warmth (:meth:`scoring.registry.Measure.values`), for the side-by-side."""
+    if name == "reply":
+        return rows["output"]
+    return (rows[COURTESY.id] if name == "courtesy" else WARMTH.values(rows)).round(2)
 
 
 def show_agent_comparison() -> None:
@@ -67,4 +85,11 @@ def show_agent_comparison() -> None:
     st.caption("Tone stability (Mastra's measure) calls the curt agent better: short, flat replies are stable. "
                "Courtesy and warmth say what changed. The same files fail `python -m scoring evaluate "
                "scoring/data/curt_agent/v2.csv --baseline v1 --fail-on-regression` (README).")  # fmt: skip
-    st.dataframe(side, hide_index=True, key="demo.agents.table")
+    st.caption(escape_markdown("Courtesy: how courteous each reply is toward the person it answers, 0 curt .. 1 "
+                               f"courteous. Warmth: {WARMTH.about}."))  # fmt: skip
+    # each agent's reply, then its two measures, narrow and headed by the measure alone (the help names the agent)
+    config: dict[str, Any] = {c: st.column_config.TextColumn(c, width="medium") for c in side.columns
+                              if c == "question" or c.endswith(": reply")}  # fmt: skip
+    config |= {c: st.column_config.NumberColumn(c.split(": ")[1], help=c, format="%.2f", width="small")
+               for c in side.columns if c.endswith((": courtesy", ": warmth"))}  # fmt: skip
+    st.dataframe(side, hide_index=True, column_config=config, key="demo.agents.table")

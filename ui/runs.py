@@ -17,7 +17,7 @@ import streamlit as st
 import ui
 from scoring.charts import run_trend_figure
 from scoring.errors import ScoringError
-from scoring.registry import DEFAULT_TONE_ENGINE, TONE, TOXICITY, find_measure
+from scoring.registry import COURTESY, DEFAULT_TONE_ENGINE, TONE, TOXICITY, find_measure
 from scoring.runs import (
     DB_ENV,
     JudgeCache,
@@ -31,6 +31,7 @@ from scoring.runs.diff import RunComparison
 from scoring.runs.teach import load_taught_columns
 from scoring.text.display import one_line
 from scoring.text.splitters import DEFAULT_SPLITTER
+from ui.courtesy import show_courtesy_sentences
 from ui.markdown import escape_markdown
 from ui.widgets import measure_name, show_verdict
 
@@ -296,21 +297,33 @@ def drill_down(row: pd.Series, scorer: str, rows_a: pd.DataFrame, rows_b: pd.Dat
                 st.info("No reply in this run.", icon=":material/block:")
                 continue
             st.text(found["output"])
-            measure = find_measure(scorer)  # warmth reads the tone scorer's average sentiment
-            column = measure.column if measure is not None else scorer
-            scores = {measure_name(scorer): float(found[column])} if pd.notna(found.get(column)) else {}
+            measure = find_measure(scorer)  # warmth: the reply's sentiment, with or without a reference
+            value = measure.value(found) if measure is not None else found.get(scorer)
+            scores = {measure_name(scorer): float(value)} if value is not None and pd.notna(value) else {}
             if scores:
                 ui.metric_row(scores)
             if scorer == TONE.id or measure is not None:
                 _tone_chart(found, info, key=f"runs.drill.chart.{'a' if info is a else 'b'}")
+            elif scorer == COURTESY.id:  # the sentences that pull it down, beside their sentiment
+                _courtesy_chart(found, info, key=f"runs.drill.courtesy.{'a' if info is a else 'b'}")
 
 
-def _tone_chart(found: pd.Series, info: RunInfo, *, key: str) -> None:
+def _chart_options(found: pd.Series, info: RunInfo) -> tuple[str | None, str, str]:
+    """The reference, tone engine and splitter the run scored this row with."""
     engine = str(info.options.get("engine") or DEFAULT_TONE_ENGINE)
     reference = (
         found.get("reference") if isinstance(found.get("reference"), str) else info.options.get("reference_tone")
     )
-    splitter = str(info.options.get("splitter") or DEFAULT_SPLITTER)
-    result = ui.attempt(ui.tone_result, found["output"], reference or None, engine, splitter)
+    return reference or None, engine, str(info.options.get("splitter") or DEFAULT_SPLITTER)
+
+
+def _tone_chart(found: pd.Series, info: RunInfo, *, key: str) -> None:
+    reference, engine, splitter = _chart_options(found, info)
+    result = ui.attempt(ui.tone_result, found["output"], reference, engine, splitter)
     if result is not None:
-        ui.tone_chart(found["output"], reference or None, engine, splitter, key=key, title="Sentiment per sentence")
+        ui.tone_chart(found["output"], reference, engine, splitter, key=key, title="Sentiment per sentence")
+
+
+def _courtesy_chart(found: pd.Series, info: RunInfo, *, key: str) -> None:
+    reference, engine, splitter = _chart_options(found, info)
+    show_courtesy_sentences(found["output"], reference, engine, splitter, key=key)

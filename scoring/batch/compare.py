@@ -100,12 +100,15 @@ class Comparison:
         return not math.isnan(self.p_value) and all(math.isfinite(v) for v in self.diff_ci)
 
     def detail(self) -> str:
-        """The line under the verdict: the test, the effect size and each side's mean over all its scored rows."""
+        """The line under the verdict: the test, the effect size and each side's mean over all its scored rows;
+        for a measure (warmth), what it is."""
         rows = "measured rows" if self.unmeasured else "scored rows"
         over = f"all {rows}, pairs or not" if self.paired else f"all {rows}"
         a, b = self.a, self.b
+        measure = find_measure(self.score)
+        what = f" · {measure.label}: {measure.about}" if measure is not None else ""
         return (f"{self.test} · effect size {self.effect_name} = {self.effect_size:+.2f} · means over {over}: "
-                f"{a.name} {a.mean:.3f} (n={a.n}), {b.name} {b.mean:.3f} (n={b.n})")  # fmt: skip
+                f"{a.name} {a.mean:.3f} (n={a.n}), {b.name} {b.mean:.3f} (n={b.n}){what}")  # fmt: skip
 
     @property
     def significant(self) -> bool:
@@ -398,7 +401,7 @@ def comparisons_frame(comparisons: Sequence[Comparison], *, labels: bool = False
         low, high = c.diff_ci
         row = {**row, "differenceLow": low, "differenceHigh": high}
         if labels:
-            info = find_scorer(c.score)
+            info = find_scorer(c.score) or find_measure(c.score)
             row["score"] = info.label if info is not None else c.score
             row["warnings"] = " ".join(c.warnings)
         rows.append(row)

@@ -25,7 +25,7 @@ from scoring.batch.result import BatchResult
 from scoring.batch.rows import factory_options
 from scoring.batch.views import score_columns, worst_first
 from scoring.errors import InputError
-from scoring.registry import find_scorer, scorer_info
+from scoring.registry import find_measure, find_scorer, scorer_info
 
 __all__ = ["batch_report", "render_report", "run_meta"]
 
@@ -80,8 +80,10 @@ def _comparisons(comparisons: Sequence[Comparison]) -> str:
     for c in comparisons:
         box = "warn" if c.warnings else "ok"
         notes = "".join(f"<li>{_esc(w)}</li>" for w in c.warnings)
+        info = find_scorer(c.score) or find_measure(c.score)  # the measure's name for people, then the verdict
+        name = info.label if info is not None else c.score
         parts.append(
-            f'<div class="{box}"><strong>{_esc(c.verdict)}</strong>'
+            f'<div class="{box}"><strong>{_esc(name)} · {_esc(c.verdict)}</strong>'
             f"<div class='meta'>{_esc(c.detail())}</div>" + (f"<ul>{notes}</ul>" if notes else "") + "</div>"
         )
     return "".join(parts)

@@ -46,19 +46,20 @@ def score_columns(table: pd.DataFrame) -> list[str]:
 
 def with_measures(table: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
     """Return ``table`` with each measure (:data:`scoring.registry.MEASURES`: warmth) that has values as a column
-    under its name, and the columns to compare: the scores, then those measures.
+    under its name (:meth:`scoring.registry.Measure.values`), and the columns to compare: the scores, then those
+    measures. Warmth is there with or without a reference column (the reply's own sentiment in either mode).
 
     >>> t = pd.DataFrame({"tone-scorer": [0.9], "tone-scorer.avgSentiment": [0.4]})
     >>> with_measures(t)[1]
     ['tone-scorer', 'warmth']
+    >>> t = pd.DataFrame({"tone-scorer": [0.9], "tone-scorer.responseSentiment": [-0.3]})
+    >>> with_measures(t)[0]["warmth"].tolist()
+    [-0.3]
     """
-    present = [
-        m for m in MEASURES
-        if m.column in table.columns and m.name not in table.columns
-        and pd.to_numeric(table[m.column], errors="coerce").notna().any()
-    ]  # fmt: skip
-    extended = table.assign(**{m.name: table[m.column] for m in present}) if present else table
-    return extended, [*score_columns(table), *(m.name for m in present)]
+    found = {m.name: m.values(table) for m in MEASURES if m.name not in table.columns}
+    present = {name: values for name, values in found.items() if values.notna().any()}
+    extended = table.assign(**present) if present else table
+    return extended, [*score_columns(table), *present]
 
 
 def sentiment_column(table: pd.DataFrame) -> str | None:

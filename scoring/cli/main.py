@@ -96,9 +96,9 @@ again). The API key is never stored.
 exit codes:
   0    every threshold met (and no regression)
   1    a --fail-under/--fail-over threshold missed, or with --fail-on-regression a gated measure (a scorer,
-       or warmth: the tone scorer's average sentiment; --gate chooses) significantly worse than the baseline,
-       or a comparison that cannot show none is (a gated scorer missing or scoring nothing on one side,
-       fewer than 10 pairs or rows)
+       or warmth: the reply's own sentiment, with or without a reference; --gate chooses) significantly worse
+       than the baseline, or a comparison that cannot show none is (a gated scorer missing or scoring nothing
+       on one side, fewer than 10 pairs or rows)
   2    bad input or options, or an unknown baseline: one line on stderr, no traceback
   3    the run could not finish: a worker process died (killed by the kernel, e.g. out of memory: try fewer
        --workers or a smaller --chunksize), or an unexpected error (a bug: its traceback is printed)

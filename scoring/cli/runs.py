@@ -63,7 +63,8 @@ def add_history_options(parser: argparse.ArgumentParser) -> None:
     measures = ", ".join([*(i.short_name for i in SCORER_INFO), *(m.name for m in MEASURES)])
     group.add_argument("--gate", metavar="MEASURES", type=_gate_names,
                        help=f"with --fail-on-regression: comma-separated measures that can fail the gate ({measures}; "
-                       "warmth is the tone scorer's average sentiment); default: every measure scored")  # fmt: skip
+                       "warmth is the reply's own sentiment, with or without a reference); default: every measure "
+                       "scored")  # fmt: skip
     group.add_argument("--save-empty", action="store_true", help="with --save: save the run even if a scorer scored "
                        "none of its rows (refused otherwise: such a run is no baseline)")  # fmt: skip
     group.add_argument("--no-cache", action="store_true", help="ask the LLM judge for every row, even rows whose "
@@ -110,7 +111,7 @@ class History:
         if getattr(args, "gate", None) is not None and not args.fail_on_regression:
             raise InputError("--gate chooses what can fail --fail-on-regression: add --fail-on-regression.")
         if getattr(args, "gate", None) is not None:
-            scored = {*spec.scorers, *(m.name for m in MEASURES if m.column.split(".", 1)[0] in spec.scorers)}
+            scored = {*spec.scorers, *(m.name for m in MEASURES if m.scorer in spec.scorers)}
             if unscored := [n for n in args.gate if n not in scored]:
                 raise InputError(f"--gate names {unscored}, which this run does not score ({sorted(scored)}).")
         history = cls(args, scorer_ids=set(spec.scorers))

@@ -6,14 +6,15 @@ Rows are paired on their input text when both runs answered the same inputs (eac
 at least 80% matched, as the A/B comparison requires); otherwise the test is unpaired and the row
 deltas match rows by number. A scorer *regressed* when the candidate is significantly worse (p < 0.05),
 where worse means lower, or higher for a lower-is-better scorer (toxicity). Beside the scores, the measures
-of :data:`scoring.registry.MEASURES` (warmth: the tone scorer's average sentiment) are compared the same way,
-under their names, when both runs have their column.
+of :data:`scoring.registry.MEASURES` (warmth: the reply's own sentiment, with or without a reference) are
+compared the same way, under their names, when both runs have values for them
+(:meth:`scoring.registry.Measure.values`, which also reads runs saved before a measure read more columns).
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -21,7 +22,7 @@ import pandas as pd
 from scoring.batch.compare import MIN_ROWS, Comparison, compare_groups
 from scoring.batch.result import warnings_column
 from scoring.errors import InputError
-from scoring.registry import MEASURES, SCORER_INFO, find_measure, registered_scorers, scorer_info
+from scoring.registry import MEASURES, SCORER_INFO, Measure, find_measure, registered_scorers, scorer_info
 
 __all__ = [
     "RunComparison",
@@ -114,7 +115,7 @@ class RunComparison:
         for v in self.verdicts:
             c = v.comparison
             rows.append({
-                "scorer": v.scorer, "status": v.status, "better": scorer_info(v.scorer).better,
+                "scorer": v.scorer, "status": v.status, "better": "lower" if v.lower_is_better else "higher",
                 "baseline mean": c.a.mean, "candidate mean": c.b.mean, "difference": c.difference,
                 "ci low": c.diff_ci[0], "ci high": c.diff_ci[1], "p": c.p_value, "effect": c.effect_size,
                 "effect name": c.effect_name, "paired": c.paired, "n pairs": c.n_pairs, "verdict": c.verdict,
@@ -130,11 +131,14 @@ def scorers_of(rows: pd.DataFrame) -> list[str]:
 
 def measures_of(rows: pd.DataFrame) -> list[str]:
     """The names of the measures (:data:`scoring.registry.MEASURES`) whose column ``rows`` has with a value."""
-    return [
-        m.name
-        for m in MEASURES
-        if m.column in rows.columns and pd.to_numeric(rows[m.column], errors="coerce").notna().any()
-    ]
+    return [m.name for m in MEASURES if m.present(rows)]
+
+
+def _with_score(frame: pd.DataFrame, scorer: str) -> pd.DataFrame:
+    """``frame`` with a column named ``scorer``: a measure's values (:meth:`scoring.registry.Measure.values`)
+    under its name; a scorer's own column as it is."""
+    measure = find_measure(scorer)
+    return frame.assign(**{scorer: measure.values(frame)}) if measure is not None else frame
 
 
 def paired_on_input(baseline: pd.DataFrame, candidate: pd.DataFrame) -> bool:
@@ -168,12 +172,11 @@ def compare_runs(
     verdicts = []
     for scorer in (s for s in wanted if s in both):
         measure = find_measure(scorer)
-        column = measure.column if measure is not None else scorer
         notes = warnings_column(scorer)  # tone's "not measured" rows are left out of the comparison
-        kept = ["input", column] + ([notes] if notes in baseline.columns and notes in candidate.columns else [])
+        kept = ["input", scorer] + ([notes] if notes in baseline.columns and notes in candidate.columns else [])
         stacked = pd.concat(
             [
-                frame[kept].rename(columns={column: scorer}).assign(run=label)
+                _with_score(frame, scorer)[kept].assign(run=label)
                 for frame, label in ((baseline, labels[0]), (candidate, labels[1]))
             ],
             ignore_index=True,
@@ -182,8 +185,23 @@ def compare_runs(
             stacked, score=scorer, group="run", a=labels[0], b=labels[1], pair_on=pair_on, seed=seed
         )
         lower = measure.lower_is_better if measure is not None else scorer_info(scorer).lower_is_better
+        if measure is not None and (note := _read_apart(measure, (baseline, candidate), labels)):
+            comparison = replace(comparison, verdict=f"{comparison.verdict} {note}")  # the CLI and the Runs page
         verdicts.append(ScorerVerdict(scorer, comparison, lower))
     return RunComparison(labels[0], labels[1], tuple(verdicts), missing)
+
+
+def _read_apart(measure: Measure, runs: tuple[pd.DataFrame, pd.DataFrame], labels: tuple[str, str]) -> str:
+    """A note when the two runs' values of ``measure`` come from different columns (warmth: one run scored
+    without a reference, the other with one): the same reply can differ between them; "" when they do not."""
+    read = [measure.sources(frame) for frame in runs]
+    if read[0] == read[1]:
+        return ""
+    said = [" and ".join(measure.read_as.get(c, c) for c in columns) for columns in read]
+    return (
+        f"The two runs' {measure.name} is not read the same way: {labels[0]} has {said[0]}, {labels[1]} {said[1]}; "
+        "these differ for the same reply, so part of this difference may be how the runs were scored."
+    )
 
 
 def item_deltas(baseline: pd.DataFrame, candidate: pd.DataFrame, scorer: str) -> pd.DataFrame:
@@ -196,14 +214,15 @@ def item_deltas(baseline: pd.DataFrame, candidate: pd.DataFrame, scorer: str) ->
     text differs, or a side is missing).
     """
     measure = find_measure(scorer)
-    column = measure.column if measure is not None else scorer  # a measure (warmth) reads its scorer's column
     for side, frame in (("baseline", baseline), ("candidate", candidate)):
-        if column not in frame.columns:
-            raise InputError(f"the {side} run has no {scorer!r} scores; it has {scorers_of(frame)}.")
+        if scorer not in (measures_of(frame) if measure is not None else frame.columns):
+            found = [*scorers_of(frame), *measures_of(frame)]
+            raise InputError(f"the {side} run has no {scorer!r} scores; it has {found}.")
     key = "input" if paired_on_input(baseline, candidate) else "row"
-    keep = ["row", "input", "output", column]
-    left = baseline[keep].rename(columns={"row": "row_a", "output": "output_a", column: "score_a"})
-    right = candidate[keep].rename(columns={"row": "row_b", "output": "output_b", column: "score_b"})
+    keep = ["row", "input", "output", scorer]
+    renamed = {side: {"row": f"row_{side}", "output": f"output_{side}", scorer: f"score_{side}"} for side in "ab"}
+    left = _with_score(baseline, scorer)[keep].rename(columns=renamed["a"])
+    right = _with_score(candidate, scorer)[keep].rename(columns=renamed["b"])
     if key == "input":
         left, right = left.dropna(subset=["input"]), right.dropna(subset=["input"])
         merged = left.merge(right, on="input", how="outer")

@@ -230,9 +230,9 @@ def summary_records(result: BatchResult, rows: pd.DataFrame) -> list[dict[str, o
             **{k: int(r.get(k, 0) or 0) for k in ("count", "skipped", "errors", "warned")},
         })  # fmt: skip
     for measure in MEASURES:  # warmth: kept beside the scores, so a name's trend shows it too
-        if measure.column not in rows or measure.column.split(".", 1)[0] not in result.summary.index:
+        if measure.scorer not in result.summary.index:
             continue
-        values = pd.to_numeric(rows[measure.column], errors="coerce").dropna().to_numpy(float)
+        values = measure.values(rows).dropna().to_numpy(float)
         if not values.size:
             continue
         low, high = _mean_ci(values)

@@ -29,6 +29,7 @@ __all__ = [
     "METRICS",
     "MIN_STABILITY_SENTENCES",
     "NOT_READ_NOTE",
+    "OUTPUT_NOT_READ_NOTE",
     "SCORER_ID",
     "STABILITY_NOTE",
     "UNMEASURED_NOTE",
@@ -257,6 +258,9 @@ NOT_READ_NOTE = (
     r"(?:output|reference) looks like [^;]+; the [\w-]+ engine's lexicon is English, so this sentiment "
     r"score is not meaningful for it\.(?: The e5 engine was validated on [^.]+\.)?"
 )
+#: The part of :data:`NOT_READ_NOTE` about the output: its sentiment (warmth, :data:`scoring.registry.WARMTH`)
+#: measures nothing; the reference's alone leaves the output's own sentiment meaningful.
+OUTPUT_NOT_READ_NOTE = NOT_READ_NOTE.replace("(?:output|reference)", "output", 1)
 #: A regular expression finding, in a row's warnings text (the batch table's ``tone-scorer.warnings``), why its
 #: score measured nothing: :func:`stability_note` (too few sentences), or a lexicon engine on a language it
 #: cannot read. Such a score is "not measured": shown as such, kept out of the measured mean, counted.

@@ -72,8 +72,8 @@ def test_sample_run_reports_the_rows_it_could_not_score(open_page: Open, runs: l
     assert len(missing) == 2
     banner = plain(at.warning[0].value)
     assert banner.startswith("**Partial results.**") and f"row {', '.join(missing)}." in banner
-    # no "All rows were scored" banner: the only green boxes are the two A/B verdicts (tone, similarity)
-    assert [" minus " in plain(s.value) for s in at.success] == [True, True]
+    # no "All rows were scored" banner: the only green boxes are the A/B verdicts (tone, similarity, warmth)
+    assert [" minus " in plain(s.value) for s in at.success] == [True, True, True]
     assert "160 of 162 rows" in " ".join(c.value for c in at.caption)
 
 
@@ -89,9 +89,15 @@ def test_sample_run_shows_table_charts_and_ab_verdict(open_page: Open, runs: lis
         "pairs = 0.920 - 0.674 = +0.246 (95% CI +0.170 to +0.322), p=0.0001. 14 rows whose tone was not measured "
         "were left out." in verdicts
     )
+    # the sample compares with its reference column: warmth is each reply's own sentiment (responseSentiment),
+    # the 14 replies VADER cannot read (not English) left out
+    assert (
+        "**Warmth** · support-bot-v2 is warmer than support-bot-v1: support-bot-v2 minus support-bot-v1 over 72 "
+        "pairs = 0.277 - 0.084 = +0.193 (95% CI +0.090 to +0.293), p=0.0002." in verdicts
+    )
     (means,) = [c for c in at.get("plotly_chart") if "Mean score per group" in c.proto.spec]
     bars = json.loads(means.proto.spec)["data"]
-    assert [b["x"] for b in bars] == [["Tone", "Content similarity"]] * 2  # names for people, not scorer ids
+    assert [b["x"] for b in bars] == [["Tone", "Content similarity", "Warmth"]] * 2  # names for people, not ids
     labels = [b.proto.label for b in at.get("download_button")]
     assert labels == ["CSV", "Excel", "JSONL", "Parquet", "HTML report"]  # Excel: people asked for it
 
@@ -379,6 +385,72 @@ def test_cards_name_scorers_for_people_and_say_the_failing_share_each_way(open_p
     captions = [c.value for c in at.caption]
     # "% under 0.5" meant failing for tone and passing for toxicity: the card now says which share fails
     assert any("% failing (under 0.5)" in c for c in captions), captions
+
+
+def test_the_ab_of_agents_scored_with_a_reference_column_says_the_curt_one_is_colder(
+    open_page: Open, runs: list[dict[str, object]]
+) -> None:
+    from scoring.courtesy import CURT_AGENT_EXAMPLE
+
+    ideal = "Thank you for your patience! We are glad to help and we have taken care of it."
+    table = pd.concat(
+        [pd.read_csv(CURT_AGENT_EXAMPLE / f"{v}.csv", keep_default_na=False).assign(version=v) for v in ("v1", "v2")]
+    ).assign(ideal=ideal)
+    at = open_page(BATCH, state={"batch.source": "file", "batch.scorers": ["tone"]})
+    at = _upload(at, "agents.csv", table.to_csv(index=False).encode())
+    assert at.selectbox(key="batch.col.reference").value == "ideal"  # Mastra's comparison mode: no avgSentiment
+    at.button(key="batch.run_button").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.selectbox(key="batch.ab.group").value == "version"
+    shown = [plain(m.value) for m in (*at.success, *at.info)]
+    (warmth,) = [v for v in shown if v.startswith("**Warmth** · ")]
+    assert warmth.startswith("**Warmth** · v2 is colder than v1: v2 minus v1 over 20 pairs = ")
+
+
+def test_a_stopped_run_says_so_and_is_not_started_again_unasked(
+    open_page: Open, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Streamlit's Stop ends the script inside the run (a StopException at the progress bar's next update): the
+    next rerun says how far it got and waits for the button, rather than scoring the whole file again."""
+    from streamlit.runtime.scriptrunner_utils.exceptions import StopException
+
+    starts: list[int] = []
+    real = batch_ui.run_spec
+
+    def stopped(df: pd.DataFrame, spec: BatchSpec, *, on_progress: Any, **kwargs: object) -> object:
+        starts.append(len(df))
+        on_progress(32, len(df))
+        raise StopException
+
+    monkeypatch.setattr(batch_ui, "run_spec", stopped)
+    at = open_page(BATCH)
+    at.button(key="batch.run_button").click().run()
+    assert starts == [162] and not at.exception
+    at.run()  # any rerun, e.g. a widget touched
+    assert starts == [162]  # not scored again
+    (warning,) = [plain(w.value) for w in at.warning if "Stopped" in w.value]
+    assert warning.startswith("**Stopped** at 32 of 162 rows, before the run finished: nothing of it was kept.")
+    monkeypatch.setattr(batch_ui, "run_spec", real)
+    at.button(key="batch.run_button").click().run()  # pressed again: it runs
+    assert not at.exception and "Tone · mean" in metrics(at)
+    assert not any("Stopped" in w.value for w in at.warning)
+
+
+def test_the_page_says_how_long_the_e5_work_of_a_file_takes_before_it_runs(open_page: Open) -> None:
+    at = open_page(BATCH, state={"batch.scorers": ["tone", "courtesy"]})
+    (estimate,) = [plain(c.value) for c in at.caption if "Before you start (e5)" in c.value]
+    assert estimate.startswith(
+        "**Before you start (e5):** 162 rows: 406 distinct texts for courtesy (each reply "
+        "whole and each of its sentences): about 18 seconds on one process (at the 23 texts/s"
+    )
+    at.radio(key="batch.engine").set_value("e5").run()  # tone's e5 too: each reply and its reference (the column)
+    (estimate,) = [plain(c.value) for c in at.caption if "Before you start (e5)" in c.value]
+    assert "406 distinct texts for courtesy (each reply whole and each of its sentences) and " in estimate
+    assert "distinct texts for tone's e5 engine" in estimate
+    assert "(at most: a text both read is embedded once)" in estimate
+    at.pills(key="batch.scorers").set_value(["tone"]).run()  # no courtesy, and VADER: nothing for e5 to do
+    at.radio(key="batch.engine").set_value("vader").run()
+    assert not any("Before you start" in c.value for c in at.caption)
 
 
 def test_the_e5_lite_engines_for_toxicity_and_courtesy_run_on_the_sample(

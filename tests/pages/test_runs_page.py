@@ -56,8 +56,11 @@ def test_runs_table_trend_and_comparison(open_page: Open, two_bots: RunStore) ->
     assert "bot: mean score per run (95% CI), 2 runs" in chart.proto.spec
     assert "Tone (higher is better)" in chart.proto.spec and "tone-scorer (higher" not in chart.proto.spec
     errors, successes = [e.value for e in at.error], [s.value for s in at.success]
-    assert not errors and len(successes) == 2  # run 2 (v2) against run 1 (v1): both scorers improved
+    assert not errors and len(successes) == 3  # run 2 (v2) against run 1 (v1): both scorers and warmth improved
     assert successes[0].startswith("**Improved: Tone** · run 2 \\(bot\\) is more on\\-tone than run 1")
+    # scored with the reference column: warmth is each reply's own sentiment (responseSentiment)
+    assert plain(successes[2]).startswith("**Improved: Warmth** · run 2 (bot) is warmer than run 1 (bot): run 2 (bot) "
+                                          "minus run 1 (bot) over 72 pairs = 0.277 - 0.084")  # fmt: skip
     deltas = at.dataframe[1].value
     assert len(deltas) == 68 and deltas["regression"].iloc[0] == deltas["regression"].max()  # score changed: 68
     assert "B − A" in at.selectbox(key="runs.drill.tone-scorer.True").options[0]
@@ -69,7 +72,8 @@ def test_comparing_the_other_way_shows_regressions_and_a_row_drill_down(open_pag
     at.selectbox(key="runs.b").set_value(1).run()
     assert not at.exception, [e.value for e in at.exception]
     assert [e.value.split(" · ")[0] for e in at.error] == ["**Regression: Tone**",
-                                                           "**Regression: Content similarity**"]  # fmt: skip
+                                                           "**Regression: Content similarity**",
+                                                           "**Regression: Warmth**"]  # fmt: skip
     # B minus A with the pairs and paired means it is made of
     assert plain(at.error[0].value).endswith(
         "over 72 pairs = 0.674 - 0.920 = -0.246 (95% CI -0.322 to -0.170), p=0.0001. "

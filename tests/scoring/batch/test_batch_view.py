@@ -72,3 +72,31 @@ def test_problem_lines_count_and_name_rows() -> None:
 
 def test_row_list_is_short() -> None:
     assert row_list(list(range(1, 31))) == "1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 and 18 more"
+
+
+def test_warmth_is_each_replys_own_sentiment_in_either_mode(table: pd.DataFrame) -> None:
+    from scoring.batch.views import with_measures
+
+    extended, compared = with_measures(table)
+    assert compared == ["tone-scorer", "toxicity-scorer", "warmth"]
+    # rows 1-2 scored with a reference (responseSentiment), row 4 without (avgSentiment), row 3 by neither
+    assert extended["warmth"].tolist()[:2] == [0.6, -0.2] and extended["warmth"].iloc[3] == 0.3
+    assert np.isnan(extended["warmth"].iloc[2])
+
+
+def test_warmth_of_a_batch_scored_with_a_reference_column_is_there_and_never_the_references() -> None:
+    from scoring.batch import evaluate
+    from scoring.batch.views import with_measures
+    from scoring.io.columns import ColumnMap
+
+    df = pd.DataFrame({
+        "question": ["Where is my order?", "Refund?"],
+        "reply": ["Thanks so much for asking! It ships tomorrow, happy to help.", "It shipped. Stop asking."],
+        "ref": ["Thank you, we are delighted to help!", "Thank you, we are delighted to help!"],
+    })  # fmt: skip
+    result = evaluate(df, scorers=["tone"], columns=ColumnMap(output="reply", input="question"), reference="ref")
+    assert "tone-scorer.avgSentiment" not in result.table.columns  # comparison mode: no stability metrics
+    extended, compared = with_measures(result.table)
+    assert compared == ["tone-scorer", "warmth"]
+    warmth = extended["warmth"].tolist()
+    assert warmth == result.table["tone-scorer.responseSentiment"].tolist() and warmth[0] > 0.5 > warmth[1]

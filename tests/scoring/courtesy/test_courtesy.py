@@ -42,17 +42,46 @@ def test_head_file_names_its_features_data_and_measured_scores() -> None:
     assert "ko" not in data["tydipTest"]  # the Korean test set is held out for the product
 
 
-def test_training_and_fresh_replies_are_disjoint_and_cover_seven_languages_and_every_kind() -> None:
+def test_training_and_fresh_replies_are_disjoint_and_cover_their_languages_and_every_kind() -> None:
     train, fresh = _rows("courtesy_support_train.csv"), _rows("courtesy_support_fresh.csv")
     assert not {r["text"] for r in train} & {r["text"] for r in fresh}
     kinds = {"courteous", "refusal_polite", "apology_bad_news", "curt", "dismissive", "condescending"}
+    seven = {"en", "de", "es", "fr", "zh", "ja", "ko"}
+    assert {r["lang"] for r in train} == seven | {"hi", "ru", "vi", "ta", "hu", "af"}
+    assert {r["lang"] for r in fresh} >= seven
     for rows in (train, fresh):
-        assert {r["lang"] for r in rows} == {"en", "de", "es", "fr", "zh", "ja", "ko"}
         assert kinds | {"passive_aggressive", "neutral_info"} == {r["kind"] for r in rows}
         for lang in {r["lang"] for r in rows}:
             assert {r["kind"] for r in rows if r["lang"] == lang} >= kinds, lang
         positive = {"courteous", "refusal_polite", "apology_bad_news", "neutral_info"}
         assert all(r["courteous"] == ("1" if r["kind"] in positive else "0") for r in rows)
+
+
+def test_development_requests_are_balanced_in_tydips_eight_other_languages() -> None:
+    rows = _rows("courtesy_requests_dev.csv")
+    assert len({r["text"] for r in rows}) == len(rows)
+    eight = {"hi", "es", "fr", "ru", "vi", "af", "hu", "ta"}
+    for part, langs, per_label in (("pairs", eight | {"en"}, 20), ("tydip-train-translated", eight, 16)):
+        for lang in langs:
+            labels = [r["polite"] for r in rows if r["part"] == part and r["lang"] == lang]
+            assert labels.count("1") == labels.count("0") == per_label, (part, lang)
+    # a pair's two requests share a group (one fold); each translation's group is its TyDiP English original
+    pairs = [r for r in rows if r["part"] == "pairs"]
+    assert all(sum(r["group"] == g for r in pairs) == 18 for g in {r["group"] for r in pairs})
+    translated = {r["group"] for r in rows if r["part"] == "tydip-train-translated"}
+    assert len(translated) == 32 and all(g.startswith("tydip-") for g in translated)
+    head = json.loads(HEAD_PATH.read_text(encoding="utf-8"))
+    assert "development only" in head["data"]["tests/scoring/data/courtesy_requests_dev.csv"]["use"]
+
+
+def test_translated_requests_carry_their_english_originals_label() -> None:
+    english = training.TYDIP / "all" / "en_train.csv"
+    if not english.is_file():
+        pytest.skip(f"TyDiP is not beside the repository ({english})")
+    scores = [float(r["score"]) for r in csv.DictReader(english.open(encoding="utf-8"))]
+    for r in _rows("courtesy_requests_dev.csv"):
+        if r["part"] == "tydip-train-translated":
+            assert (scores[int(r["group"].removeprefix("tydip-"))] > 0) == (r["polite"] == "1"), r["text"]
 
 
 def test_reply_score_is_the_mean_of_the_whole_and_the_lowest_sentence() -> None:

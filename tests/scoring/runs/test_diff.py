@@ -139,7 +139,7 @@ def test_warmth_is_compared_beside_the_scores_and_a_colder_run_is_a_regression()
     assert comparison.regressions == ["warmth"]
     verdict = comparison.verdicts[1].comparison.verdict
     assert verdict.startswith("v2 is colder than v1: v2 minus v1 over 20 pairs = 0.116 - 0.416 = -0.300")
-    # a run without the column (tone compared with a reference) compares no warmth
+    # a run with neither sentiment column (avgSentiment, responseSentiment) compares no warmth
     assert [v.scorer for v in compare_runs(_rows(tone), colder, labels=("v1", "v2")).verdicts] == ["tone-scorer"]
 
 
@@ -174,3 +174,67 @@ def test_rows_whose_tone_was_not_measured_take_no_part_in_runs_compare() -> None
     c = verdict.comparison
     assert (c.n_pairs, c.unmeasured, c.means) == (10, 2, pytest.approx((0.8, 0.6), abs=1e-12))
     assert "2 rows whose tone was not measured were left out." in c.verdict
+
+
+def _compared_with_a_reference(response: list[float], *, reference: float = 0.9) -> pd.DataFrame:
+    """Rows as a run scored with a reference column saves them: the reply's and the reference's sentiment."""
+    return _rows([1.0 - abs(r - reference) for r in response]).assign(**{
+        "tone-scorer.responseSentiment": response, "tone-scorer.referenceSentiment": reference,
+        "tone-scorer.difference": [abs(r - reference) for r in response],
+    })  # fmt: skip
+
+
+def test_warmth_with_a_reference_column_is_the_replys_sentiment_and_a_colder_run_regresses() -> None:
+    rng = np.random.default_rng(2)
+    warm = rng.uniform(0.4, 0.8, 20)
+    comparison = compare_runs(
+        _compared_with_a_reference(list(warm)), _compared_with_a_reference(list(warm - 0.5)), labels=("v1", "v2")
+    )
+    assert [v.scorer for v in comparison.verdicts] == ["tone-scorer", "warmth"]
+    assert "warmth" in comparison.regressions
+    verdict = comparison.verdicts[1].comparison
+    assert verdict.verdict.startswith("v2 is colder than v1: v2 minus v1 over 20 pairs")
+    assert verdict.means == pytest.approx((warm.mean(), warm.mean() - 0.5))  # never the reference's 0.9
+
+
+def test_warmth_reads_each_row_in_its_own_mode_and_leaves_out_replies_the_engine_cannot_read() -> None:
+    from scoring.batch.result import warnings_column
+
+    unread = (
+        "output looks like Korean (ko, confidence 1.00); the vader engine's lexicon is English, so this sentiment "
+        "score is not meaningful for it. The e5 engine was validated on Korean."
+    )
+    base = _rows([0.9] * 12).assign(**{
+        "tone-scorer.avgSentiment": [0.5] * 6 + [None] * 6, "tone-scorer.responseSentiment": [None] * 6 + [0.8] * 6,
+        warnings_column("tone-scorer"): [""] * 12,
+    })  # fmt: skip
+    cand = base.assign(**{
+        "tone-scorer.avgSentiment": [-0.1] * 6 + [None] * 6, "tone-scorer.responseSentiment": [None] * 6 + [0.0] * 6,
+        warnings_column("tone-scorer"): [""] * 11 + [unread],
+    })  # fmt: skip
+    (_, warmth) = compare_runs(base, cand, labels=("v1", "v2")).verdicts
+    assert warmth.comparison.n_pairs == 11  # row 12's reply is Korean: VADER's 0.0 is no warmth
+    assert warmth.comparison.means == pytest.approx(((0.5 * 6 + 0.8 * 5) / 11, (-0.1 * 6) / 11))
+    deltas = item_deltas(base, cand, "warmth")
+    assert deltas["row_b"].iloc[0] == 7 and deltas["regression"].iloc[:5].tolist() == pytest.approx([0.8] * 5)
+    assert deltas["score_b"].isna().sum() == 1
+
+
+def test_a_run_saved_in_stability_mode_compares_its_warmth_with_one_scored_with_a_reference() -> None:
+    warm = [0.5 + 0.01 * i for i in range(15)]
+    before = _rows([0.9] * 15).assign(**{"tone-scorer.avgSentiment": warm})  # a run saved before this change
+    after = _compared_with_a_reference([w - 0.4 for w in warm])
+    comparison = compare_runs(before, after, labels=("v1", "v2"))
+    assert comparison.regressions == ["tone-scorer", "warmth"]
+    assert comparison.verdicts[1].comparison.verdict.endswith(
+        "The two runs' warmth is not read the same way: v1 has the average sentence sentiment (scored without a "
+        "reference), v2 the whole reply's sentiment (scored with a reference); these differ for the same reply, so "
+        "part of this difference may be how the runs were scored."
+    )
+    assert comparison.frame()[["scorer", "better"]].values.tolist() == [["tone-scorer", "higher"], ["warmth", "higher"]]
+    # runs read the same way carry no such note
+    same = compare_runs(before, before.assign(**{"tone-scorer.avgSentiment": [w - 0.4 for w in warm]}))
+    assert "not read the same way" not in same.verdicts[1].comparison.verdict
+    assert item_deltas(before, after, "warmth")["regression"].round(6).tolist() == [0.4] * 15
+    with pytest.raises(ValueError, match="the baseline run has no 'warmth' scores; it has \\['tone-scorer'\\]"):
+        item_deltas(_rows([0.9] * 15), after, "warmth")

@@ -267,3 +267,32 @@ def test_summary_ci_above_the_bootstrap_size_is_mean_plus_minus_two_standard_err
     half = 1.96 * scores.std(ddof=1) / math.sqrt(len(scores))
     assert run.summary.loc["tone-scorer", "ci_low"] == pytest.approx(scores.mean() - half)
     assert run.summary.loc["tone-scorer", "ci_high"] == pytest.approx(scores.mean() + half)
+
+
+def _with_a_reference(tone: str) -> pd.DataFrame:
+    return replies(tone=tone).assign(ref="Thank you so much, we are always delighted to help you!")
+
+
+def test_a_run_scored_with_a_reference_column_keeps_warmth_and_one_saved_before_still_compares(
+    sqlite_url: str,
+) -> None:
+    from scoring.runs import compare_runs
+
+    store = RunStore(sqlite_url)
+    columns = ColumnMap(output="reply", input="question")
+    runs = [
+        evaluate(_with_a_reference(tone), scorers=["tone"], columns=columns, reference="ref")
+        for tone in ("Thanks so much, happy to help, it ships today!", "It shipped. Stop asking, this is annoying.")
+    ]
+    warm = store.save(runs[0], name="agent", source_name="v1.csv", source_sha256=SHA)
+    cold = store.save(runs[1], name="agent", source_name="v2.csv", source_sha256=SHA)
+    trend = store.trend("agent")
+    warmth = trend[trend["scorer"] == "warmth"]["mean"].tolist()  # the reply's sentiment, not the reference's
+    assert len(warmth) == 2 and warmth[0] > 0.5 > 0 > warmth[1]
+    with store.engine.begin() as conn:  # as a run saved before warmth read responseSentiment: no warmth summary
+        conn.execute(sa.delete(rundb.run_scorers).where(rundb.run_scorers.c.scorer == "warmth"))
+    assert "warmth" not in store.get(warm.id).summary.index
+    comparison = compare_runs(store.rows(warm.id), store.rows(cold.id), labels=("v1", "v2"))
+    assert [v.scorer for v in comparison.verdicts] == ["tone-scorer", "warmth"]
+    assert "warmth" in comparison.regressions
+    assert comparison.verdicts[1].comparison.verdict.startswith("v2 is colder than v1: v2 minus v1 over 11 pairs")
