@@ -462,7 +462,7 @@ def test_the_e5_lite_engines_for_toxicity_and_courtesy_run_on_the_sample(
     captions = [c.value for c in at.caption]
     assert any("e5-lite: recall 0.36 at precision 0.96" in c for c in captions)  # measured, beside the choice
     assert any(
-        "ROC AUC 0.94 on 78 fresh support replies and 0.87 on 84 more" in c and "not the default" in c for c in captions
+        "ROC AUC 0.92 on 78 fresh support replies and 0.91 on 84 more" in c and "not the default" in c for c in captions
     )
     assert not any("Before you start" in c for c in captions)  # nothing to embed
     at.button(key="batch.run_button").click().run()

@@ -10,8 +10,7 @@ from hypothesis import strategies as st
 from bench.throughput import source_texts
 from scoring.text import e5_lite as module
 from scoring.text.e5_lite import META, load_model, model
-from scoring.tone.e5 import load_head
-from scoring.tone.e5_lite import HEAD_PATH, lite_raw
+from scoring.tone.e5_lite import lite_raw, load_lite_head
 from tests.scoring.native_cores import assert_missing_core_warns, required_core
 from tests.scoring.text.test_e5_lite import TEXTS
 
@@ -76,7 +75,7 @@ def test_real_texts_give_the_same_tokens() -> None:
 def test_a_missing_core_warns_and_the_python_code_gives_the_same_score_bits(monkeypatch: pytest.MonkeyPatch) -> None:
     assert_missing_core_warns(monkeypatch, "scoring.text._e5_lite_core", module._load_core)
     texts = [*EDGES[:-1], *source_texts()[:300]]
-    head = load_head(HEAD_PATH)
+    head = load_lite_head()
     with_core = lite_raw(head, texts)
     vectors = model().vectors(texts)
     monkeypatch.setattr(module, "_CORE", None)
