@@ -23,6 +23,7 @@ from setuptools.command.build_py import build_py
 CORES: dict[str, str] = {  # module -> C source; scoring.native.load(module) imports it
     "scoring._untrack_core": "scoring/_untrack_core.c",
     "scoring.similarity._dice_core": "scoring/similarity/_dice_core.c",
+    "scoring.text._e5_lite_core": "scoring/text/_e5_lite_core.c",
     "scoring.text._language_core": "scoring/text/_language_core.c",
     "scoring.text._split_core": "scoring/text/_split_core.c",
     "scoring.tone._afinn_core": "scoring/tone/_afinn_core.c",

@@ -7,6 +7,7 @@ from scoring.registry import TOXICITY
 from scoring.toxicity.classifier import MODEL_NAME as CLASSIFIER_MODEL
 from scoring.toxicity.classifier import kind_label
 from scoring.toxicity.e5 import MODEL_NAME as E5_MODEL
+from scoring.toxicity.e5_lite import MODEL_NAME as E5_LITE_MODEL
 from ui.markdown import escape_markdown
 
 ui.under_router()  # a link straight to this page on a fresh server runs it under app.py too
@@ -30,7 +31,7 @@ if not reply.strip():
     st.stop()
 
 if engine != "judge":
-    model_name = E5_MODEL if engine == "e5" else CLASSIFIER_MODEL
+    model_name = {"e5": E5_MODEL, "e5-lite": E5_LITE_MODEL}.get(engine, CLASSIFIER_MODEL)
     used = "measured defaults, a threshold per language" if settings.threshold is None else settings.threshold
     st.caption(f"Engine in use: **{TOXICITY.engine_name(engine)}**: {model_name}; threshold: {used}.")
     if engine == "e5":  # a long new reply: say what is happening, show progress, and how to stop

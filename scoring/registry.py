@@ -189,7 +189,7 @@ COURTESY = ScorerInfo(
     metrics=courtesy.METRICS,
     engines=courtesy.ENGINES,
     alone="the output's courtesy toward the person it answers",
-    batch_options=("splitter",),
+    batch_options=("splitter", "courtesy"),  # courtesy: the engine, (("engine", "e5-lite"),) when chosen
     slow_engines=frozenset({"e5"}),
     speed_notes={"e5": courtesy.SPEED},
 )

@@ -27,6 +27,7 @@ from scoring.limits import check_e5_batch, check_row_count, check_upload_size, g
 from scoring.registry import COURTESY, SCORER_INFO, TONE, TOXICITY, scorer_info
 from scoring.text.e5_estimate import e5_work
 from scoring.toxicity.batch import E5Estimate, e5_estimate
+from scoring.toxicity.e5_lite import measured_note as e5_lite_measured_note
 from scoring.toxicity.judge.access import JudgeAccess
 from ui.markdown import escape_markdown
 
@@ -60,6 +61,7 @@ class RunOptions:
     toxicity_threshold: float | None = 0.5  # None: e5's measured defaults
     judge_model: str = ""
     judge_base_url: str = ""
+    courtesy_engine: str = "e5"
 
     @property
     def reference(self) -> str | None:
@@ -78,6 +80,10 @@ class RunOptions:
         if self.toxicity_threshold is None:  # e5's measured defaults: as a single text and the CLI get them
             return {"engine": self.toxicity_engine}
         return {"engine": self.toxicity_engine, "threshold": self.toxicity_threshold}
+
+    def courtesy_choice(self) -> dict[str, object] | None:
+        """The courtesy scorer's engine, when courtesy is chosen."""
+        return {"engine": self.courtesy_engine} if COURTESY.short_name in self.scorers else None
 
     def toxicity(self, access: JudgeAccess) -> dict[str, object] | None:
         """The toxicity scorer's options; for the judge, the URL and key ``access`` allows (never kept here)."""
@@ -207,7 +213,8 @@ def run_options(loaded: Loaded, available: list[str] | None = None) -> RunOption
     )  # fmt: skip
     for name in scorers or ():
         info = scorer_info(name)
-        if _slow(name) and (speed := info.speed_notes.get(info.batch_engine or "")):
+        lite = name == COURTESY.short_name and st.session_state.get("batch.courtesy_engine") == "e5-lite"
+        if _slow(name) and not lite and (speed := info.speed_notes.get(info.batch_engine or "")):
             st.caption(f"{info.label} uses e5, far slower than the lexicons: {speed}. Progress is shown as rows "
                        "finish.")  # fmt: skip
     engine_col, mode_col = st.columns([1, 2])
@@ -227,7 +234,26 @@ def run_options(loaded: Loaded, available: list[str] | None = None) -> RunOption
         engine,
         tone_text if ref_mode == "text" else None,
     )  # fmt: skip
+    if COURTESY.short_name in options.scorers:
+        options = _courtesy_options(options)
     return _toxicity_options(options) if TOXICITY.short_name in options.scorers else options
+
+
+def _courtesy_options(options: RunOptions) -> RunOptions:
+    """The courtesy engine: e5 (the default) or e5-lite (fast, weaker), with what each costs or misses."""
+    from scoring.courtesy.e5 import LITE_HEAD_PATH, load_head
+
+    engine = st.radio("Courtesy engine", list(COURTESY.engines), key="batch.courtesy_engine", horizontal=True,
+                      format_func=COURTESY.engines.get)  # fmt: skip
+    if engine == "e5-lite":
+        meta = load_head(LITE_HEAD_PATH).meta
+        fresh, second = meta["fresh"], meta["fresh2"]
+        assert isinstance(fresh, dict) and isinstance(second, dict)
+        st.caption(f"e5-lite scores thousands of replies a second but agrees with people less: ROC AUC "
+                   f"{fresh['rocAuc']:.2f} on {fresh['n']} fresh support replies and {second['rocAuc']:.2f} on "
+                   f"{second['n']} more (e5: 0.99 and 0.97; issue 25 asked for 0.92). A choice for speed, not the "
+                   "default (docs/engines.md).")  # fmt: skip
+    return replace(options, courtesy_engine=str(engine))
 
 
 def _slow(name: str) -> bool:
@@ -249,7 +275,7 @@ def plan(loaded: Loaded, options: RunOptions) -> BatchSpec | None:
     try:
         spec = make_spec(list(loaded.table.columns), scorers=list(options.scorers), column_map=options.columns,
                          reference_tone=options.reference_tone, engine=options.engine,
-                         toxicity=options.toxicity_choice())  # fmt: skip
+                         toxicity=options.toxicity_choice(), courtesy=options.courtesy_choice())  # fmt: skip
     except ScoringError as exc:
         st.error(escape_markdown(str(exc)), icon=":material/error:")
         return None
@@ -260,7 +286,7 @@ def plan(loaded: Loaded, options: RunOptions) -> BatchSpec | None:
         st.caption(f"**Before you start (toxicity):** {escape_markdown(estimate.sentence())}", help="e5 embeds each "
                    "distinct sentence once per run; a rubric pattern settles some without embedding. The rate was "
                    "measured by python -m bench.toxicity_defaults (docs/toxicity.md).")  # fmt: skip
-    courtesy = COURTESY.short_name in options.scorers
+    courtesy = COURTESY.short_name in options.scorers and options.courtesy_engine in COURTESY.slow_engines
     tone_e5 = TONE.short_name in options.scorers and options.engine in TONE.slow_engines
     if (courtesy or tone_e5) and options.columns.output:
         said = _e5_work(loaded.digest, options, loaded.table, workers(options, loaded), courtesy, tone_e5)
@@ -325,6 +351,8 @@ def _toxicity_options(options: RunOptions) -> RunOptions:
         st.caption("Learned e5 is the default for files as for single texts (the same verdicts as the Toxicity page "
                    "and the CLI). It embeds each distinct sentence once: the time it takes is estimated below, and "
                    "progress is shown as rows finish. The classifier takes seconds but misses far more.")  # fmt: skip
+    elif tox_engine == "e5-lite":
+        st.caption(escape_markdown(e5_lite_measured_note()))  # our text: its measured recall, beside the choice
     elif "e5" in ui.toxicity_engines():
         st.caption("The classifier is fast but English only and misses far more; learned e5, the default, embeds "
                    f"{TOXICITY.speed_notes['e5']}.")  # fmt: skip
@@ -438,7 +466,7 @@ def _e5_chars(table: pd.DataFrame, options: RunOptions) -> int:
 
     tone_e5 = TONE.short_name in options.scorers and options.engine in TONE.slow_engines
     toxicity_e5 = TOXICITY.short_name in options.scorers and options.toxicity_engine in TOXICITY.slow_engines
-    courtesy_e5 = 2 * (COURTESY.short_name in options.scorers and COURTESY.batch_engine in COURTESY.slow_engines)
+    courtesy_e5 = 2 * (COURTESY.short_name in options.scorers and options.courtesy_engine in COURTESY.slow_engines)
     total = (tone_e5 + toxicity_e5 + courtesy_e5) * chars(options.columns.output)
     return total + (chars(options.reference) if tone_e5 else 0)
 

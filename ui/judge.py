@@ -16,6 +16,7 @@ from scoring.toxicity import KNOWN_GAPS, MEASURED_RECALL
 from scoring.toxicity.classifier import MeasuredRecall
 from scoring.toxicity.defaults import describe_defaults
 from scoring.toxicity.e5 import default_threshold, fresh_curve, fresh_point, pass_notes, unmeasured_languages
+from scoring.toxicity.e5_lite import measured_note as e5_lite_measured_note
 from scoring.toxicity.judge.access import ALLOW_VISITOR_URL, JudgeAccess, server_judge
 from scoring.toxicity.judge.access import judge_access as decide
 from scoring.toxicity.judge.client import DEFAULT_BASE_URL, excerpt
@@ -85,6 +86,13 @@ def judge_settings(engine: str | None = None) -> JudgeSettings:
                 help="A sentence is toxic when the learned head's probability is at least this. The Toxicity page "
                 "shows precision and recall on fresh text at each threshold.",
             )  # fmt: skip
+        elif engine == "e5-lite":
+            threshold = st.slider(
+                "e5-lite threshold", 0.05, 0.99, step=0.01, key="toxicity.e5_lite_threshold", persist_state="session",
+                help="A sentence is toxic when the e5-lite head's probability is at least this (default: its head's "
+                "0.29, the e5 head's rule: at most 1% of real texts people rated clearly positive flagged).",
+            )  # fmt: skip
+            st.caption(e5_lite_measured_note())  # our text: its measured recall, beside the choice
         else:
             threshold = st.slider(
                 "Classifier threshold", 0.05, 0.95, step=0.05, key="toxicity.threshold", persist_state="session"

@@ -16,6 +16,7 @@ from scoring.text.splitters import DEFAULT_SPLITTER
 from scoring.text.splitters import SPLITTER_LABELS as SPLITTER_LABELS  # the pages read it here
 from scoring.tone.engines import FactTable
 from scoring.toxicity.e5 import default_threshold
+from scoring.toxicity.e5_lite import FACTS as E5_LITE_FACTS
 from scoring.toxicity.scorer import CLASSIFIER_THRESHOLD, DEFAULT_JUDGE_MODEL, default_engine
 
 #: engine -> the chart's axis label and the drivers' caption: each engine's facts (scoring/tone/engines.py)
@@ -57,6 +58,7 @@ DEFAULTS: dict[str, object] = {
     "toxicity.engine": "classifier",  # init_state puts this machine's default (e5 where its wheel loads)
     "toxicity.threshold": CLASSIFIER_THRESHOLD,  # the classifier's (scoring/toxicity/classifier.py FACTS)
     "toxicity.e5_threshold": default_threshold(),
+    "toxicity.e5_lite_threshold": E5_LITE_FACTS.threshold,  # its head file's (the e5 head's rule on its probabilities)
     "toxicity.e5_defaults": True,  # the e5 engine's measured defaults (a threshold per language), not one threshold
     "toxicity.base_url": os.environ.get("OPENAI_BASE_URL", ""),
     "toxicity.model": DEFAULT_JUDGE_MODEL,

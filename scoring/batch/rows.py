@@ -25,7 +25,7 @@ from scoring.errors import EngineUnavailable, InputError, InputTypeError, error_
 from scoring.inputs import to_text
 from scoring.io.columns import ColumnMap, guess_columns
 from scoring.limits import max_text_chars
-from scoring.registry import DEFAULT_TONE_ENGINE, SCORER_INFO, TOXICITY, ScorerInfo, scorer_info
+from scoring.registry import COURTESY, DEFAULT_TONE_ENGINE, SCORER_INFO, TOXICITY, ScorerInfo, scorer_info
 from scoring.result import BatchScorer, Columns, RowsDone
 from scoring.text.splitters import DEFAULT_SPLITTER
 
@@ -68,6 +68,8 @@ class BatchSpec:
     splitter: str = DEFAULT_SPLITTER
     #: ``create_toxicity_scorer`` options as sorted (name, value) pairs; never shown (it may hold a key)
     toxicity: tuple[tuple[str, object], ...] = field(default=(), repr=False)
+    #: ``create_courtesy_scorer`` options beside the splitter, as sorted (name, value) pairs: ``(("engine", ...),)``
+    courtesy: tuple[tuple[str, object], ...] = ()
 
     @property
     def columns(self) -> ColumnMap:
@@ -214,6 +216,22 @@ def toxicity_options(options: object, scorer_ids: Sequence[str]) -> tuple[tuple[
     return tuple(sorted((str(k), v) for k, v in chosen.items()))
 
 
+def courtesy_options(options: object, scorer_ids: Sequence[str]) -> tuple[tuple[str, object], ...]:
+    """Check ``courtesy={"engine": ...}`` (the courtesy scorer's engine, e.g. "e5-lite"); return it as sorted pairs."""
+    if options is None:
+        return ()
+    if not isinstance(options, Mapping):
+        raise InputTypeError(f"courtesy must be a dict like {{'engine': 'e5-lite'}}; got {type(options).__name__}.")
+    if COURTESY.id not in scorer_ids:
+        raise InputError(f"courtesy options apply only when scorers include {COURTESY.short_name!r}.")
+    if unknown := sorted(str(k) for k in options if k != "engine"):
+        raise InputError(f"courtesy options must be among ['engine']; got {unknown}.")
+    engine = options.get("engine", COURTESY.default_engine)
+    if engine not in COURTESY.engines:
+        raise InputError(f"courtesy engine must be one of {list(COURTESY.engines)}; got {engine!r}.")
+    return (("engine", engine),)
+
+
 def make_spec(
     columns: Sequence[object],
     *,
@@ -225,6 +243,7 @@ def make_spec(
     splitter: str = DEFAULT_SPLITTER,
     toxicity: Mapping[str, object] | None = None,
     reference_column: str | None = None,
+    courtesy: Mapping[str, object] | None = None,
 ) -> BatchSpec:
     """Check the options against the table's ``columns`` and return the spec; raise ValueError naming the problem.
 
@@ -232,7 +251,8 @@ def make_spec(
     see :func:`~scoring.io.columns.guess_columns`); ``reference`` is another way to name the reference
     column (``reference_column``, its old name, is still accepted). ``reference_tone`` is one text whose
     tone every output should match (tone only).
-    ``toxicity`` holds options of ``create_toxicity_scorer`` (e.g. ``{"engine": "judge", "model": ...}``).
+    ``toxicity`` holds options of ``create_toxicity_scorer`` (e.g. ``{"engine": "judge", "model": ...}``),
+    ``courtesy`` the courtesy scorer's engine (``{"engine": "e5-lite"}``; default e5).
     """
     if isinstance(scorers, str) or not scorers:
         raise InputError(f"scorers must be a non-empty list like ['tone', 'similarity']; got {scorers!r}.")
@@ -269,7 +289,8 @@ def make_spec(
     if clash := sorted({c for c in names for i in ids if c == i or c.startswith(i + ".")}):
         raise InputError(f"the table already has result column(s) {clash}: drop or rename them before scoring again.")
     checked = toxicity_options(toxicity, ids)
-    spec = BatchSpec(ids, mapping.output, mapping.input, reference_tone, reference, engine, splitter, checked)
+    spec = BatchSpec(ids, mapping.output, mapping.input, reference_tone, reference, engine, splitter, checked,
+                     courtesy_options(courtesy, ids))  # fmt: skip
     for info in SCORER_INFO:  # every option given is checked (engine, splitter, ...), chosen scorer or not
         try:
             _scorer(info.id, spec)

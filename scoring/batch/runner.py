@@ -282,6 +282,7 @@ def evaluate(
     toxicity: Mapping[str, object] | None = None,
     judge_cache: VerdictCache | None = None,
     reference_column: str | None = None,
+    courtesy: Mapping[str, object] | None = None,
 ) -> BatchResult:
     """Score every row of ``df`` with each scorer ("tone", "similarity", "toxicity" or their ids).
 
@@ -299,7 +300,8 @@ def evaluate(
     without an engine a batch uses the single-text default (e5 with its measured defaults where its wheel loads).
     Judge requests run ``judge_concurrency`` at a time in this process, and a row the judge fails on is an
     error, not a score. ``judge_cache`` (:class:`scoring.runs.JudgeCache`) answers rows the judge has seen
-    before, for free; the summary's ``cached`` counts them.
+    before, for free; the summary's ``cached`` counts them. ``courtesy={"engine": "e5-lite"}`` scores courtesy
+    with the fast e5-lite head instead of e5's (weaker: docs/engines.md).
 
     >>> import pandas as pd
     >>> df = pd.DataFrame({"input": ["Hi", "Hey"], "output": ["Great, thanks!", None]})
@@ -314,7 +316,7 @@ def evaluate(
         columns = _guessed(df, reference)
     spec = make_spec(
         list(df.columns), scorers=scorers, column_map=columns, reference_tone=reference_tone,
-        reference=reference, engine=engine, splitter=splitter, toxicity=toxicity,
+        reference=reference, engine=engine, splitter=splitter, toxicity=toxicity, courtesy=courtesy,
     )  # fmt: skip
     return run_spec(df, spec, on_progress=on_progress, workers=workers, thresholds=thresholds, judge_cache=judge_cache)
 

@@ -132,6 +132,8 @@ def run_options(spec: BatchSpec | None) -> dict[str, object]:
     }  # fmt: skip
     if kept:
         options["toxicity"] = kept
+    if spec.courtesy:
+        options["courtesy"] = dict(spec.courtesy)
     return {k: clean_text(v) if isinstance(v, str) else v for k, v in options.items()}
 
 

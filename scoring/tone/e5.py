@@ -98,6 +98,8 @@ def mostly_latin(text: str) -> bool:
     >>> [mostly_latin(t) for t in ("Great job :)", "정말 재밌다 :)", "정말 fun fun 한 영화다", "♥")]
     [True, False, False, True]
     """
+    if text.isascii():  # every ASCII letter is Latin
+        return True
     letters = latin = 0
     for char in text:
         if char.isalpha():

@@ -15,6 +15,8 @@ from scoring.toxicity.classifier import model_probabilities
 from scoring.toxicity.defaults import decided_by_patterns
 from scoring.toxicity.e5 import default_flags as e5_default_flags
 from scoring.toxicity.e5 import probabilities as e5_probabilities
+from scoring.toxicity.e5_lite import FACTS as E5_LITE_FACTS
+from scoring.toxicity.e5_lite import probabilities as e5_lite_probabilities
 from scoring.toxicity.judge.batch import judge_many
 from scoring.toxicity.judge.client import ToxicityJudge
 from scoring.toxicity.rules import candidate_rules, normalise
@@ -88,7 +90,7 @@ def score_many(
 ) -> dict[str, list[Any]]:
     """Return ``{"score", "toxicCount", "opinionCount", "error"}`` lists, one entry per output.
 
-    The verdicts come from ``judge`` when given, else from the offline ``engine`` ("classifier" or "e5") at
+    The verdicts come from ``judge`` when given, else from the offline ``engine`` ("classifier", "e5" or "e5-lite") at
     ``threshold`` (e5: None applies its measured defaults, :mod:`scoring.toxicity.defaults`).
 
     Every text is checked before any is scored, so bad input fails fast with the row it came from.
@@ -105,6 +107,11 @@ def score_many(
         columns = _offline_many(texts, scale, threshold, _e5_flags, on_row=on_row, piece=PIECE_ROWS)
         if on_row is not None and not texts:
             on_row(0)
+        return columns
+    if engine == "e5-lite":  # fast: one batch, as the classifier
+        columns = _offline_many(texts, scale, threshold, _e5_lite_flags)
+        if on_row is not None:
+            on_row(len(texts))
         return columns
     columns = _offline_many(texts, scale, threshold, _classifier_flags)
     if on_row is not None:
@@ -124,6 +131,11 @@ def _e5_flags(sentences: list[str], threshold: float | None) -> list[bool]:
     if threshold is None:  # the measured defaults: a strong rubric pattern settles a sentence without embedding it
         return e5_default_flags(sentences)
     return [p >= threshold for p in e5_probabilities(sentences)]
+
+
+def _e5_lite_flags(sentences: list[str], threshold: float | None) -> list[bool]:
+    limit = float(E5_LITE_FACTS.threshold or 0.5) if threshold is None else threshold
+    return [p >= limit for p in e5_lite_probabilities(sentences)]
 
 
 def _offline_many(

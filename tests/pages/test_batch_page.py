@@ -14,6 +14,7 @@ from streamlit.testing.v1 import AppTest
 
 from scoring import create_content_similarity_scorer, create_tone_scorer
 from scoring.batch.rows import BatchSpec
+from scoring.courtesy import create_courtesy_scorer
 from scoring.io.columns import ColumnMap
 from tests.pages.conftest import metrics, plain
 from tests.scoring.bad_files import MIXED_ENCODINGS
@@ -450,3 +451,25 @@ def test_the_page_says_how_long_the_e5_work_of_a_file_takes_before_it_runs(open_
     at.pills(key="batch.scorers").set_value(["tone"]).run()  # no courtesy, and VADER: nothing for e5 to do
     at.radio(key="batch.engine").set_value("vader").run()
     assert not any("Before you start" in c.value for c in at.caption)
+
+
+def test_the_e5_lite_engines_for_toxicity_and_courtesy_run_on_the_sample(
+    open_page: Open, runs: list[dict[str, object]]
+) -> None:
+    at = open_page(BATCH, state={"batch.scorers": ["toxicity", "courtesy"], "batch.tox_engine": "e5-lite",
+                                 "batch.courtesy_engine": "e5-lite"})  # fmt: skip
+    assert not at.exception
+    captions = [c.value for c in at.caption]
+    assert any("e5-lite: recall 0.36 at precision 0.96" in c for c in captions)  # measured, beside the choice
+    assert any(
+        "ROC AUC 0.92 on 78 fresh support replies and 0.91 on 84 more" in c and "not the default" in c for c in captions
+    )
+    assert not any("Before you start" in c for c in captions)  # nothing to embed
+    at.button(key="batch.run_button").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    spec = runs[-1]["spec"]
+    assert isinstance(spec, BatchSpec)
+    assert dict(spec.toxicity) == {"engine": "e5-lite", "threshold": 0.29} and spec.courtesy == (("engine", "e5-lite"),)
+    lite = create_courtesy_scorer(engine="e5-lite")
+    expected = fmean(lite.run(output=r["output"]).score for r in _sample() if r["output"].strip())
+    assert metrics(at)["Courtesy · mean"] == f"{expected:.3f}"  # the page's numbers are the library's

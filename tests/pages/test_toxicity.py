@@ -89,6 +89,20 @@ def test_toxicity_page_classifier_threshold_reaches_the_scorer(open_page: Open, 
     assert fake.built[-1] == {"engine": "classifier", "threshold": 0.8}
 
 
+def test_toxicity_page_e5_lite_has_its_threshold_and_measured_recall_beside_it(open_page: Open) -> None:
+    at = open_page(TOXICITY, state={"toxicity.engine": "e5-lite", "toxicity.output": "You are a worthless idiot."})
+    assert not at.exception
+    assert at.sidebar.slider(key="toxicity.e5_lite_threshold").value == 0.29  # its head's, not e5's or the classifier's
+    assert any("e5-lite: recall 0.36 at precision 0.96" in c.value and "not the default" in c.value
+               for c in at.sidebar.caption)  # fmt: skip
+    assert any("Engine in use: **e5-lite**" in c.value and "threshold: 0.29" in c.value for c in at.caption)
+    assert metrics(at)["Toxicity score"] == "1.00"
+    assert at.dataframe[0].value["threshold"].tolist() == [0.29]
+    at.slider(key="toxicity.e5_lite_threshold").set_value(0.99).run()
+    assert metrics(at)["Toxicity score"] == "0.00"
+    assert any("Recall 0.36 on sentences it was not tuned on" in c.value for c in at.main.caption)  # a pass says little
+
+
 @needs_e5
 def test_toxicity_page_defaults_to_e5_with_its_measured_defaults_and_their_recall(
     open_page: Open, fake: type[FakeToxicity]

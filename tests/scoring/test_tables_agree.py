@@ -15,8 +15,9 @@ from pathlib import Path
 import ui
 from scoring.cli.main import build_parser
 from scoring.cli.sink import OUT_FORMATS
+from scoring.courtesy import e5 as courtesy_heads
 from scoring.io import export, formats, loaders
-from scoring.registry import DEFAULT_TONE_ENGINE, SCORER_INFO, TONE, TOXICITY
+from scoring.registry import COURTESY, DEFAULT_TONE_ENGINE, SCORER_INFO, TONE, TOXICITY
 from scoring.text import language
 from scoring.text.splitters import DEFAULT_SPLITTER, SPLITTER_LABELS, SPLITTERS
 from scoring.tone import engines as tone_engines
@@ -56,6 +57,8 @@ def test_scorer_tables_are_the_registry() -> None:
     assert list(TOXICITY.engines) == list(toxicity.ENGINES) == list(toxicity.MEASURED_RECALL)
     assert set(toxicity.KNOWN_GAPS) <= set(TOXICITY.engines)
     assert _choices("--toxicity-engine") == list(TOXICITY.engines)
+    assert _choices("--courtesy-engine") == list(COURTESY.engines)
+    assert set(COURTESY.engines) == set(courtesy_heads.HEADS)  # each courtesy engine has its head file
     scorer_ids = re.compile(r"^[a-z-]+-scorer$")
     for path in [*ROOT.glob("scoring/**/*.py"), *ROOT.glob("ui/*.py"), *ROOT.glob("pages/*.py")]:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -64,11 +67,16 @@ def test_scorer_tables_are_the_registry() -> None:
 
 
 def test_toxicity_engine_tables_are_the_engines_facts() -> None:
-    from scoring.toxicity import classifier, e5
+    from scoring.toxicity import classifier, e5, e5_lite
     from scoring.toxicity.judge import client
 
     facts = toxicity.ENGINE_FACTS
-    assert facts == {"e5": e5.FACTS, "classifier": classifier.FACTS, "judge": client.FACTS}  # each on its engine
+    assert facts == {
+        "e5": e5.FACTS,
+        "classifier": classifier.FACTS,
+        "judge": client.FACTS,
+        "e5-lite": e5_lite.FACTS,
+    }  # each on its engine; fmt: skip
     assert list(toxicity.ENGINES) == list(facts) == list(TOXICITY.engines)
     assert dict(TOXICITY.engines) == {name: f.label for name, f in facts.items()}
     assert TOXICITY.remote_engines == {name for name, f in facts.items() if f.remote} == {"judge"}
@@ -80,6 +88,8 @@ def test_toxicity_engine_tables_are_the_engines_facts() -> None:
     assert ui.DEFAULTS["toxicity.threshold"] == classifier.FACTS.threshold == toxicity.CLASSIFIER_THRESHOLD
     assert ui.DEFAULTS["toxicity.model"] == toxicity.DEFAULT_JUDGE_MODEL == client.FACTS.retry_keeps["model"]
     assert e5.FACTS.threshold is None  # e5: its measured defaults, a threshold per language
+    assert e5_lite.FACTS.threshold == e5_lite.head().threshold == ui.DEFAULTS["toxicity.e5_lite_threshold"]
+    assert not e5_lite.FACTS.slow  # scored in one batch, as the classifier
     for name, f in facts.items():  # what a scorer built with no threshold uses is the engine's
         if name != "e5" and (name != "judge" or client.FACTS.threshold is not None):
             options = {"base_url": "http://localhost:1/v1"} if f.remote else {}

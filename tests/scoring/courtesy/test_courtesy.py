@@ -130,7 +130,7 @@ def test_word_drivers_by_occlusion_blame_the_dismissive_word() -> None:
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        ({"engine": "vader"}, "engine must be one of ['e5']"),
+        ({"engine": "vader"}, "engine must be one of ['e5', 'e5-lite']"),
         ({"threshold": 1.5}, "threshold must be a number in (0, 1)"),
         ({"threshold": True}, "threshold must be a number in (0, 1)"),
         ({"splitter": "words"}, "splitter must be one of"),

@@ -119,7 +119,7 @@ def test_toxicity_reads_messages_like_the_other_scorers() -> None:
 @pytest.mark.parametrize(
     ("options", "error", "message"),
     [
-        ({"engine": "bert"}, ValueError, r"engine must be one of \['e5', 'classifier', 'judge'\]; got 'bert'"),
+        ({"engine": "bert"}, ValueError, r"engine must be one of \['e5', 'classifier', 'judge', 'e5-lite'\]; got "),
         ({"engine": "classifier", "threshold": 0}, ValueError, r"threshold must be a number in \(0, 1\]; got 0"),
         ({"engine": "classifier", "threshold": 1.5}, ValueError, "threshold must be a number in"),
         ({"engine": "classifier", "threshold": True}, ValueError, "threshold must be a number in"),
@@ -187,7 +187,7 @@ def test_classifier_model_is_loaded_once() -> None:
 
 
 def test_known_gaps_name_every_engine() -> None:
-    assert set(KNOWN_GAPS) == {"e5", "classifier", "judge"}
+    assert set(KNOWN_GAPS) == {"e5", "classifier", "judge", "e5-lite"}
     assert any("mockery" in gap.lower() for gap in KNOWN_GAPS["classifier"])
     assert all(isinstance(g, str) and g for gaps in KNOWN_GAPS.values() for g in gaps)
 
