@@ -445,7 +445,7 @@ def toxicity_head() -> dict[str, Any]:
     try:
         tox.THRESHOLD = positive_threshold_for(tox)
         tox.MIN_PRECISION = 0.0
-        head = tox.train(None)
+        head = tox.train(None, third_round=False)  # the data its head was trained on (before issue 24c's)
     finally:
         tox.embeddings, tox.THRESHOLD, tox.MIN_PRECISION = saved  # type: ignore[assignment]
     head["about"] = "Learned toxicity head on e5-lite's static text vectors; written by the command below."
@@ -547,7 +547,7 @@ MAX_POSITIVE_FLAGGED = 0.01
 
 def positive_threshold_for(tox: Any) -> float:
     """The smallest 0.01 step at which at most 1% of the VADER texts rated >= 2 are flagged by the full-data head."""
-    frame = tox.load_training()
+    frame = tox.load_training(third_round=False)  # the data its head was trained on (before issue 24c's)
     x = lite_vectors(frame["text"].tolist())
     coef, intercept = tox._fit_heads(x, frame["kind"].to_numpy())
     coef, intercept = np.round(coef, tox.DIGITS), np.round(intercept, tox.DIGITS)

@@ -13,12 +13,13 @@ cache and is skipped, naming this command, where it is not (a fresh CI machine).
 - ``tests/scoring/data/toxicity_multilingual_train.csv``: English, Chinese, Korean, Japanese, German,
   Spanish and French; the five rubric kinds and hard clean sentences (criticism, refusals, apologies,
   quoted insults, technical and fictional violence, negative sentiment, sincere praise). Rows with the same
-  ``item`` are translations of one another. The rows of ``source`` ``written-e5-r3`` (issue 24c) were added after
+  ``item`` are translations of one another.
+- ``tests/scoring/data/toxicity_multilingual_train_r3.csv`` (``source`` ``written-e5-r3``, issue 24c), added after
   the defaults' second fresh set showed the head's English misses (third-person insults, sarcastic praise, blunt
-  dismissals, implied threats) and its false alarms on real praise: about 190 toxic English sentences over the five
-  kinds and registers, 210 hard clean ones (effusive praise of films, products and friends, short interjections,
-  polite requests for clarification, criticism of works, quoted and fictional violence), and 14 to 16 sentences in
-  each other language (10 toxic).
+  dismissals, implied threats) and its false alarms on real praise: 191 toxic English sentences over the five kinds
+  and registers, 210 hard clean ones (effusive praise of films, products and friends, short interjections, polite
+  requests for clarification, criticism of works, quoted and fictional violence), and 14 to 16 sentences in each
+  other language (10 toxic). Its own file, so the one above keeps the bytes the e5-lite head records.
 
 Test only, never trained or tuned on: ``tests/scoring/data/toxicity_multilingual_fresh.csv``, written after the
 head was frozen. Its scores are written to the file (for the Toxicity page's precision/recall curve) but do not
@@ -70,6 +71,9 @@ REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "tests" / "scoring" / "data"
 LABELLED = DATA / "toxicity_labelled.csv"
 TRAIN = DATA / "toxicity_multilingual_train.csv"
+#: The third round's sentences (issue 24c), in their own file so the first two rounds' file keeps its bytes (the
+#: e5-lite head, tools/train_e5_lite.py, was trained on it and records its SHA-256).
+TRAIN_R3 = DATA / "toxicity_multilingual_train_r3.csv"
 FRESH = DATA / "toxicity_multilingual_fresh.csv"
 OUT = REPO / "scoring" / "toxicity" / "data" / "e5_head.json"
 COMMAND = "python -m tools.train_e5_toxicity"
@@ -91,14 +95,17 @@ def _rel(path: Path) -> str:
     return path.relative_to(REPO).as_posix()
 
 
-def load_training() -> pd.DataFrame:
-    """The training sentences: ``text, kind, toxic, lang, item`` (the labelled set's dev+heldout, then the rest)."""
+def load_training(*, third_round: bool = True) -> pd.DataFrame:
+    """The training sentences: ``text, kind, toxic, lang, item`` (the labelled set's dev+heldout, the written ones,
+    then, with ``third_round``, the third round's)."""
     labelled = pd.read_csv(LABELLED, keep_default_na=False)
     labelled = labelled[labelled["split"].isin(["dev", "heldout"])].reset_index(drop=True)
     labelled = labelled.assign(lang="en", item=[f"labelled-{i}" for i in labelled.index])
-    written = pd.read_csv(TRAIN, keep_default_na=False)
     columns = ["text", "kind", "toxic", "lang", "item"]
-    frame = pd.concat([labelled[columns], written[columns]], ignore_index=True)
+    parts = [labelled[columns], pd.read_csv(TRAIN, keep_default_na=False)[columns]]
+    if third_round:
+        parts.append(pd.read_csv(TRAIN_R3, keep_default_na=False)[columns])
+    frame = pd.concat(parts, ignore_index=True)
     frame["toxic"] = frame["toxic"].astype(int)
     if frame["text"].duplicated().any():
         raise ValueError(f"duplicate training sentences: {frame.loc[frame['text'].duplicated(), 'text'].tolist()}")
@@ -257,9 +264,10 @@ def _predict(coef: np.ndarray, intercept: np.ndarray, x: np.ndarray) -> tuple[np
     return per_kind.max(axis=1), np.asarray(KINDS)[per_kind.argmax(axis=1)]
 
 
-def train(cache: Path | None) -> dict[str, Any]:
-    """Train the head and return the file's content."""
-    frame = load_training()
+def train(cache: Path | None, *, third_round: bool = True) -> dict[str, Any]:
+    """Train the head and return the file's content (``third_round`` False: without ``TRAIN_R3``, as the e5-lite
+    head, tools/train_e5_lite.py, was trained)."""
+    frame = load_training(third_round=third_round)
     x = embeddings(frame["text"].tolist(), cache)
     kinds = frame["kind"].to_numpy()
     fold = folds(frame["item"].tolist())
@@ -288,7 +296,7 @@ def train(cache: Path | None) -> dict[str, Any]:
             },
             _rel(TRAIN): {
                 "sha256": _sha256(TRAIN),
-                "rows": int((~frame["item"].str.startswith("labelled-")).sum()),
+                "rows": int((~frame["item"].str.startswith(("labelled-", "r3-"))).sum()),
                 "use": "train",
             },
         },
@@ -303,6 +311,12 @@ def train(cache: Path | None) -> dict[str, Any]:
             "coef": coef.tolist(),
         },
     }
+    if third_round:
+        head["data"][_rel(TRAIN_R3)] = {
+            "sha256": _sha256(TRAIN_R3),
+            "rows": int(frame["item"].str.startswith("r3-").sum()),
+            "use": "train (the third round's sentences, issue 24c)",
+        }
     cv = _scores(oof, frame, oof_kind.astype(str), THRESHOLD)
     cv["folds"] = FOLDS
     cv["kindAccuracy"] = round(float((oof_kind[truth] == kinds[truth]).mean()), 4)

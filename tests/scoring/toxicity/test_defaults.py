@@ -131,7 +131,8 @@ def test_the_fresh_set_has_the_promised_shape_and_repeats_no_training_or_develop
     assert en[en["toxic"] == 1]["kind"].value_counts().to_dict() == {k: 10 for k in KINDS}
     assert (en["kind"] == "clean").sum() == 40 and len(fresh[fresh["lang"].isin(["zh", "ko", "ja"])]) == 16
     seen: set[str] = set()
-    for name in ("toxicity_multilingual_train.csv", "toxicity_multilingual_fresh.csv", "toxicity_labelled.csv",
+    for name in ("toxicity_multilingual_train.csv", "toxicity_multilingual_train_r3.csv",
+                 "toxicity_multilingual_fresh.csv", "toxicity_labelled.csv",
                  "toxicity_defaults_dev.csv", "toxicity_defaults_dev2.csv"):  # fmt: skip
         seen |= set(pd.read_csv(data / name, keep_default_na=False)["text"])
     assert not set(fresh["text"]) & seen
