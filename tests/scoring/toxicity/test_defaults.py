@@ -47,7 +47,8 @@ def test_the_defaults_are_the_measured_values() -> None:
         0.7, 0.66, 0.8, 0.2, 0.4
     )  # fmt: skip
     assert d.MEASURED_LANGUAGES == ("en", "zh", "ko", "ja", "de", "es", "fr")
-    assert d.MEASURED_RECALL["en"] == d.LanguageRecall(None, (58, 75))  # no fresh score until the lead's set
+    # the third round's fresh set, scored once (39 of 50 English toxic sentences flagged), and the development count
+    assert d.MEASURED_RECALL["en"] == d.LanguageRecall((39, 50), (58, 75))
 
 
 @pytest.mark.parametrize(
