@@ -52,11 +52,18 @@ from tools.train_e5_toxicity import default_cache, embeddings
 
 ROOT = Path(__file__).resolve().parents[1]
 #: The third round's fresh test set: written blind after the head and the rule were frozen (issue 24c).
-FRESH = ROOT / "tests" / "scoring" / "data" / "toxicity_defaults_fresh3.csv"
+FRESH = ROOT / "tests" / "scoring" / "data" / "toxicity_defaults_fresh4.csv"
 #: The first round's fresh set: the second round tuned the rule on it, so it is development data now.
 DEV_DEFAULTS = ROOT / "tests" / "scoring" / "data" / "toxicity_defaults_dev.csv"
 #: The second round's fresh set (``toxicity_defaults_fresh2.csv`` until scored): the third round tuned on it.
 DEV2_DEFAULTS = ROOT / "tests" / "scoring" / "data" / "toxicity_defaults_dev2.csv"
+#: The third round's fresh set (``toxicity_defaults_fresh3.csv`` until scored): the fourth round tuned on it.
+DEV3_DEFAULTS = ROOT / "tests" / "scoring" / "data" / "toxicity_defaults_dev3.csv"
+#: Courteous support replies (the courtesy scorer's training and first fresh replies, courteous = 1): a development
+#: constraint of the fourth round (none may be flagged).
+SUPPORT_SETS = tuple(ROOT / "tests" / "scoring" / "data" / f"courtesy_support_{n}.csv" for n in ("train", "fresh"))
+#: The courtesy scorer's blind fresh replies: never used to choose the toxicity defaults.
+SUPPORT_CHECK = ROOT / "tests" / "scoring" / "data" / "courtesy_support_fresh2.csv"
 COLUMNS = ("text", "kind", "toxic", "lang")
 SAMPLE = ROOT / "scoring" / "data" / "sample_responses.csv"
 CJK = ("zh", "ko", "ja")
@@ -244,6 +251,24 @@ def vader_table(cache: Path | None) -> str:
     return "\n".join(rows)
 
 
+def support_table(cache: Path | None) -> str:
+    """Courteous support replies flagged by the defaults: the development sets, then the courtesy scorer's blind set."""
+    rows = ["| set | courteous replies | defaults flagged | which |", "| --- | ---: | ---: | --- |"]
+    for name, paths in (
+        ("development (courtesy train + first fresh)", SUPPORT_SETS),
+        ("check (courtesy fresh 2)", (SUPPORT_CHECK,)),
+    ):
+        replies = pd.concat([pd.read_csv(p, keep_default_na=False) for p in paths])
+        replies = replies[replies["courteous"].astype(int) == 1]["text"].tolist()
+        groups = [[s.text for s in split_smart(t)] for t in replies]
+        flat = list(dict.fromkeys(s for g in groups for s in g))
+        flags = dict(zip(flat, cached_flags(flat, cache), strict=True))
+        hit = [t for t, g in zip(replies, groups, strict=True) if any(flags[s] for s in g)]
+        which = "; ".join(h[:60] for h in hit[:3]) or "none"
+        rows.append(f"| {name} | {len(replies)} | {len(hit)} | {which} |")
+    return "\n".join(rows)
+
+
 def realistic_rows(n: int, seed: int = 24) -> pd.DataFrame:
     """``n`` three-sentence replies as a support team's file holds them: two sentences from the bundled sample's
     agent replies (greetings, steps, sign-offs: they repeat, as in real files), one from a pool of 3,000 review and
@@ -309,6 +334,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(f"## Fresh sentences written after the defaults were frozen ({args.fresh.name})\n\n"
               f"{fresh_tables(cache, args.fresh)}\n")  # fmt: skip
     print(
+        "## The third round's fresh sentences (toxicity_defaults_dev3.csv: development data since the fourth round "
+        f"tuned on them)\n\n{fresh_tables(cache, DEV3_DEFAULTS)}\n"
+    )
+    print(
         "## The second round's fresh sentences (toxicity_defaults_dev2.csv: development data since the third round "
         f"tuned on them)\n\n{fresh_tables(cache, DEV2_DEFAULTS)}\n"
     )
@@ -318,6 +347,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     print(f"## Development sets (the defaults were chosen on these)\n\n{dev_table(cache)}\n")
     print(f"## Real texts people rated clearly positive (VADER ground truth, rating >= 2)\n\n{vader_table(cache)}\n")
+    print(f"## Courteous support replies (none should be flagged)\n\n{support_table(cache)}\n")
     if not args.skip_speed:
         print(f"## Speed: `python -m scoring evaluate --scorers toxicity`\n\n{speed_table(args.rows)}\n")
 

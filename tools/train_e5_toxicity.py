@@ -20,6 +20,11 @@ cache and is skipped, naming this command, where it is not (a fresh CI machine).
   and registers, 210 hard clean ones (effusive praise of films, products and friends, short interjections, polite
   requests for clarification, criticism of works, quoted and fictional violence), and 14 to 16 sentences in each
   other language (10 toxic). Its own file, so the one above keeps the bytes the e5-lite head records.
+- ``tests/scoring/data/toxicity_multilingual_train_r4.csv`` (``source`` ``written-e5-r4``, issue 24, fourth round),
+  added after the third round's head flagged polite support replies ("Let me know if it doesn't arrive." 0.81,
+  "I'm sorry to see you go." 0.72): 100 clean English support and service sentences (follow-ups, apologies,
+  refusals, policies, closings), 4 in each of German, Spanish, French, Chinese, Japanese and Korean, and 20 toxic
+  English ones said to customers (so the head learns the words, not the setting).
 
 Test only, never trained or tuned on: ``tests/scoring/data/toxicity_multilingual_fresh.csv``, written after the
 head was frozen. Its scores are written to the file (for the Toxicity page's precision/recall curve) but do not
@@ -74,6 +79,8 @@ TRAIN = DATA / "toxicity_multilingual_train.csv"
 #: The third round's sentences (issue 24c), in their own file so the first two rounds' file keeps its bytes (the
 #: e5-lite head, tools/train_e5_lite.py, was trained on it and records its SHA-256).
 TRAIN_R3 = DATA / "toxicity_multilingual_train_r3.csv"
+#: The fourth round's sentences (issue 24): support replies that are not toxic, and some that are.
+TRAIN_R4 = DATA / "toxicity_multilingual_train_r4.csv"
 FRESH = DATA / "toxicity_multilingual_fresh.csv"
 OUT = REPO / "scoring" / "toxicity" / "data" / "e5_head.json"
 COMMAND = "python -m tools.train_e5_toxicity"
@@ -97,7 +104,7 @@ def _rel(path: Path) -> str:
 
 def load_training(*, third_round: bool = True) -> pd.DataFrame:
     """The training sentences: ``text, kind, toxic, lang, item`` (the labelled set's dev+heldout, the written ones,
-    then, with ``third_round``, the third round's)."""
+    then, with ``third_round``, the third and fourth rounds')."""
     labelled = pd.read_csv(LABELLED, keep_default_na=False)
     labelled = labelled[labelled["split"].isin(["dev", "heldout"])].reset_index(drop=True)
     labelled = labelled.assign(lang="en", item=[f"labelled-{i}" for i in labelled.index])
@@ -105,6 +112,7 @@ def load_training(*, third_round: bool = True) -> pd.DataFrame:
     parts = [labelled[columns], pd.read_csv(TRAIN, keep_default_na=False)[columns]]
     if third_round:
         parts.append(pd.read_csv(TRAIN_R3, keep_default_na=False)[columns])
+        parts.append(pd.read_csv(TRAIN_R4, keep_default_na=False)[columns])
     frame = pd.concat(parts, ignore_index=True)
     frame["toxic"] = frame["toxic"].astype(int)
     if frame["text"].duplicated().any():
@@ -296,7 +304,7 @@ def train(cache: Path | None, *, third_round: bool = True) -> dict[str, Any]:
             },
             _rel(TRAIN): {
                 "sha256": _sha256(TRAIN),
-                "rows": int((~frame["item"].str.startswith(("labelled-", "r3-"))).sum()),
+                "rows": int((~frame["item"].str.startswith(("labelled-", "r3-", "r4-"))).sum()),
                 "use": "train",
             },
         },
@@ -316,6 +324,11 @@ def train(cache: Path | None, *, third_round: bool = True) -> dict[str, Any]:
             "sha256": _sha256(TRAIN_R3),
             "rows": int(frame["item"].str.startswith("r3-").sum()),
             "use": "train (the third round's sentences, issue 24c)",
+        }
+        head["data"][_rel(TRAIN_R4)] = {
+            "sha256": _sha256(TRAIN_R4),
+            "rows": int(frame["item"].str.startswith("r4-").sum()),
+            "use": "train (the fourth round's support replies, issue 24)",
         }
     cv = _scores(oof, frame, oof_kind.astype(str), THRESHOLD)
     cv["folds"] = FOLDS

@@ -1,13 +1,13 @@
 """The e5 engine's measured defaults: which sentences it flags when no threshold is chosen.
 
 One threshold on the learned head cannot meet every target at once (``docs/toxicity.md``, "Defaults"): on English,
-the head (third round) at 0.75 flags 0.32% of real texts people rated clearly positive but catches about 0.6 of the
-toxic development sentences, and at 0.65 or lower it flags more than 1% of those texts. So the default combines what the
-engine already has, per sentence:
+the head flags effusive praise of films and products (it reads like sarcasm to it) before it catches the quieter
+insults, so the default combines what the engine already has, per sentence:
 
 - **English** (and text with no detectable language): toxic when the head gives at least ``ENGLISH_THRESHOLD``;
   or at least ``ADDRESSED_THRESHOLD`` and the sentence addresses the reader (``you``, ``your``, ...: praise of a
-  film or a product rarely does, an insult usually does); or a rubric pattern (:mod:`.rules`) of confidence at
+  film or a product rarely does, an insult usually does); or at least ``NEGATIVE_THRESHOLD`` and it reads negative
+  (VADER's compound <= ``NEGATIVE_COMPOUND``: praise does not); or a rubric pattern (:mod:`.rules`) of confidence at
   least ``PATTERN_ALONE`` fires outside quotation marks; or a weaker (or quoted) pattern fires and the head gives
   at least ``PATTERN_WITH_HEAD``.
 - **Any other language**: toxic when the head gives at least ``OTHER_THRESHOLD`` (the rubric patterns are
@@ -15,19 +15,22 @@ engine already has, per sentence:
   German, Spanish and French (``MEASURED_LANGUAGES``); for others the verdict says it was not measured.
 
 The values were chosen on development sets only (the multilingual fresh set of the head's training run, the
-labelled English sentences, the VADER positive texts, and the first two rounds' fresh sets
-``tests/scoring/data/toxicity_defaults_dev.csv`` and ``toxicity_defaults_dev2.csv``, whose misses gave the rubric
-patterns and, in the third round, the head's training data new forms), then frozen in a commit before a fresh set
-(``tests/scoring/data/toxicity_defaults_fresh3.csv``) was written blind by another engineer;
-``python -m bench.toxicity_defaults`` prints every number. A sentence that a strong pattern decides is toxic needs
-no embedding (:func:`decided_by_patterns`), which the batch path uses to skip the encoder.
+labelled English sentences, the VADER positive texts, courteous support replies (none may be flagged), and the
+first three rounds' fresh sets ``tests/scoring/data/toxicity_defaults_dev.csv``, ``toxicity_defaults_dev2.csv`` and
+``toxicity_defaults_fresh3.csv``, each scored once when fresh), then frozen in a commit before the fourth round's
+fresh set was written blind by another engineer; ``python -m bench.toxicity_defaults`` prints every number. A
+sentence that a strong pattern decides is toxic needs no embedding (:func:`decided_by_patterns`), which the batch
+path uses to skip the encoder.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
 
 from scoring.toxicity.rules import Trigger, match_rules, normalise
 
@@ -37,6 +40,8 @@ __all__ = [
     "LANGUAGE_NAMES",
     "MEASURED_LANGUAGES",
     "MEASURED_RECALL",
+    "NEGATIVE_COMPOUND",
+    "NEGATIVE_THRESHOLD",
     "OTHER_THRESHOLD",
     "PATTERN_ALONE",
     "PATTERN_WITH_HEAD",
@@ -48,13 +53,16 @@ __all__ = [
     "describe_defaults",
     "pattern_settles",
     "quoted",
+    "reads_negative",
     "recall_cell",
     "recall_note",
     "sentence_language",
 ]
 
 ENGLISH_THRESHOLD = 0.7  #: English: the head alone
-ADDRESSED_THRESHOLD = 0.66  #: English: the head, on a sentence that addresses the reader
+ADDRESSED_THRESHOLD = 0.64  #: English: the head, on a sentence that addresses the reader
+NEGATIVE_THRESHOLD = 0.5  #: English: the head, on a sentence that reads negative (VADER compound <= NEGATIVE_COMPOUND)
+NEGATIVE_COMPOUND = -0.3  #: a sentence "reads negative" at VADER's compound of at most this
 PATTERN_ALONE = 0.8  #: English: a rubric pattern at least this confident flags on its own (no embedding needed)
 PATTERN_WITH_HEAD = 0.2  #: English: a weaker pattern flags when the head gives at least this
 OTHER_THRESHOLD = 0.4  #: every other language: the head alone
@@ -88,6 +96,21 @@ def addresses_reader(sentence: str) -> bool:
     (True, False)
     """
     return _READER_RE.search(sentence.replace("\u2019", "'")) is not None
+
+
+@functools.cache
+def _vader() -> SentimentIntensityAnalyzer:
+    return SentimentIntensityAnalyzer()
+
+
+def reads_negative(sentence: str) -> bool:
+    """Whether VADER's compound of ``sentence`` is at most ``NEGATIVE_COMPOUND``: insults and contempt usually read
+    negative, the effusive praise the head mistakes for sarcasm does not.
+
+    >>> reads_negative("My landlord is a greedy, lying parasite."), reads_negative("A marvel like none you've seen.")
+    (True, False)
+    """
+    return float(_vader().polarity_scores(sentence)["compound"]) <= NEGATIVE_COMPOUND
 
 
 def sentence_language(sentence: str) -> str | None:
@@ -161,6 +184,13 @@ def decide(sentence: str, probability: float, triggers: Sequence[Trigger], langu
         return Decision(
             probability >= ADDRESSED_THRESHOLD, ADDRESSED_THRESHOLD, language, "for a sentence addressed to the reader"
         )
+    if reads_negative(sentence):
+        return Decision(
+            probability >= NEGATIVE_THRESHOLD,
+            NEGATIVE_THRESHOLD,
+            language,
+            "for an English sentence that reads negative",
+        )
     return Decision(probability >= ENGLISH_THRESHOLD, ENGLISH_THRESHOLD, language, "for an English sentence")
 
 
@@ -169,7 +199,7 @@ class LanguageRecall:
     """Recall of the defaults on one language's toxic sentences: on fresh sentences (written after the defaults were
     frozen) where there are any, and on the development sets they were chosen on."""
 
-    #: (flagged, toxic) on the fresh set scored once after the freeze (tests/scoring/data/toxicity_defaults_fresh3.csv);
+    #: (flagged, toxic) on the fresh set scored once after the freeze (tests/scoring/data/toxicity_defaults_fresh4.csv);
     #: None for a language the fresh set has no sentence in
     fresh: tuple[int, int] | None
     development: tuple[int, int]  #: (flagged, toxic) on tests/scoring/data/toxicity_multilingual_fresh.csv
@@ -189,14 +219,14 @@ class LanguageRecall:
         return f"Measured recall of the defaults on {name}: {k / n:.2f} on fresh sentences ({k} of {n}); {dev}."
 
 
-#: ``python -m bench.toxicity_defaults`` prints these counts: fresh, the third round's fresh set
-#: (toxicity_defaults_fresh3.csv, written blind after the freeze, scored once; None for a language it lacks);
-#: development, "Development sets".
+#: ``python -m bench.toxicity_defaults`` prints these counts: fresh, the fourth round's fresh set
+#: (toxicity_defaults_fresh4.csv, written blind after the freeze, scored once; None for a language it lacks, and
+#: for every language until it is scored); development, "Development sets".
 MEASURED_RECALL: dict[str, LanguageRecall] = {
-    "en": LanguageRecall((39, 50), (58, 75)),
-    "zh": LanguageRecall((3, 3), (27, 30)),
-    "ko": LanguageRecall((3, 3), (23, 30)),
-    "ja": LanguageRecall((2, 2), (28, 30)),
+    "en": LanguageRecall(None, (60, 75)),
+    "zh": LanguageRecall(None, (26, 30)),
+    "ko": LanguageRecall(None, (22, 30)),
+    "ja": LanguageRecall(None, (27, 30)),
     "de": LanguageRecall(None, (24, 30)),
     "es": LanguageRecall(None, (22, 30)),
     "fr": LanguageRecall(None, (24, 30)),
@@ -207,7 +237,7 @@ def recall_cell(language: str | None) -> str:
     """The defaults' measured recall on ``language`` as a table cell.
 
     >>> recall_cell("en"), recall_cell("de"), recall_cell("ru")
-    ('0.78 (39 of 50 fresh, English)', '0.80 (24 of 30 development, German)', 'not measured (ru)')
+    ('0.80 (60 of 75 development, English)', '0.80 (24 of 30 development, German)', 'not measured (ru)')
     """
     if language is None or language not in MEASURED_RECALL:
         return f"not measured ({language})"
@@ -218,8 +248,8 @@ def recall_note(language: str | None) -> str:
     """What is known of the defaults' recall on ``language`` (a code from :func:`sentence_language`).
 
     >>> print(recall_note("en"))  # doctest: +NORMALIZE_WHITESPACE
-    Measured recall of the defaults on English: 0.78 on fresh sentences (39 of 50); 0.77 on the development
-    sentences (58 of 75).
+    Measured recall of the defaults on English: 0.80 on the development sentences (60 of 75) (no fresh test in
+    English).
     >>> recall_note("ru")
     "The defaults were not measured on language 'ru': their recall there is unknown."
     """
@@ -232,10 +262,11 @@ def describe_defaults() -> str:
     """The default rule in one paragraph, for the page, the CLI and the docs.
 
     >>> describe_defaults()[:60]
-    'English: the head at 0.7, 0.66 for a sentence addressed to t'
+    'English: the head at 0.7, 0.64 for a sentence addressed to t'
     """
     return (
         f"English: the head at {ENGLISH_THRESHOLD:g}, {ADDRESSED_THRESHOLD:g} for a sentence addressed to the reader "
-        f"(you, your), {PATTERN_WITH_HEAD:g} when a rubric pattern matches, and a pattern of confidence "
+        f"(you, your), {NEGATIVE_THRESHOLD:g} for one that reads negative (VADER compound <= {NEGATIVE_COMPOUND:g}), "
+        f"{PATTERN_WITH_HEAD:g} when a rubric pattern matches, and a pattern of confidence "
         f">= {PATTERN_ALONE:g} outside quotation marks flags alone; other languages: the head at {OTHER_THRESHOLD:g}"
     )

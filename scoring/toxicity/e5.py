@@ -83,19 +83,20 @@ MEASURED_RECALL = MeasuredRecall(
 #: What the e5 engine is known to miss or get wrong (measured by ``python -m bench.toxicity_eval --engine e5``).
 KNOWN_GAPS: tuple[str, ...] = (
     "With its measured defaults (a threshold per language and the rubric patterns) the e5 engine has no fresh-set "
-    "score yet for the third round's head and rule: on the development sets it was tuned on, it flagged 72% of "
-    "the second round's toxic English rubric sentences (36 of 50, precision 0.97) and 77% of the head's "
-    "multilingual development set's English ones (58 of 75), short of the 80% aimed at. Earlier fresh sets, each "
-    "scored once before a later round tuned on it, gave 78% and 56%. On German, Spanish and French it caught 73% to "
-    "80% of the development set's toxic sentences, with no fresh test.",
+    "score yet for the fourth round's head and rule: on the development sets it was tuned on, it flagged 80% of the "
+    "third round's toxic English rubric sentences (40 of 50) and of the head's multilingual development set's "
+    "English ones (60 of 75). Earlier fresh sets, each scored once before a later round tuned on it, gave 78%, 56% "
+    "and 78%. On German, Spanish and French it caught 73% to 80% of the development set's toxic sentences, with no "
+    "fresh test.",
     "Personal attacks, mockery and dismissive statements in new wording are its weakest kinds (6 of 10 each on the "
     "second round's set: 'She's a two-faced snake', 'Three whole sentences and just two spelling errors, what "
     "remarkable progress', 'That ticket of yours is beneath my attention'). A harsh review of a work can set a "
     "pattern off ('the sequel was a lazy cash grab'); a quoted pattern no longer decides alone.",
-    "Enthusiastic praise can read as sarcasm to it: 0.85% of real texts people rated clearly positive (VADER ground "
-    "truth) are flagged by the defaults; one threshold of 0.5 on the head would flag 2.6%. Polite support sentences "
-    "addressed to the customer can be flagged too: 4 of the bundled sample's 289 distinct agent sentences, though "
-    "clean ('I'm sorry to see you go.', 'Let me know if it doesn't arrive.').",
+    "Enthusiastic praise can read as sarcasm to it: 0.88% of real texts people rated clearly positive (VADER ground "
+    "truth) are flagged by the defaults; one threshold of 0.5 on the head would flag 2.8%. Polite support replies "
+    "are measured too (fourth round): none of 148 courteous development replies and none of 42 blind ones is "
+    "flagged, but the round-3 head had flagged 4 of the bundled sample's polite agent sentences, so other "
+    "registers the sets do not cover may still be.",
     "The kind it names is the most likely one: right for 90% of the sentences it flagged at 0.75 on the head's "
     "multilingual fresh set, 70% of the personal attacks (some read as dismissive statements or mockery).",
     "Measured on English, Chinese, Korean, Japanese, German, Spanish and French only (the page says so for other "
