@@ -23,7 +23,7 @@ from packaging.utils import canonicalize_name
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE = ["pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "requirements.txt", "app.py", "pages", "ui",
           "scoring"]  # fmt: skip
-CORES = {"_untrack_core", "_dice_core", "_language_core", "_split_core", "_afinn_core", "_vader_core"}
+CORES = {"_untrack_core", "_dice_core", "_language_core", "_split_core", "_afinn_core", "_vader_core", "_e5_lite_core"}
 
 
 def _requirements(path: Path) -> dict[str, Requirement]:
@@ -113,7 +113,8 @@ def test_pip_install_from_the_checkout_gives_the_command_and_the_package(tmp_pat
     }
     for data in ("data/sample_responses.csv", "data/js_lowercase.json", "tone/data/e5_head.json",
                  "toxicity/data/e5_head.json", "text/data/e5_lite.npz", "tone/data/e5_lite_head.json",
-                 "tone/data/e5_lite_tokens.json"):  # fmt: skip
+                 "tone/data/e5_lite_tokens.json", "toxicity/data/e5_lite_head.json",
+                 "courtesy/data/e5_lite_courtesy_head.json", "courtesy/data/e5_courtesy_head.json"):  # fmt: skip
         assert (installed / data).is_file(), data
     built = {p.name.split(".", 1)[0] for p in installed.rglob("*.so")}
     assert built == CORES  # the wheel compiled every core

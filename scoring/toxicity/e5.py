@@ -82,16 +82,15 @@ MEASURED_RECALL = MeasuredRecall(
 
 #: What the e5 engine is known to miss or get wrong (measured by ``python -m bench.toxicity_eval --engine e5``).
 KNOWN_GAPS: tuple[str, ...] = (
-    "With its measured defaults (a threshold per language and the rubric patterns) the e5 engine has no fresh-set "
-    "score yet for the fourth round's head and rule: on the development sets it was tuned on, it flagged 80% of the "
-    "third round's toxic English rubric sentences (40 of 50) and of the head's multilingual development set's "
-    "English ones (60 of 75). Earlier fresh sets, each scored once before a later round tuned on it, gave 78%, 56% "
-    "and 78%. On German, Spanish and French it caught 73% to 80% of the development set's toxic sentences, with no "
-    "fresh test.",
-    "Personal attacks, mockery and dismissive statements in new wording are its weakest kinds (6 of 10 each on the "
-    "second round's set: 'She's a two-faced snake', 'Three whole sentences and just two spelling errors, what "
-    "remarkable progress', 'That ticket of yours is beneath my attention'). A harsh review of a work can set a "
-    "pattern off ('the sequel was a lazy cash grab'); a quoted pattern no longer decides alone.",
+    "With its measured defaults (a threshold per language and the rubric patterns) the e5 engine caught 72% of the "
+    "toxic English rubric sentences of a fresh set written after its fourth round was frozen (36 of 50, precision "
+    "0.97), short of the 80% aimed at; the earlier rounds' fresh sets gave 78%, 56% and 78%. On German, Spanish "
+    "and French it caught 73% to 80% of the development set's toxic sentences, with no fresh test.",
+    "Quiet dismissals, mockery and third-person insults in new wording are its weakest kinds (dismissive 4 of 10 "
+    "on the fourth round's fresh set; 6 of 10 each on the second round's: 'She's a two-faced snake', 'Three whole "
+    "sentences and just two spelling errors, what remarkable progress', 'That ticket of yours is beneath my "
+    "attention'). A harsh review of a work can set a pattern off ('the sequel was a lazy cash grab'); a quoted "
+    "pattern no longer decides alone.",
     "Enthusiastic praise can read as sarcasm to it: 0.88% of real texts people rated clearly positive (VADER ground "
     "truth) are flagged by the defaults; one threshold of 0.5 on the head would flag 2.8%. Polite support replies "
     "are measured too (fourth round): none of 148 courteous development replies and none of 42 blind ones is "
@@ -326,7 +325,7 @@ def measured_recall_note(threshold: float | None, language: str | None) -> str:
     that threshold on the fresh set of its training run.
 
     >>> print(measured_recall_note(0.75, None))  # doctest: +NORMALIZE_WHITESPACE
-    Measured recall of the head alone at 0.75: 0.45 on 512 fresh sentences in 7 languages (precision 1.00).
+    Measured recall of the head alone at 0.75: 0.49 on 512 fresh sentences in 7 languages (precision 0.99).
     """
     if language is not None:
         return recall_note(language)
@@ -345,9 +344,9 @@ def pass_notes(verdicts: Sequence[Mapping[str, object]], threshold: float | None
     next to a toxic one. ``short``: the recall only, as a table cell (the threshold has its own column).
 
     >>> print(pass_notes([{"verdict": "no", "threshold": 0.8, "language": "en"}], None)[0])  # doctest: +ELLIPSIS
-    Threshold 0.8. Measured recall of the defaults on English: 0.56 on fresh sentences (28 of 50); ...
+    Threshold 0.8. Measured recall of the defaults on English: 0.72 on fresh sentences (36 of 50); ...
     >>> pass_notes([{"verdict": "no", "threshold": 0.8, "language": "en"}, {"verdict": "yes"}], None, short=True)
-    ['0.56 (28 of 50 fresh, English)', '']
+    ['0.72 (36 of 50 fresh, English)', '']
     """
     notes: list[str] = []
     for v in verdicts:
@@ -408,7 +407,7 @@ def fresh_point(threshold: float) -> dict[str, float]:
     """Precision and recall on the fresh test set at the curve's threshold nearest ``threshold``.
 
     >>> fresh_point(0.75)["precision"]
-    1.0
+    0.9921
     """
     curve = fresh_curve()
     row = curve.iloc[int((curve["threshold"] - threshold).abs().argmin())]

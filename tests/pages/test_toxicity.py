@@ -116,11 +116,11 @@ def test_toxicity_page_defaults_to_e5_with_its_measured_defaults_and_their_recal
     assert any("for a sentence addressed to the reader (you, your)" in c.value for c in at.sidebar.caption)
     # the pass: the threshold the sentence was held to and the measured recall at it, under the score and per row
     recall = next(c.value for c in at.main.caption if "Measured recall" in c.value)
-    # round 4: English 0.7 (the sentence neither addresses the reader nor reads negative); development counts
-    expected = "Threshold 0.7. Measured recall of the defaults on English: 0.80 on the development sentences (60 of 75)"
+    # round 4: English 0.7 (the sentence neither addresses the reader nor reads negative); its fresh set scored once
+    expected = "Threshold 0.7. Measured recall of the defaults on English: 0.72 on fresh sentences (36 of 50)"
     assert recall.startswith(expected)
     verdicts = at.dataframe[0].value
-    assert verdicts["measured recall"].tolist() == ["0.80 (60 of 75 development, English)"] * len(verdicts)
+    assert verdicts["measured recall"].tolist() == ["0.72 (36 of 50 fresh, English)"] * len(verdicts)
     assert not at.warning and not [e for e in at.expander if e.label.startswith("Precision and recall")]
 
 

@@ -49,8 +49,8 @@ def test_the_defaults_are_the_measured_values() -> None:
     )  # fmt: skip
     assert (d.NEGATIVE_THRESHOLD, d.NEGATIVE_COMPOUND) == (0.5, -0.3)
     assert d.MEASURED_LANGUAGES == ("en", "zh", "ko", "ja", "de", "es", "fr")
-    # round 4: no fresh count until its fresh set is scored once; the development count
-    assert d.MEASURED_RECALL["en"] == d.LanguageRecall(None, (60, 75))
+    # round 4: its fresh set scored once (36 of 50 English toxic sentences flagged), and the development count
+    assert d.MEASURED_RECALL["en"] == d.LanguageRecall((36, 50), (60, 75))
 
 
 @pytest.mark.parametrize(
