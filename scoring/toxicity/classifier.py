@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from scoring.toxicity.facts import MeasuredRecall, ToxicityEngineFacts
-from scoring.toxicity.rules import Trigger, match_rules
+from scoring.toxicity.rules import KIND_LABELS, Trigger, match_rules
 
 __all__ = [
     "FACTS",
@@ -56,15 +56,6 @@ FACTS = ToxicityEngineFacts(
     known_gaps=KNOWN_GAPS,
     measured_recall=MEASURED_RECALL,
 )
-
-_KIND_LABELS = {
-    "personal_attack": "personal attack",
-    "mockery": "mockery",
-    "hate": "hate",
-    "dismissive": "dismissive statement",
-    "threat": "threat or intimidation",
-    "offensive_language": "offensive language",
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,8 +133,8 @@ def _reason(toxic: bool, triggers: list[Trigger], p_model: float, threshold: flo
             words = f" (words: {t.match})" if t.match else ""
             parts.append(f"the profanity model gives {t.confidence:.2f}{words}")
         else:
-            parts.append(f"{_KIND_LABELS[t.kind]} pattern '{t.rule}' matched \u201c{t.match}\u201d")
-    return f"Toxic ({_KIND_LABELS[triggers[0].kind] if triggers else 'unknown'}): " + "; ".join(parts) + "."
+            parts.append(f"{KIND_LABELS[t.kind]} pattern '{t.rule}' matched \u201c{t.match}\u201d")
+    return f"Toxic ({KIND_LABELS[triggers[0].kind] if triggers else 'unknown'}): " + "; ".join(parts) + "."
 
 
 def classify(sentences: Sequence[str], threshold: float = 0.5) -> list[SentenceVerdict]:
@@ -157,4 +148,4 @@ def classify(sentences: Sequence[str], threshold: float = 0.5) -> list[SentenceV
 
 def kind_label(kind: str) -> str:
     """Return the readable name of a kind of toxicity (``"threat"`` -> ``"threat or intimidation"``)."""
-    return _KIND_LABELS.get(kind, kind)
+    return KIND_LABELS.get(kind, kind)

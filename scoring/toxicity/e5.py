@@ -35,7 +35,7 @@ from scoring.toxicity.defaults import (
     sentence_language,
 )
 from scoring.toxicity.facts import ToxicityEngineFacts
-from scoring.toxicity.rules import KINDS, Trigger, match_rules
+from scoring.toxicity.rules import KIND_LABELS, KINDS, Trigger, match_rules
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -116,13 +116,6 @@ FACTS = ToxicityEngineFacts(
     measured_recall=MEASURED_RECALL,
 )
 
-_KIND_LABELS = {
-    "personal_attack": "personal attack",
-    "mockery": "mockery",
-    "hate": "hate",
-    "dismissive": "dismissive statement",
-    "threat": "threat or intimidation",
-}
 
 Matrix = npt.NDArray[np.float64]
 
@@ -228,7 +221,7 @@ def _reason(toxic: bool, probability: float, kind: str, triggers: Sequence[Trigg
     shown = _shown(triggers)
     if toxic:
         also = f"; {shown}" if shown else ""
-        label = _KIND_LABELS[kind]
+        label = KIND_LABELS[kind]
         return f"Toxic ({label}): the learned e5 head gives {probability:.2f} (threshold {threshold:g}){also}."
     if shown:
         return (
@@ -239,7 +232,7 @@ def _reason(toxic: bool, probability: float, kind: str, triggers: Sequence[Trigg
 
 
 def _shown(triggers: Sequence[Trigger]) -> str:
-    return "; ".join(f"{_KIND_LABELS[t.kind]} pattern '{t.rule}' matched \u201c{t.match}\u201d" for t in triggers)
+    return "; ".join(f"{KIND_LABELS[t.kind]} pattern '{t.rule}' matched \u201c{t.match}\u201d" for t in triggers)
 
 
 def _default_reason(
@@ -250,13 +243,13 @@ def _default_reason(
     shown = _shown(triggers)
     unmeasured = "" if language in MEASURED_LANGUAGES else f" The defaults were not measured on language '{language}'."
     if threshold is None:  # a strong rubric pattern decided alone
-        label = _KIND_LABELS[triggers[0].kind]
+        label = KIND_LABELS[triggers[0].kind]
         return f"Toxic ({label}): {shown} (the head gives {probability:.2f})."
     where = f"the default {rule}"
     if toxic:
         also = f"; {shown}" if shown else ""
         return (
-            f"Toxic ({_KIND_LABELS[kind]}): the learned e5 head gives {probability:.2f} (threshold {threshold:g}, "
+            f"Toxic ({KIND_LABELS[kind]}): the learned e5 head gives {probability:.2f} (threshold {threshold:g}, "
             f"{where}){also}.{unmeasured}"
         )
     although = f", although {shown}" if shown else ""

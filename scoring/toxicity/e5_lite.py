@@ -26,7 +26,7 @@ from scoring.text.e5_lite import model
 from scoring.toxicity.classifier import MeasuredRecall
 from scoring.toxicity.e5 import E5Head, E5Verdict, Matrix, load_head
 from scoring.toxicity.facts import ToxicityEngineFacts
-from scoring.toxicity.rules import Trigger, match_rules
+from scoring.toxicity.rules import KIND_LABELS, Trigger, match_rules
 
 __all__ = [
     "FACTS",
@@ -68,14 +68,6 @@ FACTS = ToxicityEngineFacts(
     measured_recall=MEASURED_RECALL,
 )
 
-_KIND_LABELS = {
-    "personal_attack": "personal attack",
-    "mockery": "mockery",
-    "hate": "hate",
-    "dismissive": "dismissive statement",
-    "threat": "threat or intimidation",
-}
-
 
 def head() -> E5Head:
     """The e5-lite toxicity head (read once per process)."""
@@ -102,12 +94,10 @@ def probabilities(sentences: Sequence[str]) -> list[float]:
 
 
 def _reason(toxic: bool, probability: float, kind: str, triggers: Sequence[Trigger], threshold: float) -> str:
-    shown = "; ".join(f"{_KIND_LABELS[t.kind]} pattern '{t.rule}' matched \u201c{t.match}\u201d" for t in triggers)
+    shown = "; ".join(f"{KIND_LABELS[t.kind]} pattern '{t.rule}' matched \u201c{t.match}\u201d" for t in triggers)
     if toxic:
         also = f"; {shown}" if shown else ""
-        return (
-            f"Toxic ({_KIND_LABELS[kind]}): the e5-lite head gives {probability:.2f} (threshold {threshold:g}){also}."
-        )
+        return f"Toxic ({KIND_LABELS[kind]}): the e5-lite head gives {probability:.2f} (threshold {threshold:g}){also}."
     although = f", although {shown}" if shown else ""
     return f"Not toxic: the e5-lite head gives {probability:.2f} (below the threshold {threshold:g}){although}."
 

@@ -14,9 +14,18 @@ from dataclasses import dataclass
 
 from scoring.text.literals import LiteralIndex
 
-__all__ = ["KINDS", "RULES", "Rule", "Trigger", "candidate_rules", "match_rules", "normalise"]
+__all__ = ["KINDS", "KIND_LABELS", "RULES", "Rule", "Trigger", "candidate_rules", "match_rules", "normalise"]
 
 KINDS = ("personal_attack", "mockery", "hate", "dismissive", "threat")
+#: How a reason names each kind (the classifier's "offensive_language" too).
+KIND_LABELS = {
+    "personal_attack": "personal attack",
+    "mockery": "mockery",
+    "hate": "hate",
+    "dismissive": "dismissive statement",
+    "threat": "threat or intimidation",
+    "offensive_language": "offensive language",
+}
 
 _VOCAB = {
     "NOUN": "idiots?(?!-?proof)|morons?|imbeciles?|fools?|clowns?|losers?|jerks?|cowards?|liars?|frauds?|disgrace"
