@@ -221,7 +221,10 @@ def embeddings(texts: Sequence[str], cache: Path | None) -> np.ndarray:
 
 
 def is_cached(cache: Path | None = None) -> bool:
-    """Whether every text the run reads is embedded in ``cache`` (then ``--check`` takes seconds)."""
+    """Whether TyDiP is there and every text the run reads is embedded in ``cache`` (then ``--check`` takes
+    seconds)."""
+    if not (TYDIP / "all" / "en_train.csv").is_file():
+        return False
     store = _read_store(_store_path(cache or default_cache()))
     return bool(store) and all(_key(t) in store for t in _all_texts())
 
