@@ -461,13 +461,15 @@ def courtesy_head() -> dict[str, Any]:
     support weight, ``COURTESY_C`` and ``COURTESY_SUPPORT_WEIGHT``, chosen by cross-validation: ``courtesy_search``)."""
     from tools import train_e5_courtesy as court
 
-    saved = court.embeddings, court.C, court.SUPPORT_WEIGHT
+    saved = court.embeddings, court.C, court.SUPPORT_WEIGHT, court.TRANSLATED_WEIGHT
     court.embeddings = lambda texts, cache: lite_vectors(texts)  # type: ignore[assignment]
-    court.C, court.SUPPORT_WEIGHT = COURTESY_C, COURTESY_SUPPORT_WEIGHT
+    # the translated TyDiP requests (e5's third head) are scored out of fold here, not fitted: e5-lite's head keeps the
+    # data its C and weight were chosen on
+    court.C, court.SUPPORT_WEIGHT, court.TRANSLATED_WEIGHT = COURTESY_C, COURTESY_SUPPORT_WEIGHT, 0.0
     try:
         head = court.train(None)
     finally:
-        court.embeddings, court.C, court.SUPPORT_WEIGHT = saved  # type: ignore[assignment]
+        court.embeddings, court.C, court.SUPPORT_WEIGHT, court.TRANSLATED_WEIGHT = saved  # type: ignore[assignment]
     head["about"] = (
         "Learned courtesy head (P(courteous)) on e5-lite's static text vectors; written by the command below."
     )
@@ -495,7 +497,7 @@ def courtesy_search() -> list[str]:
     finally:
         court.embeddings = saved  # type: ignore[assignment]
     return [
-        f"C={c:<5g} support weight={w:<4g} {court.cross_validate(frame, x, c, w)}"
+        f"C={c:<5g} support weight={w:<4g} {court.cross_validate(frame, x, c, w, 0.0)}"
         for c in (1.0, 4.0, 16.0, 64.0, 256.0)
         for w in (1.0, 8.0, 32.0)
     ]
