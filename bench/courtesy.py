@@ -92,6 +92,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"development (chosen on; 5-fold cross-validated, from the head file): translated TyDiP training "
               f"requests, mean {cv['translatedRequestsMeanRocAuc']:.4f}: "
               + ", ".join(f"{k} {v:.3f}" for k, v in cv["translatedRequestsRocAuc"].items()))  # fmt: skip
+    if isinstance(cv, dict) and "translatedTrainRocAuc" in cv:
+        print(f"development: 220 TyDiP training requests per language translated by separate translators "
+              f"(courtesy_tydip_translated.csv), out of fold, mean {cv['translatedTrainMeanRocAuc']:.4f}: "
+              + ", ".join(f"{k} {v:.3f}" for k, v in cv["translatedTrainRocAuc"].items()))  # fmt: skip
     apology, dismissive = probabilities([APOLOGY, DISMISSIVE])
     print(f"\n{APOLOGY!r}: {apology:.3f} ({'courteous' if apology >= head.threshold else 'NOT courteous'})")
     print(f"{DISMISSIVE!r}: {dismissive:.3f} ({'courteous' if dismissive >= head.threshold else 'not courteous'})")

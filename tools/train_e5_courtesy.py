@@ -57,18 +57,21 @@ twice, and the choice to leave out the pairs was made on the first look. Tried a
 development set (no gain beyond noise): training on the English top and bottom quarters only; projecting out
 the nine languages' mean-difference directions (estimated on the pairs) before the head; C 1, 2 or 16.
 
-**The third head** (issue 22's last gap: TyDiP's other languages) adds translate-train: 220 of TyDiP's English
-training requests (110 polite, 110 impolite quartile items, fixed seed, none of the 32 development translations)
-translated into each of the eight languages, one translator per language, told to keep the tone and not shown the
-scores (``tests/scoring/data/courtesy_tydip_translated.csv``, labelled by the English original, weight
-``TRANSLATED_WEIGHT``). The settings were chosen by ``--search`` before the tests were scored, with a rule written
-down first: the highest out-of-fold ROC AUC on the translated training requests (mean of the eight languages; a
+**A third head, measured and not shipped** (issue 22's last gap: TyDiP's other languages): translate-train. 220 of
+TyDiP's English training requests (110 polite, 110 impolite quartile items, fixed seed, none of the 32 development
+translations) translated into each of the eight languages by one translator per language, told to keep the tone and
+not shown the scores (``tests/scoring/data/courtesy_tydip_translated.csv``, labelled by the English original; weight
+``TRANSLATED_WEIGHT``). Its settings were chosen by ``--search`` before the tests were scored, by a rule written down
+first: the highest out-of-fold ROC AUC on the translated training requests (mean of the eight languages; a
 translation and its original in one fold) with the support replies' out-of-fold ROC AUC >= 0.97 and accuracy
->= 0.95. That gave **C 1, support 4, translated 0.5** (translated training requests 0.893 against 0.876 for the
-second head's settings; support replies 0.976, accuracy 0.950). Tried and not kept (no gain beyond noise on the
-same criteria): centring each language's vectors on its mean (+0.002), the ``passage:`` embedding (0.887) and
-``query:`` and ``passage:`` side by side (+0.004, twice the encoder's cost). The tests were then scored once
-more: the third look, reported in docs/courtesy.md whatever it gave.
+>= 0.95: **C 1, support 4, translated 0.5** (0.893 against 0.876 for this head's settings). Tried and not kept on the
+same criteria: centring each language's vectors on its mean (+0.002), the ``passage:`` embedding (0.887), ``query:``
+and ``passage:`` side by side (+0.004 at twice the encoder's cost). That head was built and committed (05b0673)
+before its test figures were read, the tests' third look: TyDiP's other languages 0.854 (this head 0.848), English
+0.934, but the blind support replies (``courtesy_support_fresh2.csv``) fell from 0.968 to 0.958 (head) and the reply
+verdict's accuracy from 0.905 to 0.845. A gain of 0.006 on the missed target did not pay for five more wrong verdicts
+in 84 support replies, so ``TRANSLATED_WEIGHT`` is 0 again and this head (C 4, support 4) is shipped; the
+translations stay as development data, scored out of fold (``translatedTrainMeanRocAuc``).
 
 Embeddings are cached on disk, one vector per distinct text (``--cache``, else ``$TONE_E5_CACHE``, else
 ``~/.cache/tone-explorer/e5``); without it the run embeds about 6,500 texts: several CPU-minutes.
@@ -100,10 +103,10 @@ COMMAND = "python -m tools.train_e5_courtesy"
 PREFIX = "query"
 ENCODER = "e5"
 
-C = 1.0
+C = 4.0
 SUPPORT_WEIGHT = 4.0
 REQUEST_WEIGHT = 0.0
-TRANSLATED_WEIGHT = 0.5
+TRANSLATED_WEIGHT = 0.0
 THRESHOLD = 0.5
 FOLDS = 5
 DIGITS = 6
