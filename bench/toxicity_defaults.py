@@ -2,8 +2,8 @@
 
 Run ``python -m bench.toxicity_defaults [--fresh PATH | --no-fresh] [--rows 2000] [--skip-speed] [--cache DIR]``
 (docs/toxicity.md's speed table: ``--rows 10000``; the default 2,000 rows keeps the bench to a few minutes).
-``--fresh`` names the fresh test set (default ``tests/scoring/data/toxicity_defaults_fresh3.csv``, written blind
-after the third round froze the head and the rule); the bench stops with a message if it is missing, unless
+``--fresh`` names the fresh test set (default ``tests/scoring/data/toxicity_defaults_fresh5.csv``, written blind
+after the fifth round froze the head and the rule); the bench stops with a message if it is missing, unless
 ``--no-fresh`` asks for the development numbers only.
 Prints markdown tables (docs/toxicity.md, "Defaults"):
 
@@ -11,8 +11,9 @@ Prints markdown tables (docs/toxicity.md, "Defaults"):
    ``score_many``: each example's expected verdict and the score each path gives;
 2. **the fresh defaults test set** (``--fresh``, columns ``text,kind,toxic,lang``): English rubric sentences per
    kind (recall) and clean (false alarms), precision; Chinese, Korean and Japanese sentences right; then the same
-   tables on the two earlier rounds' fresh sets, development data since a later round tuned on them
-   (``tests/scoring/data/toxicity_defaults_dev.csv``, ``toxicity_defaults_dev2.csv``);
+   tables on the four earlier rounds' fresh sets (``tests/scoring/data/toxicity_defaults_dev.csv`` ..
+   ``toxicity_defaults_dev4.csv``): their English sentences are in the head's training data since the fifth round,
+   so those figures are in-sample, not a measure;
 3. **the development sets** the defaults were chosen on (the multilingual fresh set of the head's training run,
    per language, and the labelled English sentences), against single thresholds on the head;
 4. **false alarms on real positive text**: the share of VADER ground-truth texts people rated clearly positive
@@ -45,20 +46,22 @@ from bench.toxicity_e5 import FRESH as DEV_MULTILINGUAL
 from bench.toxicity_e5 import LABELLED, load_vader_positive
 from scoring.text.splitters import split_smart
 from scoring.toxicity.defaults import decide, describe_defaults, pattern_settles, sentence_language
-from scoring.toxicity.e5 import default_flags, head_probabilities
+from scoring.toxicity.e5 import default_flags, engine_probabilities
 from scoring.toxicity.rules import KINDS, match_rules
 from scoring.toxicity.scorer import create_toxicity_scorer
 from tools.train_e5_toxicity import default_cache, embeddings
 
 ROOT = Path(__file__).resolve().parents[1]
-#: The third round's fresh test set: written blind after the head and the rule were frozen (issue 24c).
-FRESH = ROOT / "tests" / "scoring" / "data" / "toxicity_defaults_fresh4.csv"
+#: The fifth round's fresh test set: written blind after the head and the rule were frozen (issue 24).
+FRESH = ROOT / "tests" / "scoring" / "data" / "toxicity_defaults_fresh5.csv"
 #: The first round's fresh set: the second round tuned the rule on it, so it is development data now.
 DEV_DEFAULTS = ROOT / "tests" / "scoring" / "data" / "toxicity_defaults_dev.csv"
 #: The second round's fresh set (``toxicity_defaults_fresh2.csv`` until scored): the third round tuned on it.
 DEV2_DEFAULTS = ROOT / "tests" / "scoring" / "data" / "toxicity_defaults_dev2.csv"
 #: The third round's fresh set (``toxicity_defaults_fresh3.csv`` until scored): the fourth round tuned on it.
 DEV3_DEFAULTS = ROOT / "tests" / "scoring" / "data" / "toxicity_defaults_dev3.csv"
+#: The fourth round's fresh set (``toxicity_defaults_fresh4.csv`` until scored): the fifth round trained on it.
+DEV4_DEFAULTS = ROOT / "tests" / "scoring" / "data" / "toxicity_defaults_dev4.csv"
 #: Courteous support replies (the courtesy scorer's training and first fresh replies, courteous = 1): a development
 #: constraint of the fourth round (none may be flagged).
 SUPPORT_SETS = tuple(ROOT / "tests" / "scoring" / "data" / f"courtesy_support_{n}.csv" for n in ("train", "fresh"))
@@ -97,7 +100,7 @@ def cached_flags(sentences: Sequence[str], cache: Path | None, threshold: float 
     """Each sentence's verdict as the engine decides it (``threshold`` None: the defaults), from cached vectors."""
     if not sentences:
         return np.zeros(0, dtype=bool)
-    p = head_probabilities(embeddings(list(sentences), cache)).max(axis=1)
+    p = head_only(sentences, cache)
     if threshold is not None:
         return np.asarray(p >= threshold)
     return np.array([
@@ -106,7 +109,10 @@ def cached_flags(sentences: Sequence[str], cache: Path | None, threshold: float 
 
 
 def head_only(sentences: Sequence[str], cache: Path | None) -> np.ndarray:
-    return np.asarray(head_probabilities(embeddings(list(sentences), cache)).max(axis=1))
+    """The engine's probability of each sentence (the head, with its neighbours' vote on English ones), from cached
+    vectors."""
+    english = [sentence_language(s) == "en" for s in sentences]
+    return np.asarray(engine_probabilities(embeddings(list(sentences), cache), english).max(axis=1))
 
 
 def _pr(flag: np.ndarray, truth: np.ndarray) -> tuple[float, float]:
@@ -144,7 +150,7 @@ def seeds_table(cache: Path | None) -> str:
 
 def fresh_tables(cache: Path | None, path: Path = FRESH) -> str:
     """A defaults set (``FRESH`` or ``DEV_DEFAULTS``): English per kind, precision and recall; zh/ko/ja right; and
-    the head alone."""
+    the engine's probability alone."""
     df = read_defaults_set(path)
     texts = df["text"].tolist()
     df["flag"] = cached_flags(texts, cache)
@@ -175,7 +181,8 @@ def fresh_tables(cache: Path | None, path: Path = FRESH) -> str:
     rows.append(f"Chinese, Korean, Japanese: **{right} of {len(cjk)}** right ({per}).")
     rows.append(f"The bench's verdicts equal the engine's `default_flags` on these sentences: {same}.\n")
     rows += [
-        "Against single thresholds on the head alone (no patterns, no per-language rule), same sentences:\n",
+        "Against single thresholds on the engine's probability alone (no patterns, no per-language rule), same "
+        "sentences:\n",
         "| rule | English P / R | zh/ko/ja right |",
         "| --- | ---: | ---: |",
     ]
@@ -333,18 +340,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     if fresh is not None:
         print(f"## Fresh sentences written after the defaults were frozen ({args.fresh.name})\n\n"
               f"{fresh_tables(cache, args.fresh)}\n")  # fmt: skip
-    print(
-        "## The third round's fresh sentences (toxicity_defaults_dev3.csv: development data since the fourth round "
-        f"tuned on them)\n\n{fresh_tables(cache, DEV3_DEFAULTS)}\n"
-    )
-    print(
-        "## The second round's fresh sentences (toxicity_defaults_dev2.csv: development data since the third round "
-        f"tuned on them)\n\n{fresh_tables(cache, DEV2_DEFAULTS)}\n"
-    )
-    print(
-        "## The first round's fresh sentences (toxicity_defaults_dev.csv: development data since the second round "
-        f"tuned on them)\n\n{fresh_tables(cache, DEV_DEFAULTS)}\n"
-    )
+    for n, path in ((4, DEV4_DEFAULTS), (3, DEV3_DEFAULTS), (2, DEV2_DEFAULTS), (1, DEV_DEFAULTS)):
+        print(
+            f"## Round {n}'s fresh sentences ({path.name}): English in the head's training data since the fifth round "
+            f"(in-sample, not a measure); Chinese, Korean, Japanese not trained on\n\n{fresh_tables(cache, path)}\n"
+        )
     print(f"## Development sets (the defaults were chosen on these)\n\n{dev_table(cache)}\n")
     print(f"## Real texts people rated clearly positive (VADER ground truth, rating >= 2)\n\n{vader_table(cache)}\n")
     print(f"## Courteous support replies (none should be flagged)\n\n{support_table(cache)}\n")

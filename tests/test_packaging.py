@@ -112,7 +112,8 @@ def test_pip_install_from_the_checkout_gives_the_command_and_the_package(tmp_pat
         p.name for p in (ROOT / "pages").glob("*.py")
     }
     for data in ("data/sample_responses.csv", "data/js_lowercase.json", "tone/data/e5_head.json",
-                 "toxicity/data/e5_head.json", "text/data/e5_lite.npz", "tone/data/e5_lite_head.json",
+                 "toxicity/data/e5_head.json", "toxicity/data/e5_neighbours.npy", "text/data/e5_lite.npz",
+                 "tone/data/e5_lite_head.json",
                  "tone/data/e5_lite_tokens.json", "toxicity/data/e5_lite_head.json",
                  "courtesy/data/e5_lite_courtesy_head.json", "courtesy/data/e5_courtesy_head.json"):  # fmt: skip
         assert (installed / data).is_file(), data

@@ -60,6 +60,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -79,6 +80,23 @@ TRAIN = DATA / "toxicity_multilingual_train.csv"
 TRAIN_R3 = DATA / "toxicity_multilingual_train_r3.csv"
 #: The fourth round's sentences (issue 24): support replies that are not toxic, and some that are.
 TRAIN_R4 = DATA / "toxicity_multilingual_train_r4.csv"
+#: The fifth round's written sentences (issue 24): clean polite disagreement, requests for clarification, constructive
+#: criticism, firm refusals, polite disinterest and one's own frustration (120 English, 5 in each of six languages).
+TRAIN_R5 = DATA / "toxicity_multilingual_train_r5.csv"
+#: The fifth round (issue 24): the English sentences of the first four rounds' fresh sets, each scored once when
+#: fresh and development data since; trained on from the fifth round on.
+DEFAULTS_SETS = tuple(DATA / f"toxicity_defaults_dev{n}.csv" for n in ("", "2", "3", "4"))
+#: The fifth round: real texts people rated mildly positive (VADER ground truth, 0.5 <= rating < 2; the false-alarm
+#: check reads only those rated >= 2), split into sentences, clean, each weighted ``VADER_MILD_WEIGHT``.
+VADER_MILD = (0.5, 2.0)
+VADER_MILD_WEIGHT = 0.1
+#: The fifth round: the fourth round's clean support sentences count this many times.
+R4_CLEAN_WEIGHT = 3.0
+#: The fifth round: an English sentence's kind probabilities are blended with the vote of its ``NEIGHBOURS_K`` nearest
+#: written training sentences, weight ``NEIGHBOUR_WEIGHT`` (scoring.toxicity.e5.engine_probabilities).
+NEIGHBOURS_K = 5
+NEIGHBOUR_WEIGHT = 0.3
+NEIGHBOURS_OUT = REPO / "scoring" / "toxicity" / "data" / "e5_neighbours.npy"
 FRESH = DATA / "toxicity_multilingual_fresh.csv"
 OUT = REPO / "scoring" / "toxicity" / "data" / "e5_head.json"
 COMMAND = "python -m tools.train_e5_toxicity"
@@ -102,9 +120,51 @@ def _rel(path: Path) -> str:
     return path.relative_to(REPO).as_posix()
 
 
+def _default_data() -> Path:
+    """``$TONE_DATA``, else the first ``shared/data`` beside the repository or one of its parents."""
+    if env := os.environ.get("TONE_DATA"):
+        return Path(env)
+    for parent in REPO.parents:
+        if (parent / "shared" / "data").is_dir():
+            return parent / "shared" / "data"
+    return REPO.parent / "shared" / "data"
+
+
+VADER = _default_data() / "vader-ground-truth"
+
+
+def load_vader_mild() -> pd.DataFrame:
+    """The sentences of the VADER ground-truth texts rated mildly positive (``VADER_MILD``): ``text, kind, toxic,
+    lang, item``, clean. Raises ``FileNotFoundError`` naming the folder when the data are absent."""
+    from scoring.text.splitters import split_smart
+
+    files = sorted(VADER.glob("*.csv"))
+    if not files:
+        raise FileNotFoundError(f"the VADER ground truth is not in {VADER} (set $TONE_DATA to the shared data folder)")
+    rows: dict[str, str] = {}
+    for path in files:
+        data = pd.read_csv(path, dtype={"id": str, "text": str}, keep_default_na=False)
+        data = data[(data["human_rating"] >= VADER_MILD[0]) & (data["human_rating"] < VADER_MILD[1])]
+        for ident, text in zip(data["id"], data["text"], strict=True):
+            for sentence in split_smart(text):
+                rows.setdefault(sentence.text, f"vader-{path.stem}-{ident}")
+    return pd.DataFrame({"text": list(rows), "kind": "clean", "toxic": 0, "lang": "en", "item": list(rows.values())})
+
+
+def load_defaults_sets() -> pd.DataFrame:
+    """The English sentences of the first four rounds' fresh sets (``DEFAULTS_SETS``): ``text, kind, toxic, lang,
+    item``."""
+    parts = []
+    for n, path in enumerate(DEFAULTS_SETS, start=1):
+        data = pd.read_csv(path, keep_default_na=False)
+        data = data[data["lang"] == "en"].reset_index(drop=True)
+        parts.append(data.assign(item=[f"r5-dev{n}-{i}" for i in data.index]))
+    return pd.concat(parts, ignore_index=True)[["text", "kind", "toxic", "lang", "item"]]
+
+
 def load_training(*, third_round: bool = True) -> pd.DataFrame:
-    """The training sentences: ``text, kind, toxic, lang, item`` (the labelled set's dev+heldout, the written ones,
-    then, with ``third_round``, the third and fourth rounds')."""
+    """The training sentences: ``text, kind, toxic, lang, item, weight`` (the labelled set's dev+heldout, the written
+    ones, then, with ``third_round``, the third, fourth and fifth rounds')."""
     labelled = pd.read_csv(LABELLED, keep_default_na=False)
     labelled = labelled[labelled["split"].isin(["dev", "heldout"])].reset_index(drop=True)
     labelled = labelled.assign(lang="en", item=[f"labelled-{i}" for i in labelled.index])
@@ -113,8 +173,20 @@ def load_training(*, third_round: bool = True) -> pd.DataFrame:
     if third_round:
         parts.append(pd.read_csv(TRAIN_R3, keep_default_na=False)[columns])
         parts.append(pd.read_csv(TRAIN_R4, keep_default_na=False)[columns])
+        parts.append(pd.read_csv(TRAIN_R5, keep_default_na=False)[columns])
+        parts.append(load_defaults_sets())
+        parts.append(load_vader_mild())
     frame = pd.concat(parts, ignore_index=True)
     frame["toxic"] = frame["toxic"].astype(int)
+    items = frame["item"].astype(str)
+    frame["weight"] = np.select(
+        [items.str.startswith("vader-"), items.str.startswith("r4-") & (frame["kind"] == "clean")],
+        [VADER_MILD_WEIGHT, R4_CLEAN_WEIGHT] if third_round else [1.0, 1.0],
+        1.0,
+    )
+    if third_round:  # an earlier round's sentence is kept once (a later set's copy of it, or a review's, is dropped)
+        later = items.str.startswith(("r5-", "vader-"))
+        frame = frame[~(later & frame["text"].duplicated(keep="first"))].reset_index(drop=True)
     if frame["text"].duplicated().any():
         raise ValueError(f"duplicate training sentences: {frame.loc[frame['text'].duplicated(), 'text'].tolist()}")
     return frame
@@ -135,7 +207,10 @@ def is_cached(cache: Path | None = None) -> bool:
     Then a run (and the test that compares it with the shipped head) embeds nothing: a few seconds.
     """
     fresh = load_fresh()
-    texts = load_training()["text"].tolist() + ([] if fresh is None else fresh["text"].tolist())
+    try:
+        texts = load_training()["text"].tolist() + ([] if fresh is None else fresh["text"].tolist())
+    except FileNotFoundError:  # the shared VADER data are not beside the checkout
+        return False
     return all_stored(texts, cache or default_cache(), STORE)
 
 
@@ -149,10 +224,10 @@ def folds(items: Sequence[str]) -> np.ndarray:
     return np.array([int(hashlib.sha256(i.encode()).hexdigest()[:8], 16) % FOLDS for i in items])
 
 
-def _fit(x: np.ndarray, y: np.ndarray, c: float) -> Any:
+def _fit(x: np.ndarray, y: np.ndarray, c: float, weight: np.ndarray | None = None) -> Any:
     from sklearn.linear_model import LogisticRegression
 
-    return LogisticRegression(C=c, max_iter=10_000, tol=1e-8).fit(x.astype(np.float64), y)
+    return LogisticRegression(C=c, max_iter=10_000, tol=1e-8).fit(x.astype(np.float64), y, sample_weight=weight)
 
 
 def precision_recall(prob: np.ndarray, truth: np.ndarray, threshold: float) -> tuple[float, float]:
@@ -215,42 +290,77 @@ def _scores(prob: np.ndarray, frame: pd.DataFrame, kinds: np.ndarray, threshold:
     }
 
 
-def _fit_heads(x: np.ndarray, kinds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _fit_heads(x: np.ndarray, kinds: np.ndarray, weight: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """One logistic regression per kind (its sentences against the clean ones): coefficients (5, 384), intercepts."""
     coef, intercept = [], []
     for kind in KINDS:
         rows = (kinds == kind) | (kinds == "clean")
-        model = _fit(x[rows], (kinds[rows] == kind).astype(int), C_KIND)
+        model = _fit(x[rows], (kinds[rows] == kind).astype(int), C_KIND, None if weight is None else weight[rows])
         coef.append(model.coef_[0])
         intercept.append(model.intercept_[0])
     return np.array(coef), np.array(intercept)
 
 
-def _predict(coef: np.ndarray, intercept: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """P(toxic) (the largest kind probability) and the kind that gives it, per row."""
+def _predict(
+    coef: np.ndarray,
+    intercept: np.ndarray,
+    x: np.ndarray,
+    english: np.ndarray | None = None,
+    bank: tuple[np.ndarray, np.ndarray] | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """P(toxic) (the largest kind probability) and the kind that gives it, per row; with a neighbour ``bank``
+    (vectors, kind indices), the ``english`` rows are blended with their neighbours' vote as the engine does."""
     per_kind = 1 / (1 + np.exp(-(x.astype(np.float64) @ coef.T + intercept)))
+    if bank is not None and english is not None and english.any():
+        from scoring.toxicity.e5 import neighbour_vote
+
+        vote = neighbour_vote(x[english], bank[0], bank[1], NEIGHBOURS_K, len(KINDS))
+        per_kind[english] = (1 - NEIGHBOUR_WEIGHT) * per_kind[english] + NEIGHBOUR_WEIGHT * vote
     return per_kind.max(axis=1), np.asarray(KINDS)[per_kind.argmax(axis=1)]
 
 
-def train(cache: Path | None, *, third_round: bool = True) -> dict[str, Any]:
+def _kind_index(kinds: np.ndarray) -> np.ndarray:
+    """Each row's kind as an index into ``KINDS`` (-1: clean)."""
+    return np.array([KINDS.index(k) if k in KINDS else -1 for k in kinds], dtype=np.int8)
+
+
+def neighbour_bank_bytes(vectors: np.ndarray) -> bytes:
+    """The neighbour file's bytes: the vectors as float16 in ``.npy`` format (deterministic)."""
+    import io
+
+    buffer = io.BytesIO()
+    np.save(buffer, vectors.astype(np.float16), allow_pickle=False)
+    return buffer.getvalue()
+
+
+def train(cache: Path | None, *, third_round: bool = True, bank_out: dict[str, bytes] | None = None) -> dict[str, Any]:
     """Train the head and return the file's content (``third_round`` False: without ``TRAIN_R3``, as the e5-lite
     head, tools/train_e5_lite.py, was trained)."""
     frame = load_training(third_round=third_round)
     x = embeddings(frame["text"].tolist(), cache)
-    kinds = frame["kind"].to_numpy()
+    kinds, weight = frame["kind"].to_numpy(), frame["weight"].to_numpy()
+    written = ~frame["item"].astype(str).str.startswith("vader-").to_numpy()  # the bank and the scores
+    english = (frame["lang"] == "en").to_numpy() if third_round else np.zeros(len(frame), dtype=bool)
+    # the bank as the engine reads it back (float16)
+    x_bank = x.astype(np.float16).astype(np.float64)
     fold = folds(frame["item"].tolist())
     oof = np.zeros(len(frame))
     oof_kind = np.empty(len(frame), dtype=object)
     for f in range(FOLDS):
         test = fold == f
-        oof[test], oof_kind[test] = _predict(*_fit_heads(x[~test], kinds[~test]), x[test])
-    truth = frame["toxic"].to_numpy() == 1
+        bank = (x_bank[~test & written], _kind_index(kinds[~test & written])) if third_round else None
+        oof[test], oof_kind[test] = _predict(*_fit_heads(x[~test], kinds[~test], weight[~test]), x[test],
+                                             english[test], bank)  # fmt: skip
+    scored = frame[written].reset_index(drop=True)
+    oof, oof_kind, kinds_scored = oof[written], oof_kind[written], kinds[written]
+    truth = scored["toxic"].to_numpy() == 1
     cv_precision = precision_recall(oof, truth, THRESHOLD)[0]
     if cv_precision < MIN_PRECISION:
         raise RuntimeError(f"cross-validated precision at {THRESHOLD} is {cv_precision:.3f} < {MIN_PRECISION}")
 
-    coef, intercept = _fit_heads(x, kinds)
+    coef, intercept = _fit_heads(x, kinds, weight)
     coef, intercept = np.round(coef, DIGITS), np.round(intercept, DIGITS)  # the file's weights, used below
+    full_bank = (x_bank[written], _kind_index(kinds[written])) if third_round else None
     head: dict[str, Any] = {
         "format": 1,
         "about": "Learned toxicity head on multilingual-e5-small embeddings; written by the command below.",
@@ -264,7 +374,7 @@ def train(cache: Path | None, *, third_round: bool = True) -> dict[str, Any]:
             },
             _rel(TRAIN): {
                 "sha256": _sha256(TRAIN),
-                "rows": int((~frame["item"].str.startswith(("labelled-", "r3-", "r4-"))).sum()),
+                "rows": int((~frame["item"].str.startswith(("labelled-", "r3-", "r4-", "r5-", "vader-"))).sum()),
                 "use": "train",
             },
         },
@@ -288,17 +398,52 @@ def train(cache: Path | None, *, third_round: bool = True) -> dict[str, Any]:
         head["data"][_rel(TRAIN_R4)] = {
             "sha256": _sha256(TRAIN_R4),
             "rows": int(frame["item"].str.startswith("r4-").sum()),
-            "use": "train (the fourth round's support replies, issue 24)",
+            "use": f"train (the fourth round's support replies, issue 24; its clean ones weighted {R4_CLEAN_WEIGHT:g})",
         }
-    cv = _scores(oof, frame, oof_kind.astype(str), THRESHOLD)
+        head["data"][_rel(TRAIN_R5)] = {
+            "sha256": _sha256(TRAIN_R5),
+            "rows": int(frame["item"].str.startswith("r5-").sum() - frame["item"].str.startswith("r5-dev").sum()),
+            "use": "train (the fifth round's written clean sentences, issue 24)",
+        }
+        for path in DEFAULTS_SETS:
+            head["data"][_rel(path)] = {
+                "sha256": _sha256(path),
+                "rows": int((pd.read_csv(path, keep_default_na=False)["lang"] == "en").sum()),
+                "use": "train, its English sentences (the fifth round; a fresh set of an earlier round, scored once "
+                "when fresh)",
+            }
+        head["data"]["../shared/data/vader-ground-truth/*.csv"] = {
+            "sha256": hashlib.sha256(b"".join(_sha256(f).encode() for f in sorted(VADER.glob("*.csv")))).hexdigest(),
+            "rows": int(frame["item"].astype(str).str.startswith("vader-").sum()),
+            "use": f"train: the sentences of texts people rated {VADER_MILD[0]:g} <= rating < {VADER_MILD[1]:g}, "
+            f"clean, each weighted {VADER_MILD_WEIGHT:g} (the false-alarm check reads those rated >= 2; sha256 of the "
+            "files' sha256s)",
+        }
+    cv = _scores(oof, scored, oof_kind.astype(str), THRESHOLD)
     cv["folds"] = FOLDS
-    cv["kindAccuracy"] = round(float((oof_kind[truth] == kinds[truth]).mean()), 4)
+    cv["kindAccuracy"] = round(float((oof_kind[truth] == kinds_scored[truth]).mean()), 4)
     head["crossValidation"] = cv
     fresh = load_fresh()
     if fresh is not None:
-        prob, fresh_kinds = _predict(coef, intercept, embeddings(fresh["text"].tolist(), cache))
+        fresh_english = (fresh["lang"] == "en").to_numpy() if third_round else None
+        prob, fresh_kinds = _predict(coef, intercept, embeddings(fresh["text"].tolist(), cache), fresh_english,
+                                     full_bank)  # fmt: skip
         head["data"][_rel(FRESH)] = {"sha256": _sha256(FRESH), "rows": len(fresh), "use": "test only"}
         head["fresh"] = _scores(prob, fresh, fresh_kinds, THRESHOLD)
+    if full_bank is not None:
+        data = neighbour_bank_bytes(x[written])
+        head["neighbours"] = {
+            "about": "the written training sentences (not the VADER ones): an English sentence's kind probabilities "
+            "are (1 - weight) * head + weight * the share of its k nearest of each kind (clean: -1)",
+            "file": NEIGHBOURS_OUT.name,
+            "sha256": hashlib.sha256(data).hexdigest(),
+            "rows": int(written.sum()),
+            "k": NEIGHBOURS_K,
+            "weight": NEIGHBOUR_WEIGHT,
+            "kinds": full_bank[1].tolist(),
+        }
+        if bank_out is not None:
+            bank_out["bytes"] = data
     return head
 
 
@@ -310,7 +455,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--check", action="store_true", help="compare with --out instead of writing it")
     args = parser.parse_args(argv)
-    head = train(None if args.no_cache else (args.cache or default_cache()))
+    bank: dict[str, bytes] = {}
+    head = train(None if args.no_cache else (args.cache or default_cache()), bank_out=bank)
     cv = head["crossValidation"]
     print(f"threshold {head['threshold']}: cross-validated precision {cv['precision']}, recall {cv['recall']}, "
           f"ROC AUC {cv['rocAuc']}, kind accuracy {cv['kindAccuracy']}")  # fmt: skip
@@ -318,7 +464,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         fr = head["fresh"]
         print(f"fresh test ({fr['n']} sentences): precision {fr['precision']}, recall {fr['recall']}, "
               f"ROC AUC {fr['rocAuc']}")  # fmt: skip
-    return check_or_write(args.out, head, args.check)
+    out = args.out.parent / NEIGHBOURS_OUT.name
+    if args.check:
+        same = out.is_file() and hashlib.sha256(out.read_bytes()).hexdigest() == head["neighbours"]["sha256"]
+        print(f"{out} matches the training run." if same else f"{out} differs from the training run.")
+        return max(check_or_write(args.out, head, True), 0 if same else 1)
+    out.write_bytes(bank["bytes"])
+    print(f"wrote {out}")
+    return check_or_write(args.out, head, False)
 
 
 if __name__ == "__main__":

