@@ -32,7 +32,8 @@ import pandas as pd
 
 from scoring.text.splitters import split_smart
 from scoring.toxicity.classifier import classify
-from scoring.toxicity.e5 import head_probabilities, load_head
+from scoring.toxicity.defaults import sentence_language
+from scoring.toxicity.e5 import engine_probabilities, load_head
 from scoring.toxicity.rules import KINDS
 from scoring.toxicity.scorer import create_toxicity_scorer
 from tools.train_e5_toxicity import GRID, default_cache, embeddings
@@ -58,8 +59,10 @@ CLASSIFIER_THRESHOLD = 0.5
 
 
 def e5_probability(texts: Sequence[str], cache: Path | None) -> tuple[np.ndarray, np.ndarray]:
-    """P(toxic) and the named kind of each sentence, as the engine computes them."""
-    per_kind = head_probabilities(embeddings(list(texts), cache))
+    """P(toxic) and the named kind of each sentence, as the engine computes them (the head, with the neighbours' vote
+    on English sentences)."""
+    english = [sentence_language(t) == "en" for t in texts]
+    per_kind = engine_probabilities(embeddings(list(texts), cache), english)
     return per_kind.max(axis=1), np.asarray(load_head().labels)[per_kind.argmax(axis=1)]
 
 

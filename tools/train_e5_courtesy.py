@@ -81,7 +81,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -89,7 +88,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from tools.e5_data import all_stored, cache_dir, check_or_write, stored_embeddings
+from tools.e5_data import DEFAULT_DATA, all_stored, cache_dir, check_or_write, stored_embeddings
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "tests" / "scoring" / "data"
@@ -116,17 +115,7 @@ TYDIP_LANGS = ("en", "hi", "es", "fr", "ru", "vi", "af", "hu", "ta")
 GRID = tuple((c, s, t) for c in (0.5, 1.0, 4.0, 16.0) for s in (2.0, 4.0) for t in (0.0, 0.5, 1.0, 2.0))
 
 
-def _default_data() -> Path:
-    """``$TONE_DATA``, else the first ``shared/data`` beside the repository or one of its parents."""
-    if env := os.environ.get("TONE_DATA"):
-        return Path(env)
-    for parent in REPO.parents:
-        if (parent / "shared" / "data").is_dir():
-            return parent / "shared" / "data"
-    return REPO.parent / "shared" / "data"
-
-
-TYDIP = _default_data() / "tydip"
+TYDIP = DEFAULT_DATA / "tydip"
 
 
 def _sha256(path: Path) -> str:

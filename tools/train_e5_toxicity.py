@@ -60,7 +60,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -68,7 +67,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from tools.e5_data import all_stored, cache_dir, check_or_write, stored_embeddings
+from tools.e5_data import DEFAULT_DATA, all_stored, cache_dir, check_or_write, stored_embeddings
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "tests" / "scoring" / "data"
@@ -120,17 +119,7 @@ def _rel(path: Path) -> str:
     return path.relative_to(REPO).as_posix()
 
 
-def _default_data() -> Path:
-    """``$TONE_DATA``, else the first ``shared/data`` beside the repository or one of its parents."""
-    if env := os.environ.get("TONE_DATA"):
-        return Path(env)
-    for parent in REPO.parents:
-        if (parent / "shared" / "data").is_dir():
-            return parent / "shared" / "data"
-    return REPO.parent / "shared" / "data"
-
-
-VADER = _default_data() / "vader-ground-truth"
+VADER = DEFAULT_DATA / "vader-ground-truth"
 
 
 def load_vader_mild() -> pd.DataFrame:

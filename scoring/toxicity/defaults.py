@@ -58,7 +58,7 @@ __all__ = [
 ENGLISH_THRESHOLD = 0.4  #: English: the engine's probability (the head and its neighbours' vote)
 ADDRESSED_THRESHOLD = 0.45  #: English: the same, on a sentence that addresses the reader (you, your)
 PATTERN_ALONE = 0.8  #: English: a rubric pattern at least this confident flags on its own (no embedding needed)
-PATTERN_WITH_HEAD = 0.2  #: English: a weaker pattern flags when the head gives at least this
+PATTERN_WITH_HEAD = 0.2  #: English: a weaker pattern flags when the engine gives at least this
 OTHER_THRESHOLD = 0.35  #: every other language: the head alone (no neighbours' vote)
 #: Languages the defaults were measured on (development and fresh test sentences).
 MEASURED_LANGUAGES = ("en", "zh", "ko", "ja", "de", "es", "fr")
@@ -171,7 +171,7 @@ class LanguageRecall:
     """Recall of the defaults on one language's toxic sentences: on fresh sentences (written after the defaults were
     frozen) where there are any, and on the development sets they were chosen on."""
 
-    #: (flagged, toxic) on the fresh set scored once after the freeze (tests/scoring/data/toxicity_defaults_fresh4.csv);
+    #: (flagged, toxic) on the fresh set scored once after the freeze (tests/scoring/data/toxicity_defaults_fresh5.csv);
     #: None for a language the fresh set has no sentence in
     fresh: tuple[int, int] | None
     development: tuple[int, int]  #: (flagged, toxic) on tests/scoring/data/toxicity_multilingual_fresh.csv
@@ -192,13 +192,13 @@ class LanguageRecall:
 
 
 #: ``python -m bench.toxicity_defaults`` prints these counts: fresh, the fifth round's fresh set
-#: (toxicity_defaults_fresh5.csv, written blind after the freeze, scored once; None until it is scored, and for a
-#: language it lacks); development, "Development sets".
+#: (toxicity_defaults_fresh5.csv, written blind after the freeze (2b8f567), scored once; None for a language it
+#: lacks); development, "Development sets".
 MEASURED_RECALL: dict[str, LanguageRecall] = {
-    "en": LanguageRecall(None, (67, 75)),
-    "zh": LanguageRecall(None, (25, 30)),
-    "ko": LanguageRecall(None, (23, 30)),
-    "ja": LanguageRecall(None, (27, 30)),
+    "en": LanguageRecall((38, 50), (67, 75)),
+    "zh": LanguageRecall((3, 3), (25, 30)),
+    "ko": LanguageRecall((3, 3), (23, 30)),
+    "ja": LanguageRecall((2, 2), (27, 30)),
     "de": LanguageRecall(None, (24, 30)),
     "es": LanguageRecall(None, (23, 30)),
     "fr": LanguageRecall(None, (24, 30)),
@@ -209,7 +209,7 @@ def recall_cell(language: str | None) -> str:
     """The defaults' measured recall on ``language`` as a table cell.
 
     >>> recall_cell("en"), recall_cell("de"), recall_cell("ru")
-    ('0.89 (67 of 75 development, English)', '0.80 (24 of 30 development, German)', 'not measured (ru)')
+    ('0.76 (38 of 50 fresh, English)', '0.80 (24 of 30 development, German)', 'not measured (ru)')
     """
     if language is None or language not in MEASURED_RECALL:
         return f"not measured ({language})"
@@ -220,8 +220,8 @@ def recall_note(language: str | None) -> str:
     """What is known of the defaults' recall on ``language`` (a code from :func:`sentence_language`).
 
     >>> print(recall_note("en"))  # doctest: +NORMALIZE_WHITESPACE
-    Measured recall of the defaults on English: 0.89 on the development sentences (67 of 75) (no fresh test in
-    English).
+    Measured recall of the defaults on English: 0.76 on fresh sentences (38 of 50); 0.89 on the development
+    sentences (67 of 75).
     >>> recall_note("ru")
     "The defaults were not measured on language 'ru': their recall there is unknown."
     """

@@ -89,21 +89,24 @@ MEASURED_RECALL = MeasuredRecall(
 #: What the e5 engine is known to miss or get wrong (measured by ``python -m bench.toxicity_eval --engine e5``).
 KNOWN_GAPS: tuple[str, ...] = (
     "With its measured defaults (a threshold per language, the neighbours' vote on English and the rubric patterns) "
-    "the e5 engine's fifth round is not yet scored on a fresh set; the earlier rounds' fresh sets gave 78%, 56%, "
-    "78% and 72% of the toxic English rubric sentences, short of the 80% aimed at.",
-    "Quiet dismissals, mockery and third-person insults in new wording are its weakest kinds (dismissive 4 of 10 "
-    "on the fourth round's fresh set; 6 of 10 each on the second round's: 'She's a two-faced snake', 'Three whole "
-    "sentences and just two spelling errors, what remarkable progress', 'That ticket of yours is beneath my "
-    "attention'). A harsh review of a work can set a pattern off ('the sequel was a lazy cash grab'); a quoted "
-    "pattern no longer decides alone.",
+    "the e5 engine caught 76% of the toxic English rubric sentences of a fresh set written after its fifth round "
+    "was frozen (38 of 50, precision 0.95), short of the 80% aimed at; the earlier rounds' fresh sets gave 78%, "
+    "56%, 78% and 72%. On German, Spanish and French it caught 77% to 80% of the development set's toxic "
+    "sentences, with no fresh test.",
+    "Mockery dressed as praise, quiet dismissals, veiled threats and third-person contempt in new wording are its "
+    "weakest kinds (7 of 10 each of mockery, dismissive and threat on the fifth round's fresh set: 'Sleep lightly "
+    "tonight, friend; I don't forget names.', 'Congratulations on the thesis; I'm sure all three people who open it "
+    "by accident will be deeply moved.'). A harsh review of a work can set a pattern off ('the sequel was a lazy "
+    "cash grab'), and so can a firm boundary ('if it happens again, I'll block the number'); a quoted pattern no "
+    "longer decides alone.",
     "Enthusiastic praise can read as sarcasm to it: 0.67% of real texts people rated clearly positive (VADER ground "
     "truth) are flagged by the defaults (its fifth round trains on other texts of those sets, rated mildly "
     "positive). Polite support replies are measured too: none of 148 courteous development replies and none of 42 "
     "blind ones is "
     "flagged, but the round-3 head had flagged 4 of the bundled sample's polite agent sentences, so other "
     "registers the sets do not cover may still be.",
-    "The kind it names is the most likely one: right for 90% of the sentences it flagged at 0.75 on the head's "
-    "multilingual fresh set, 70% of the personal attacks (some read as dismissive statements or mockery).",
+    "The kind it names is the most likely one: right for 89% of the sentences it flagged at 0.75 on the head's "
+    "multilingual fresh set, 67% of the personal attacks (some read as dismissive statements or mockery).",
     "Measured on English, Chinese, Korean, Japanese, German, Spanish and French only (the page says so for other "
     "languages). Its training, development and fresh test sentences were written by one author for this project; "
     "text by others may be harder. The zh/ko/ja sets of the defaults are small (16 sentences each).",
@@ -279,13 +282,13 @@ def _reason(toxic: bool, probability: float, kind: str, triggers: Sequence[Trigg
     if toxic:
         also = f"; {shown}" if shown else ""
         label = KIND_LABELS[kind]
-        return f"Toxic ({label}): the learned e5 head gives {probability:.2f} (threshold {threshold:g}){also}."
+        return f"Toxic ({label}): the learned e5 engine gives {probability:.2f} (threshold {threshold:g}){also}."
     if shown:
         return (
-            f"Not toxic: the learned e5 head gives {probability:.2f} (below the threshold {threshold:g}), judging "
+            f"Not toxic: the learned e5 engine gives {probability:.2f} (below the threshold {threshold:g}), judging "
             f"the sentence as a whole, although {shown}."
         )
-    return f"Not toxic: the learned e5 head gives {probability:.2f} (below the threshold {threshold:g})."
+    return f"Not toxic: the learned e5 engine gives {probability:.2f} (below the threshold {threshold:g})."
 
 
 def _shown(triggers: Sequence[Trigger]) -> str:
@@ -301,17 +304,17 @@ def _default_reason(
     unmeasured = "" if language in MEASURED_LANGUAGES else f" The defaults were not measured on language '{language}'."
     if threshold is None:  # a strong rubric pattern decided alone
         label = KIND_LABELS[triggers[0].kind]
-        return f"Toxic ({label}): {shown} (the head gives {probability:.2f})."
+        return f"Toxic ({label}): {shown} (the engine gives {probability:.2f})."
     where = f"the default {rule}"
     if toxic:
         also = f"; {shown}" if shown else ""
         return (
-            f"Toxic ({KIND_LABELS[kind]}): the learned e5 head gives {probability:.2f} (threshold {threshold:g}, "
+            f"Toxic ({KIND_LABELS[kind]}): the learned e5 engine gives {probability:.2f} (threshold {threshold:g}, "
             f"{where}){also}.{unmeasured}"
         )
     although = f", although {shown}" if shown else ""
     return (
-        f"Not toxic: the learned e5 head gives {probability:.2f} (below the threshold {threshold:g}, {where})"
+        f"Not toxic: the learned e5 engine gives {probability:.2f} (below the threshold {threshold:g}, {where})"
         f"{although}.{unmeasured}"
     )
 
@@ -395,9 +398,9 @@ def pass_notes(verdicts: Sequence[Mapping[str, object]], threshold: float | None
     next to a toxic one. ``short``: the recall only, as a table cell (the threshold has its own column).
 
     >>> print(pass_notes([{"verdict": "no", "threshold": 0.8, "language": "en"}], None)[0])  # doctest: +ELLIPSIS
-    Threshold 0.8. Measured recall of the defaults on English: 0.89 on the development sentences (67 of 75) ...
+    Threshold 0.8. Measured recall of the defaults on English: 0.76 on fresh sentences (38 of 50); ...
     >>> pass_notes([{"verdict": "no", "threshold": 0.8, "language": "en"}, {"verdict": "yes"}], None, short=True)
-    ['0.89 (67 of 75 development, English)', '']
+    ['0.76 (38 of 50 fresh, English)', '']
     """
     notes: list[str] = []
     for v in verdicts:

@@ -200,13 +200,14 @@ def _e5_reason(
     if not toxic and threshold is None:
         top = max(float(v["probability"]) for v in verdicts)  # type: ignore[arg-type]
         return (
-            f"The score is 0 because none of the {n} opinion(s) was flagged: the learned e5 head gave at most "
+            f"The score is 0 because none of the {n} opinion(s) was flagged: the learned e5 engine gave at most "
             f"{top:.2f}, below each sentence's default threshold (it misses much subtle toxicity, mockery above all)."
         )
     if not toxic:
         top = max(float(v["probability"]) for v in verdicts)  # type: ignore[arg-type]
         return (
-            f"The score is 0 because none of the {n} opinion(s) was flagged: the learned {head} head gave at most "
+            f"The score is 0 because none of the {n} opinion(s) was flagged: the learned {head} "
+            f"{'engine' if head == 'e5' else 'head'} gave at most "
             f"{top:.2f}, below the threshold {threshold:g} (it misses much subtle toxicity, mockery above all)."
         )
     return f"The score is {score:g} because {len(toxic)} of {n} opinion(s) are toxic: {_listed(toxic)}."

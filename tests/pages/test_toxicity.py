@@ -117,10 +117,10 @@ def test_toxicity_page_defaults_to_e5_with_its_measured_defaults_and_their_recal
     # the pass: the threshold the sentence was held to and the measured recall at it, under the score and per row
     recall = next(c.value for c in at.main.caption if "Measured recall" in c.value)
     # the fake verdict's threshold (0.7) and MEASURED_RECALL's English counts (round 5)
-    expected = "Threshold 0.7. Measured recall of the defaults on English: 0.89 on the development sentences (67 of 75)"
+    expected = "Threshold 0.7. Measured recall of the defaults on English: 0.76 on fresh sentences (38 of 50)"
     assert recall.startswith(expected)
     verdicts = at.dataframe[0].value
-    assert verdicts["measured recall"].tolist() == ["0.89 (67 of 75 development, English)"] * len(verdicts)
+    assert verdicts["measured recall"].tolist() == ["0.76 (38 of 50 fresh, English)"] * len(verdicts)
     assert not at.warning and not [e for e in at.expander if e.label.startswith("Precision and recall")]
 
 

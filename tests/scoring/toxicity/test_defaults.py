@@ -51,8 +51,8 @@ def test_the_defaults_are_the_measured_values() -> None:
     )  # fmt: skip
     assert not hasattr(d, "NEGATIVE_THRESHOLD")
     assert d.MEASURED_LANGUAGES == ("en", "zh", "ko", "ja", "de", "es", "fr")
-    # round 5: its fresh set is not scored yet; the development count
-    assert d.MEASURED_RECALL["en"] == d.LanguageRecall(None, (67, 75))
+    # round 5: its fresh set scored once (38 of 50 English toxic sentences flagged), and the development count
+    assert d.MEASURED_RECALL["en"] == d.LanguageRecall((38, 50), (67, 75))
 
 
 @pytest.mark.parametrize(

@@ -155,7 +155,7 @@ def test_e5_flags_toxic_sentences_with_their_kind(sentence: str, kind: str) -> N
 def test_e5_passes_hard_clean_sentences(sentence: str) -> None:
     (verdict,) = classify_e5([sentence])
     assert not verdict.toxic and verdict.kinds == ()
-    assert verdict.reason.startswith("Not toxic: the learned e5 head gives")
+    assert verdict.reason.startswith("Not toxic: the learned e5 engine gives")
 
 
 @needs_e5
@@ -193,7 +193,7 @@ def test_e5_threshold_decides_and_clean_reason_says_so() -> None:
     p = verdict.probability
     assert create_toxicity_scorer(engine="e5", threshold=max(p - 0.01, 0.01)).run(output="You're clueless.").score == 1
     low = create_toxicity_scorer(engine="e5", threshold=min(p + 0.01, 1.0)).run(output="You're clueless.")
-    assert low.score == 0 and low.reason is not None and "the learned e5 head gave at most" in low.reason
+    assert low.score == 0 and low.reason is not None and "the learned e5 engine gave at most" in low.reason
 
 
 @needs_e5
