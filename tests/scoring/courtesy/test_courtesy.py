@@ -147,6 +147,25 @@ def test_without_the_encoder_the_scorer_says_so() -> None:
         create_courtesy_scorer()
 
 
+def test_translate_train_requests_are_eight_languages_of_the_same_220_originals() -> None:
+    rows = _rows("courtesy_tydip_translated.csv")
+    by_lang: dict[str, set[str]] = {}
+    for r in rows:
+        by_lang.setdefault(r["lang"], set()).add(r["item"])
+    assert set(by_lang) == {"hi", "es", "fr", "ru", "vi", "af", "hu", "ta"}
+    assert all(items == by_lang["hi"] for items in by_lang.values()) and len(by_lang["hi"]) == 220
+    dev = {r["group"] for r in _rows("courtesy_requests_dev.csv") if r["part"] == "tydip-train-translated"}
+    assert not by_lang["hi"] & dev  # none of the 32 hand-translated development requests
+    if not (training.TYDIP / "all" / "en_train.csv").is_file():
+        pytest.skip("TyDiP is not beside the repository: the labels come from its English scores")
+    labels = training.load_translated().groupby("lang")["courteous"].sum().to_dict()
+    assert labels == {lang: 110 for lang in by_lang}  # 110 polite and 110 impolite originals
+
+
 @pytest.mark.skipif(not training.is_cached(), reason="embeddings not cached: run python -m tools.train_e5_courtesy")
+@pytest.mark.skipif(
+    not (training.TYDIP / "all" / "en_train.csv").is_file(),
+    reason="TyDiP is not beside the repository (../shared/data/tydip; set TONE_DATA): the head is trained on it",
+)
 def test_training_script_rebuilds_the_shipped_head() -> None:
     assert training.main(["--check"]) == 0
