@@ -199,7 +199,7 @@ def head_probabilities(vectors: npt.NDArray[np.floating]) -> Matrix:
     return np.asarray(1.0 / (1.0 + np.exp(-z)), dtype=np.float64)
 
 
-_VOTE_CHUNK = 512  #: sentences per similarity matrix in :func:`neighbour_vote` (512 x 3,700 bank rows: 15 MB)
+_VOTE_CHUNK = 512  #: sentences per similarity matrix in :func:`neighbour_vote` (512 x 3,208 bank rows: 13 MB)
 
 
 def neighbour_vote(
