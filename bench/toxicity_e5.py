@@ -36,6 +36,7 @@ from scoring.toxicity.defaults import sentence_language
 from scoring.toxicity.e5 import engine_probabilities, load_head
 from scoring.toxicity.rules import KINDS
 from scoring.toxicity.scorer import create_toxicity_scorer
+from tools.e5_data import DEFAULT_DATA
 from tools.train_e5_toxicity import GRID, default_cache, embeddings
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -44,16 +45,7 @@ FRESH = DATA / "toxicity_multilingual_fresh.csv"
 LABELLED = DATA / "toxicity_labelled.csv"
 
 
-def _shared_data() -> Path:
-    """``$TONE_DATA``, else the first ``shared/data`` beside the repository or one of its parents."""
-    import os
-
-    if env := os.environ.get("TONE_DATA"):
-        return Path(env)
-    return next((p / "shared" / "data" for p in ROOT.parents if (p / "shared" / "data").is_dir()), ROOT.parent)
-
-
-VADER = _shared_data() / "vader-ground-truth"
+VADER = DEFAULT_DATA / "vader-ground-truth"
 LANGS = ("en", "zh", "ko", "ja", "de", "es", "fr")
 CLASSIFIER_THRESHOLD = 0.5
 
