@@ -2,17 +2,17 @@
 
 Run ``python -m bench.toxicity_defaults [--fresh PATH | --no-fresh] [--rows 2000] [--skip-speed] [--cache DIR]``
 (docs/toxicity.md's speed table: ``--rows 10000``; the default 2,000 rows keeps the bench to a few minutes).
-``--fresh`` names the fresh test set (default ``tests/scoring/data/toxicity_defaults_fresh5.csv``, written blind
-after the fifth round froze the head and the rule); the bench stops with a message if it is missing, unless
-``--no-fresh`` asks for the development numbers only.
+``--fresh`` names the fresh test set (default ``tests/scoring/data/toxicity_defaults_fresh6.csv``, written blind
+after the sixth round froze the head, the word model and the rule); the bench stops with a message if it is missing,
+unless ``--no-fresh`` asks for the development numbers only.
 Prints markdown tables (docs/toxicity.md, "Defaults"):
 
 1. **the seed's and the rubric's examples** through the default scorer (``create_toxicity_scorer()``), the CLI and
    ``score_many``: each example's expected verdict and the score each path gives;
 2. **the fresh defaults test set** (``--fresh``, columns ``text,kind,toxic,lang``): English rubric sentences per
    kind (recall) and clean (false alarms), precision; Chinese, Korean and Japanese sentences right; then the same
-   tables on the four earlier rounds' fresh sets (``tests/scoring/data/toxicity_defaults_dev.csv`` ..
-   ``toxicity_defaults_dev4.csv``): their English sentences are in the head's training data since the fifth round,
+   tables on the five earlier rounds' fresh sets (``tests/scoring/data/toxicity_defaults_dev.csv`` ..
+   ``toxicity_defaults_dev5.csv``): their English sentences are in the head's training data since the round after,
    so those figures are in-sample, not a measure;
 3. **the development sets** the defaults were chosen on (the multilingual fresh set of the head's training run,
    per language, and the labelled English sentences), against single thresholds on the head;

@@ -6,7 +6,8 @@ space ("I'm not sure I fully understand your position." 0.62), so the default co
 sentence:
 
 - **English** (and text with no detectable language): the engine's probability is the head's, blended with the vote
-  of the sentence's nearest written training sentences (:func:`scoring.toxicity.e5.kind_probabilities`); toxic when
+  of the sentence's nearest written training sentences and then with the word model
+  (:func:`scoring.toxicity.e5.kind_probabilities`, :mod:`scoring.toxicity.lexical`); toxic when
   it is at least ``ENGLISH_THRESHOLD``, or at least ``ADDRESSED_THRESHOLD`` for a sentence that addresses the reader
   (polite disagreement and requests for clarification usually do); or a rubric pattern (:mod:`.rules`) of confidence
   at least ``PATTERN_ALONE`` fires outside quotation marks; or a weaker (or quoted) pattern fires and the probability
@@ -16,11 +17,12 @@ sentence:
   remboursé intégralement." has French threats as its nearest). Measured on Chinese, Korean, Japanese, German,
   Spanish and French (``MEASURED_LANGUAGES``); for others the verdict says it was not measured.
 
-The fifth round's values were chosen on development data only: out-of-fold scores of the first four rounds' fresh
-sets (``tests/scoring/data/toxicity_defaults_dev.csv`` .. ``toxicity_defaults_dev4.csv``, each scored once when fresh,
-now in the head's training data), the multilingual fresh set of the head's training run, the labelled English
-sentences' fresh split, the VADER positive texts (at most 1% flagged) and courteous support replies (none flagged);
-then frozen in a commit before the fifth round's fresh set was written blind by another engineer.
+The sixth round's values were chosen on development data only, leaving each of the five earlier rounds' blind-written
+fresh sets (``tests/scoring/data/toxicity_defaults_dev.csv`` .. ``toxicity_defaults_dev5.csv``, each scored once when
+fresh, now in the head's training data) out of the training in turn (``python -m tools.select_toxicity_defaults``),
+with the VADER positive texts (at most 0.85% flagged), courteous support replies (none flagged) and the seed examples
+(all right) as constraints; then frozen in a commit (032a9f9) before the sixth round's fresh set was written blind by
+another engineer and scored once: English recall 0.86 at precision 0.96 (``MEASURED_RECALL``).
 ``python -m bench.toxicity_defaults`` prints every number. A sentence that a strong pattern decides is toxic needs no
 embedding (:func:`decided_by_patterns`), which the batch path uses to skip the encoder.
 """
@@ -171,7 +173,7 @@ class LanguageRecall:
     """Recall of the defaults on one language's toxic sentences: on fresh sentences (written after the defaults were
     frozen) where there are any, and on the development sets they were chosen on."""
 
-    #: (flagged, toxic) on the fresh set scored once after the freeze (tests/scoring/data/toxicity_defaults_fresh5.csv);
+    #: (flagged, toxic) on the fresh set scored once after the freeze (tests/scoring/data/toxicity_defaults_fresh6.csv);
     #: None for a language the fresh set has no sentence in
     fresh: tuple[int, int] | None
     development: tuple[int, int]  #: (flagged, toxic) on tests/scoring/data/toxicity_multilingual_fresh.csv
@@ -191,14 +193,14 @@ class LanguageRecall:
         return f"Measured recall of the defaults on {name}: {k / n:.2f} on fresh sentences ({k} of {n}); {dev}."
 
 
-#: ``python -m bench.toxicity_defaults`` prints these counts: fresh, the fifth round's fresh set
-#: (toxicity_defaults_fresh5.csv, written blind after the freeze (2b8f567), scored once; None for a language it
+#: ``python -m bench.toxicity_defaults`` prints these counts: fresh, the sixth round's fresh set
+#: (toxicity_defaults_fresh6.csv, written blind after the freeze (032a9f9), scored once; None for a language it
 #: lacks); development, "Development sets".
 MEASURED_RECALL: dict[str, LanguageRecall] = {
-    "en": LanguageRecall(None, (69, 75)),
-    "zh": LanguageRecall(None, (25, 30)),
-    "ko": LanguageRecall(None, (22, 30)),
-    "ja": LanguageRecall(None, (26, 30)),
+    "en": LanguageRecall((43, 50), (69, 75)),
+    "zh": LanguageRecall((2, 3), (25, 30)),
+    "ko": LanguageRecall((2, 3), (22, 30)),
+    "ja": LanguageRecall((2, 2), (26, 30)),
     "de": LanguageRecall(None, (24, 30)),
     "es": LanguageRecall(None, (21, 30)),
     "fr": LanguageRecall(None, (24, 30)),
@@ -209,7 +211,7 @@ def recall_cell(language: str | None) -> str:
     """The defaults' measured recall on ``language`` as a table cell.
 
     >>> recall_cell("en"), recall_cell("de"), recall_cell("ru")
-    ('0.92 (69 of 75 development, English)', '0.80 (24 of 30 development, German)', 'not measured (ru)')
+    ('0.86 (43 of 50 fresh, English)', '0.80 (24 of 30 development, German)', 'not measured (ru)')
     """
     if language is None or language not in MEASURED_RECALL:
         return f"not measured ({language})"
@@ -220,8 +222,8 @@ def recall_note(language: str | None) -> str:
     """What is known of the defaults' recall on ``language`` (a code from :func:`sentence_language`).
 
     >>> print(recall_note("en"))  # doctest: +NORMALIZE_WHITESPACE
-    Measured recall of the defaults on English: 0.92 on the development sentences (69 of 75) (no fresh test in
-    English).
+    Measured recall of the defaults on English: 0.86 on fresh sentences (43 of 50); 0.92 on the development
+    sentences (69 of 75).
     >>> recall_note("ru")
     "The defaults were not measured on language 'ru': their recall there is unknown."
     """

@@ -92,24 +92,25 @@ MEASURED_RECALL = MeasuredRecall(
 
 #: What the e5 engine is known to miss or get wrong (measured by ``python -m bench.toxicity_eval --engine e5``).
 KNOWN_GAPS: tuple[str, ...] = (
-    "Its sixth round (the word model on English, lower English thresholds) has no fresh test yet: the five earlier "
-    "rounds caught 78%, 56%, 78%, 72% and 76% of the toxic English rubric sentences of fresh sets written after "
-    "each was frozen, short of the 80% aimed at. On German, Spanish and French it caught 70% to 80% of the "
-    "development set's toxic sentences, with no fresh test.",
-    "Mockery dressed as praise, quiet dismissals, veiled threats and third-person contempt in new wording are its "
-    "weakest kinds (7 of 10 each of mockery, dismissive and threat on the fifth round's fresh set: 'Sleep lightly "
-    "tonight, friend; I don't forget names.', 'Congratulations on the thesis; I'm sure all three people who open it "
-    "by accident will be deeply moved.'). A harsh review of a work can set a pattern off ('the sequel was a lazy "
-    "cash grab'), and so can a firm boundary ('if it happens again, I'll block the number'); a quoted pattern no "
-    "longer decides alone.",
-    "Enthusiastic praise can read as sarcasm to it: 0.67% of real texts people rated clearly positive (VADER ground "
-    "truth) are flagged by the defaults (its fifth round trains on other texts of those sets, rated mildly "
-    "positive). Polite support replies are measured too: none of 148 courteous development replies and none of 42 "
+    "With its measured defaults it missed 14% of the toxic English rubric sentences of a fresh set written after its "
+    "sixth round was frozen (caught 43 of 50, precision 0.96; the five earlier rounds caught 56% to 78%). That set's "
+    "writer, like the earlier ones, wrote from the rubric for this project; real agents' replies may be harder. On "
+    "German, Spanish and French it caught 70% to 80% of the development set's toxic sentences, with no fresh test.",
+    "Veiled threats and mockery dressed as praise are its weakest kinds (7 of 10 threats and 8 of 10 mockeries on "
+    "the sixth round's fresh set: 'HR can't protect you forever; one evening you'll leave the building alone.', "
+    "'Her campaign speech was so inspiring, I almost stayed awake for a whole sentence.'); in Chinese and Korean it "
+    "missed sarcastic praise. A harsh review of a work can set a pattern off ('the sequel was a lazy cash grab'), "
+    "and so can a firm boundary ('if it happens again, I'll block the number'); a quoted pattern no longer decides "
+    "alone.",
+    "Enthusiastic praise can read as sarcasm to it: 0.51% of real texts people rated clearly positive (VADER ground "
+    "truth) are flagged by the defaults, and it flagged 'Holy shit, this cake is incredible, who made it?' (it "
+    "trains on other texts of those sets, rated mildly positive). "
+    "Polite support replies are measured too: none of 148 courteous development replies and none of 42 "
     "blind ones is "
     "flagged, but the round-3 head had flagged 4 of the bundled sample's polite agent sentences, so other "
     "registers the sets do not cover may still be.",
-    "The kind it names is the most likely one: right for 89% of the sentences it flagged at 0.75 on the head's "
-    "multilingual fresh set, 67% of the personal attacks (some read as dismissive statements or mockery).",
+    "The kind it names is the most likely one: right for 91% of the sentences it flagged at 0.75 on the head's "
+    "multilingual fresh set, 70% of the personal attacks (some read as dismissive statements or mockery).",
     "Measured on English, Chinese, Korean, Japanese, German, Spanish and French only (the page says so for other "
     "languages). Its training, development and fresh test sentences were written by one author for this project; "
     "text by others may be harder. The zh/ko/ja sets of the defaults are small (16 sentences each).",
@@ -416,9 +417,9 @@ def pass_notes(verdicts: Sequence[Mapping[str, object]], threshold: float | None
     next to a toxic one. ``short``: the recall only, as a table cell (the threshold has its own column).
 
     >>> print(pass_notes([{"verdict": "no", "threshold": 0.8, "language": "en"}], None)[0])  # doctest: +ELLIPSIS
-    Threshold 0.8. Measured recall of the defaults on English: 0.92 on the development sentences (69 of 75) ...
+    Threshold 0.8. Measured recall of the defaults on English: 0.86 on fresh sentences (43 of 50); ...
     >>> pass_notes([{"verdict": "no", "threshold": 0.8, "language": "en"}, {"verdict": "yes"}], None, short=True)
-    ['0.92 (69 of 75 development, English)', '']
+    ['0.86 (43 of 50 fresh, English)', '']
     """
     notes: list[str] = []
     for v in verdicts:

@@ -201,7 +201,8 @@ def _e5_reason(
         top = max(float(v["probability"]) for v in verdicts)  # type: ignore[arg-type]
         return (
             f"The score is 0 because none of the {n} opinion(s) was flagged: the learned e5 engine gave at most "
-            f"{top:.2f}, below each sentence's default threshold (it misses much subtle toxicity, mockery above all)."
+            f"{top:.2f}, below each sentence's default threshold (it misses some subtle toxicity, veiled threats and "
+            "mockery above all)."
         )
     if not toxic:
         top = max(float(v["probability"]) for v in verdicts)  # type: ignore[arg-type]

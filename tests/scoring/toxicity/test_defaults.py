@@ -53,8 +53,9 @@ def test_the_defaults_are_the_measured_values() -> None:
     )  # fmt: skip
     assert not hasattr(d, "NEGATIVE_THRESHOLD")
     assert d.MEASURED_LANGUAGES == ("en", "zh", "ko", "ja", "de", "es", "fr")
-    # round 6: frozen before its fresh set was written, so no fresh count yet; the development count
-    assert d.MEASURED_RECALL["en"] == d.LanguageRecall(None, (69, 75))
+    # round 6: its fresh set scored once (43 of 50 English toxic sentences flagged), and the development count
+    assert d.MEASURED_RECALL["en"] == d.LanguageRecall((43, 50), (69, 75))
+    assert [d.MEASURED_RECALL[k].fresh for k in ("zh", "ko", "ja")] == [(2, 3), (2, 3), (2, 2)]
 
 
 @pytest.mark.parametrize(
@@ -148,7 +149,7 @@ def test_the_fresh_set_has_the_promised_shape_and_repeats_no_training_or_develop
 
 
 def test_recall_note_names_fresh_and_development_counts_or_says_unmeasured() -> None:
-    assert "0.92 on the development sentences (69 of 75)" in d.recall_note("en")
+    assert "0.86 on fresh sentences (43 of 50); 0.92 on the development sentences (69 of 75)" in d.recall_note("en")
     assert "no fresh test in German" in d.recall_note("de")
     assert d.recall_note("ru") == "The defaults were not measured on language 'ru': their recall there is unknown."
 
@@ -220,3 +221,24 @@ def test_a_default_toxicity_run_in_a_pool_comes_in_small_pieces_so_its_progress_
     assert dict(spec.toxicity) == {"engine": "e5"}
     assert piece_rows(10_000, 2, spec) == SLOW_PIECE_ROWS == 128
     assert piece_rows(10_000, 1, spec) == 2_500  # one process reports e5 rows as they finish (PIECE_ROWS)
+
+
+def test_the_sixth_fresh_set_has_the_promised_shape_and_its_repeats_are_the_documented_clean_ones() -> None:
+    # Written blind after the sixth round's freeze (032a9f9), committed (ea37303), scored once. The writer repeated
+    # three earlier sentences word for word, all clean (docs/toxicity.md, "Fresh test of the sixth round"): recall,
+    # which counts toxic sentences, is untouched; this pins that fact so the docs cannot drift from the file.
+    data = ROOT / "tests" / "scoring" / "data"
+    fresh = pd.read_csv(data / "toxicity_defaults_fresh6.csv", keep_default_na=False)
+    assert list(fresh.columns) == ["text", "kind", "toxic", "lang"]
+    en = fresh[fresh["lang"] == "en"]
+    assert en[en["toxic"] == 1]["kind"].value_counts().to_dict() == {k: 10 for k in KINDS}
+    assert (en["kind"] == "clean").sum() == 40
+    assert fresh[fresh["lang"] != "en"].groupby("lang")["toxic"].agg(["sum", "size"]).to_dict("index") == {
+        "ja": {"sum": 2, "size": 5}, "ko": {"sum": 3, "size": 5}, "zh": {"sum": 3, "size": 6}
+    }  # fmt: skip
+    earlier: set[str] = set()
+    for path in sorted(data.glob("toxicity_*.csv")):
+        if path.name != "toxicity_defaults_fresh6.csv":
+            earlier |= set(pd.read_csv(path, keep_default_na=False)["text"])
+    repeated = fresh[fresh["text"].isin(earlier)]
+    assert len(repeated) == 3 and set(repeated["toxic"]) == {0}
