@@ -118,6 +118,14 @@ def test_sentence_language(sentence: str, language: str) -> None:
     assert d.sentence_language(sentence) == language
 
 
+def _assert_rubric_set_shape(frame: pd.DataFrame) -> None:
+    """A defaults set's composition: 50 toxic English sentences, 10 per kind, 40 clean, 16 Chinese/Korean/Japanese."""
+    assert list(frame.columns) == ["text", "kind", "toxic", "lang"]
+    en = frame[frame["lang"] == "en"]
+    assert en[en["toxic"] == 1]["kind"].value_counts().to_dict() == {k: 10 for k in KINDS}
+    assert (en["kind"] == "clean").sum() == 40 and len(frame[frame["lang"].isin(["zh", "ko", "ja"])]) == 16
+
+
 def test_the_development_sets_have_the_promised_shape_and_the_recall_denominators_match() -> None:
     data = ROOT / "tests" / "scoring" / "data"
     dev2 = pd.read_csv(data / "toxicity_defaults_dev2.csv", keep_default_na=False)
@@ -125,9 +133,7 @@ def test_the_development_sets_have_the_promised_shape_and_the_recall_denominator
     multi = pd.read_csv(data / "toxicity_multilingual_fresh.csv", keep_default_na=False)
     assert not set(dev2["text"]) & set(dev["text"])  # the second set repeats no sentence of the first
     for frame in (dev, dev2):  # the composition the lead's fresh set copies
-        en = frame[frame["lang"] == "en"]
-        assert en[en["toxic"] == 1]["kind"].value_counts().to_dict() == {k: 10 for k in KINDS}
-        assert (en["kind"] == "clean").sum() == 40 and len(frame[frame["lang"].isin(["zh", "ko", "ja"])]) == 16
+        _assert_rubric_set_shape(frame)
     for lang, recall in d.MEASURED_RECALL.items():
         assert recall.development[1] == ((multi["lang"] == lang) & (multi["toxic"] == 1)).sum(), lang
 
@@ -136,10 +142,7 @@ def test_the_fresh_set_has_the_promised_shape_and_repeats_no_training_or_develop
     # The blind set for the rule frozen in 152b2fa (issue 24c), scored once, now development data; this reads it.
     data = ROOT / "tests" / "scoring" / "data"
     fresh = pd.read_csv(data / "toxicity_defaults_dev3.csv", keep_default_na=False)
-    assert list(fresh.columns) == ["text", "kind", "toxic", "lang"]
-    en = fresh[fresh["lang"] == "en"]
-    assert en[en["toxic"] == 1]["kind"].value_counts().to_dict() == {k: 10 for k in KINDS}
-    assert (en["kind"] == "clean").sum() == 40 and len(fresh[fresh["lang"].isin(["zh", "ko", "ja"])]) == 16
+    _assert_rubric_set_shape(fresh)
     seen: set[str] = set()
     for name in ("toxicity_multilingual_train.csv", "toxicity_multilingual_train_r3.csv",
                  "toxicity_multilingual_fresh.csv", "toxicity_labelled.csv",
@@ -229,10 +232,7 @@ def test_the_sixth_fresh_set_has_the_promised_shape_and_its_repeats_are_the_docu
     # which counts toxic sentences, is untouched; this pins that fact so the docs cannot drift from the file.
     data = ROOT / "tests" / "scoring" / "data"
     fresh = pd.read_csv(data / "toxicity_defaults_fresh6.csv", keep_default_na=False)
-    assert list(fresh.columns) == ["text", "kind", "toxic", "lang"]
-    en = fresh[fresh["lang"] == "en"]
-    assert en[en["toxic"] == 1]["kind"].value_counts().to_dict() == {k: 10 for k in KINDS}
-    assert (en["kind"] == "clean").sum() == 40
+    _assert_rubric_set_shape(fresh)
     assert fresh[fresh["lang"] != "en"].groupby("lang")["toxic"].agg(["sum", "size"]).to_dict("index") == {
         "ja": {"sum": 2, "size": 5}, "ko": {"sum": 3, "size": 5}, "zh": {"sum": 3, "size": 6}
     }  # fmt: skip
