@@ -15,7 +15,7 @@ and nowhere else. A scorer is built by its factory; every scorer follows
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
@@ -290,6 +290,33 @@ class Measure:
                     found.append(column)
                 missing &= ~has
         return tuple(found)
+
+    def reading_note(self, frames: Sequence[pd.DataFrame], labels: Sequence[str], noun: str = "runs") -> str:
+        """A note when the values compared across ``frames`` (two runs, or an A/B's two groups, named by
+        ``labels``) are not all read from one column: warmth scored without a reference in one and with one in the
+        other, or both ways inside one. The two readings differ for the same reply; "" when every row is read alike.
+
+        >>> import pandas as pd
+        >>> a = pd.DataFrame({"tone-scorer.avgSentiment": [0.1, None], "tone-scorer.responseSentiment": [None, 0.3]})
+        >>> b = pd.DataFrame({"tone-scorer.avgSentiment": [0.2, 0.4]})
+        >>> print(WARMTH.reading_note([a, b], ["v1", "v2"], noun="groups"))  # doctest: +NORMALIZE_WHITESPACE
+        The two groups' warmth is not read the same way: v1 has the average sentence sentiment (scored without a
+        reference) and the whole reply's sentiment (scored with a reference), v2 the average sentence sentiment
+        (scored without a reference); these differ for the same reply, so part of this difference may be how the
+        groups were scored.
+        >>> WARMTH.reading_note([b, b], ["v1", "v2"])
+        ''
+        """
+        read = [self.sources(frame) for frame in frames]
+        if len(set(read)) <= 1 and all(len(columns) <= 1 for columns in read):
+            return ""
+        said = [" and ".join(self.read_as.get(c, c) for c in columns) or "no value" for columns in read]
+        listed = f"{labels[0]} has {said[0]}, " + ", ".join(f"{label} {s}" for label, s in zip(labels[1:], said[1:],
+                                                                                          strict=True))  # fmt: skip
+        return (
+            f"The two {noun}' {self.name} is not read the same way: {listed}; these differ for the same reply, so "
+            f"part of this difference may be how the {noun} were scored."
+        )
 
     def value(self, row: Mapping[str, object]) -> float | None:
         """The measure of one row (a mapping of column -> value, as :meth:`values` reads), or None."""

@@ -351,6 +351,11 @@ def compare_groups(
         means = (float(x.mean()) if x.size else math.nan, float(y.mean()) if y.size else math.nan)
         n_pairs, test, effect_name = 0, "permutation test on the difference in means", "Cliff's delta"
     warnings = _warnings(x.size, y.size, pairs, pair_on)
+    measure = find_measure(score)
+    if measure is not None and measure.name == score:  # warmth read one way in A and another in B (or both in one)
+        frames = [df[df[group].astype(str) == g] for g in (a, b)]
+        if note := measure.reading_note(frames, (a, b), noun="groups"):
+            warnings.append(note[0].lower() + note[1:])
     small = any(w.startswith("too few") for w in warnings)
     found = Comparison(
         score, _group_stat(a, x, seed), _group_stat(b, y, seed), pairs is not None, n_pairs, tested.difference,

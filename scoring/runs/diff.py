@@ -22,7 +22,7 @@ import pandas as pd
 from scoring.batch.compare import MIN_ROWS, Comparison, compare_groups
 from scoring.batch.result import warnings_column
 from scoring.errors import InputError
-from scoring.registry import MEASURES, SCORER_INFO, Measure, find_measure, registered_scorers, scorer_info
+from scoring.registry import MEASURES, SCORER_INFO, find_measure, registered_scorers, scorer_info
 
 __all__ = [
     "RunComparison",
@@ -185,23 +185,10 @@ def compare_runs(
             stacked, score=scorer, group="run", a=labels[0], b=labels[1], pair_on=pair_on, seed=seed
         )
         lower = measure.lower_is_better if measure is not None else scorer_info(scorer).lower_is_better
-        if measure is not None and (note := _read_apart(measure, (baseline, candidate), labels)):
+        if measure is not None and (note := measure.reading_note((baseline, candidate), labels)):
             comparison = replace(comparison, verdict=f"{comparison.verdict} {note}")  # the CLI and the Runs page
         verdicts.append(ScorerVerdict(scorer, comparison, lower))
     return RunComparison(labels[0], labels[1], tuple(verdicts), missing)
-
-
-def _read_apart(measure: Measure, runs: tuple[pd.DataFrame, pd.DataFrame], labels: tuple[str, str]) -> str:
-    """A note when the two runs' values of ``measure`` come from different columns (warmth: one run scored
-    without a reference, the other with one): the same reply can differ between them; "" when they do not."""
-    read = [measure.sources(frame) for frame in runs]
-    if read[0] == read[1]:
-        return ""
-    said = [" and ".join(measure.read_as.get(c, c) for c in columns) for columns in read]
-    return (
-        f"The two runs' {measure.name} is not read the same way: {labels[0]} has {said[0]}, {labels[1]} {said[1]}; "
-        "these differ for the same reply, so part of this difference may be how the runs were scored."
-    )
 
 
 def item_deltas(baseline: pd.DataFrame, candidate: pd.DataFrame, scorer: str) -> pd.DataFrame:

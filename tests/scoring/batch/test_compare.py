@@ -284,3 +284,27 @@ def test_rows_whose_tone_was_not_measured_are_left_out_of_the_comparison_and_cou
     assert c.to_dict()["unmeasured"] == 2 and "all measured rows" in c.detail()
     summary = group_summary(table, ["tone-scorer"], "model").set_index("group")
     assert summary.loc["v2", "n"] == 10 and summary.loc["v2", "mean"] == pytest.approx(c.b.mean, abs=1e-12)
+
+
+def test_an_ab_of_warmth_read_two_ways_says_so_and_one_read_alike_does_not() -> None:
+    from scoring.batch.views import with_measures
+
+    n = 8
+    mixed = pd.DataFrame({
+        "version": ["v1"] * n + ["v2"] * n,
+        "tone-scorer": [0.9] * (2 * n),
+        # v1 was scored with a reference (whole reply's sentiment), v2 without (average sentence sentiment)
+        "tone-scorer.responseSentiment": [0.6] * n + [None] * n,
+        "tone-scorer.avgSentiment": [None] * n + [0.3] * n,
+    })  # fmt: skip
+    table, _ = with_measures(mixed)
+    found = compare_groups(table, score="warmth", group="version", a="v1", b="v2")
+    note = next(w for w in found.warnings if "not read the same way" in w)
+    assert note.startswith("the two groups' warmth is not read the same way: v1 has the whole reply's sentiment")
+    assert "v2 the average sentence sentiment" in note
+    tone = compare_groups(table, score="tone-scorer", group="version", a="v1", b="v2")  # only warmth is read two ways
+    assert not any("not read the same way" in w for w in tone.warnings)
+    alike = mixed.assign(**{"tone-scorer.avgSentiment": [0.6] * n + [0.3] * n, "tone-scorer.responseSentiment": None})
+    table, _ = with_measures(alike)
+    found = compare_groups(table, score="warmth", group="version", a="v1", b="v2")
+    assert not any("not read the same way" in w for w in found.warnings)
