@@ -304,11 +304,12 @@ class Measure:
         reference) and the whole reply's sentiment (scored with a reference), v2 the average sentence sentiment
         (scored without a reference); these differ for the same reply, so part of this difference may be how the
         groups were scored.
-        >>> WARMTH.reading_note([b, b], ["v1", "v2"])
-        ''
+        >>> WARMTH.reading_note([b, b], ["v1", "v2"]), WARMTH.reading_note([b, b.iloc[:0]], ["v1", "v2"])
+        ('', '')
         """
         read = [self.sources(frame) for frame in frames]
-        if len(set(read)) <= 1 and all(len(columns) <= 1 for columns in read):
+        present = {columns for columns in read if columns}  # a side with no value has nothing read differently
+        if len(present) <= 1 and all(len(columns) <= 1 for columns in present):
             return ""
         said = [" and ".join(self.read_as.get(c, c) for c in columns) or "no value" for columns in read]
         listed = f"{labels[0]} has {said[0]}, " + ", ".join(f"{label} {s}" for label, s in zip(labels[1:], said[1:],
