@@ -344,9 +344,7 @@ def lexical_model(content: dict[str, Any]) -> Any:
     """The engine's :class:`~scoring.toxicity.lexical.LexicalModel` for a word model's file content."""
     from scoring.toxicity.lexical import LexicalModel
 
-    terms = content["terms"]
-    return LexicalModel({t: j for j, t in enumerate(terms)}, np.asarray(content["idf"]), np.asarray(content["coef"]),
-                        float(content["intercept"]))  # fmt: skip
+    return LexicalModel.from_content(content)
 
 
 def lexical_bytes(content: dict[str, Any]) -> bytes:

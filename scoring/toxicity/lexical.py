@@ -16,10 +16,11 @@ import json
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -68,15 +69,19 @@ class LexicalModel:
             out[i] = 1.0 / (1.0 + math.exp(-z))
         return out
 
+    @classmethod
+    def from_content(cls, data: Mapping[str, Any], where: str = "the word model") -> LexicalModel:
+        """The model a word-model file holds (``terms``, ``idf``, ``coef``, ``intercept``), parsed or as written."""
+        names = [str(t) for t in data["terms"]]
+        idf = np.asarray(data["idf"], dtype=np.float64)
+        coef = np.asarray(data["coef"], dtype=np.float64)
+        if not len(names) == len(idf) == len(coef):
+            raise InputError(f"{where}: terms, idf and coef must have one entry per term; got {len(names)}, "
+                             f"{len(idf)}, {len(coef)}.")  # fmt: skip
+        return cls({t: j for j, t in enumerate(names)}, idf, coef, float(data["intercept"]))
+
 
 @cache
 def load_lexical(path: Path = LEXICAL_PATH) -> LexicalModel:
     """Read the word model's file once per process."""
-    data = json.loads(path.read_text(encoding="utf-8"))
-    names = [str(t) for t in data["terms"]]
-    idf = np.asarray(data["idf"], dtype=np.float64)
-    coef = np.asarray(data["coef"], dtype=np.float64)
-    if not len(names) == len(idf) == len(coef):
-        raise InputError(f"{path}: terms, idf and coef must have one entry per term; got {len(names)}, {len(idf)}, "
-                         f"{len(coef)}.")  # fmt: skip
-    return LexicalModel({t: j for j, t in enumerate(names)}, idf, coef, float(data["intercept"]))
+    return LexicalModel.from_content(json.loads(path.read_text(encoding="utf-8")), str(path))
