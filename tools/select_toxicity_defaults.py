@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from bench.toxicity_defaults import SEEDS
+from bench import toxicity_defaults as B
 from tools import train_e5_toxicity as T
 
 MAX_POSITIVE = 0.0085
@@ -65,19 +65,6 @@ class Sentences:
         self.addressed = np.array([addresses_reader(t) for t in self.texts])
 
 
-def _model(frame: pd.DataFrame, x: np.ndarray, keep: np.ndarray) -> tuple[Any, ...]:
-    """Head, neighbour bank and word model trained on the ``keep`` rows, as tools.train_e5_toxicity trains them."""
-    kinds, weight = frame["kind"].to_numpy(), frame["weight"].to_numpy()
-    written = keep & ~frame["item"].astype(str).str.startswith("vader-").to_numpy()
-    english = keep & (frame["lang"] == "en").to_numpy()
-    texts = frame["text"].tolist()
-    head = T._fit_heads(x[keep], kinds[keep], weight[keep])
-    bank = (x[written].astype(np.float16).astype(np.float64), T._kind_index(kinds[written]))
-    words = T.lexical_model(T.fit_lexical([texts[i] for i in np.flatnonzero(english)],
-                                          frame["toxic"].to_numpy()[english], weight[english]))  # fmt: skip
-    return head, bank, words
-
-
 def _scores(model: tuple[Any, ...], s: Sentences) -> tuple[np.ndarray, np.ndarray]:
     """(engine probability before the word model, the word model's probability) per sentence; the other languages'
     rows carry the head alone and no word model."""
@@ -99,7 +86,6 @@ def _flags(scores: tuple[np.ndarray, np.ndarray], s: Sentences, b: float, e: flo
 
 def select(cache: Path | None) -> pd.DataFrame:
     """Every setting of the grid with its measures (one row each)."""
-    from bench import toxicity_defaults as B
     from scoring.text.splitters import split_smart
 
     frame = T.load_training()
@@ -109,10 +95,10 @@ def select(cache: Path | None) -> pd.DataFrame:
         data = B.read_defaults_set(path)
         data = data[data["lang"] == "en"]
         s = Sentences(data["text"].tolist(), cache)
-        model = _model(frame, x, ~frame["text"].isin(set(s.texts)).to_numpy())
+        model = T.fit_engine(frame, x, ~frame["text"].isin(set(s.texts)).to_numpy())
         held[f"set {n}"] = (s, (data["toxic"] == 1).to_numpy(), _scores(model, s))
         print(f"left out {path.name}", flush=True)
-    full = _model(frame, x, np.ones(len(frame), dtype=bool))
+    full = T.fit_engine(frame, x, np.ones(len(frame), dtype=bool))
     positive = B.load_vader_positive()
     if positive is None:
         raise SystemExit(
@@ -168,7 +154,7 @@ def choose(table: pd.DataFrame) -> pd.DataFrame:
         & (table["lowest precision"] >= MIN_SET_PRECISION)
         & (table["positive"] <= MAX_POSITIVE)
         & (table["replies"] == 0)
-        & (table["seeds"] == len(SEEDS))
+        & (table["seeds"] == len(B.SEEDS))
     ]
     return ok.sort_values(["recall", "lowest recall", "development"], ascending=False)
 

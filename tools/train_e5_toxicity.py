@@ -368,6 +368,26 @@ def neighbour_bank_bytes(vectors: np.ndarray) -> bytes:
     return buffer.getvalue()
 
 
+def fit_engine(
+    frame: pd.DataFrame, x: np.ndarray, keep: np.ndarray, *, third_round: bool = True
+) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray] | None, Any]:
+    """The engine's parts fitted on the ``keep`` rows of the training ``frame`` (vectors ``x``), as a fold of the
+    cross-validation (and tools.select_toxicity_defaults) fits them: the kinds' heads, the neighbour bank (the written
+    rows' vectors as the engine reads them back, float16, and their kinds) and the word model (a
+    :class:`scoring.toxicity.lexical.LexicalModel` of the English rows); without ``third_round`` the heads alone."""
+    kinds, weight = frame["kind"].to_numpy(), frame["weight"].to_numpy()
+    heads = _fit_heads(x[keep], kinds[keep], weight[keep])
+    if not third_round:
+        return heads, None, None
+    written = keep & ~frame["item"].astype(str).str.startswith("vader-").to_numpy()
+    english = keep & (frame["lang"] == "en").to_numpy()
+    bank = (x[written].astype(np.float16).astype(np.float64), _kind_index(kinds[written]))
+    texts = frame["text"].tolist()
+    words = fit_lexical([texts[i] for i in np.flatnonzero(english)], frame["toxic"].to_numpy()[english],
+                        weight[english])  # fmt: skip
+    return heads, bank, lexical_model(words)
+
+
 def train(cache: Path | None, *, third_round: bool = True, bank_out: dict[str, bytes] | None = None) -> dict[str, Any]:
     """Train the head and return the file's content (``third_round`` False: without ``TRAIN_R3``, as the e5-lite
     head, tools/train_e5_lite.py, was trained)."""
@@ -385,14 +405,9 @@ def train(cache: Path | None, *, third_round: bool = True, bank_out: dict[str, b
     toxic = frame["toxic"].to_numpy()
     for f in range(FOLDS):
         test = fold == f
-        bank = (x_bank[~test & written], _kind_index(kinds[~test & written])) if third_round else None
-        words = None
-        if third_round:
-            fit = ~test & english
-            part = fit_lexical([texts[i] for i in np.flatnonzero(fit)], toxic[fit], weight[fit])
-            words = (lexical_model(part), [texts[i] for i in np.flatnonzero(test)])
-        oof[test], oof_kind[test] = _predict(*_fit_heads(x[~test], kinds[~test], weight[~test]), x[test],
-                                             english[test], bank, words)  # fmt: skip
+        heads, bank, model = fit_engine(frame, x, ~test, third_round=third_round)
+        words = None if model is None else (model, [texts[i] for i in np.flatnonzero(test)])
+        oof[test], oof_kind[test] = _predict(*heads, x[test], english[test], bank, words)
     scored = frame[written].reset_index(drop=True)
     oof, oof_kind, kinds_scored = oof[written], oof_kind[written], kinds[written]
     truth = scored["toxic"].to_numpy() == 1
